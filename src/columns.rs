@@ -1,0 +1,628 @@
+//! Columns: the falling-jewel game of UC Irvine ICS 32, Project 4 (`columns.md`).
+//!
+//! The timing model is explicit. A frozen field cell is [`Cell::Empty`], [`Cell::Frozen`] or
+//! [`Cell::Matched`]; the faller lives beside the field, falling or landed, so a display shows
+//! each cell in one of the five [`CellView`] states. One tick ([`Field::tick`]) does exactly the
+//! first of three things that applies: clear matches, freeze a landed faller, or move a falling
+//! faller down. Matching marks every run of three or more in all four directions at once.
+//!
+//! Invariants: a falling faller always has an empty cell under its bottom jewel (landed status
+//! is recomputed after every fall and sideways move); no faller exists while matches show.
+//! Whenever a step reaches behaviour the handout leaves unspecified, [`Field::unspecified`]
+//! says so, so that graded cases and the case generator can stay clear of it.
+
+use crate::program::{Flow, InputError, Program, Unspecified};
+
+/// The jewel colours, as the letters the input and the display use.
+pub const COLORS: &[u8; 7] = b"STVWXYZ";
+
+/// The largest field the reference accepts, in cells (the handout sets no bound; memory does).
+pub const MAX_CELLS: usize = 64 * 1024 * 1024;
+
+/// A field cell that is not part of the faller.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cell {
+    Empty,
+    Frozen(u8),
+    Matched(u8),
+}
+
+/// What a display shows in one cell.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CellView {
+    Empty,
+    Frozen(u8),
+    Falling(u8),
+    Landed(u8),
+    Matched(u8),
+}
+
+/// The three-jewel piece under the player's control.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Faller {
+    /// 0-based column.
+    pub col: usize,
+    /// Top, middle, bottom.
+    pub jewels: [u8; 3],
+    /// Row of the bottom jewel; the others are above it and may be above the field (row < 0).
+    pub bottom: isize,
+    pub landed: bool,
+}
+
+/// One command line of the game.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Command {
+    /// An empty line: time passes.
+    Tick,
+    /// `F <col> <a> <b> <c>`, with a 0-based column and the jewels top first.
+    Create {
+        col: usize,
+        jewels: [u8; 3],
+    },
+    Rotate,
+    Left,
+    Right,
+    Quit,
+}
+
+impl Command {
+    /// Parses a command line for a field `cols` wide.
+    pub fn parse(line: &[u8], cols: usize) -> Result<Command, String> {
+        match line {
+            b"" => return Ok(Command::Tick),
+            b"R" => return Ok(Command::Rotate),
+            b"<" => return Ok(Command::Left),
+            b">" => return Ok(Command::Right),
+            b"Q" => return Ok(Command::Quit),
+            _ => {}
+        }
+        let words: Vec<&[u8]> = line.split(|&byte| byte == b' ').collect();
+        if words.len() != 5 || words[0] != b"F" {
+            return Err(format!(
+                "expected an empty line, `F <col> <a> <b> <c>`, `R`, `<`, `>` or `Q`, found `{}`",
+                String::from_utf8_lossy(line)
+            ));
+        }
+        let col = parse_number(words[1])
+            .filter(|col| (1..=cols).contains(col))
+            .ok_or_else(|| {
+                format!(
+                    "`{}` is not a column number from 1 to {cols}",
+                    String::from_utf8_lossy(words[1])
+                )
+            })?;
+        let mut jewels = [0u8; 3];
+        for (jewel, word) in jewels.iter_mut().zip(&words[2..]) {
+            match word {
+                [color] if COLORS.contains(color) => *jewel = *color,
+                _ => {
+                    return Err(format!(
+                        "`{}` is not a jewel colour (S, T, V, W, X, Y or Z)",
+                        String::from_utf8_lossy(word)
+                    ))
+                }
+            }
+        }
+        Ok(Command::Create {
+            col: col - 1,
+            jewels,
+        })
+    }
+}
+
+/// Whether the game goes on after a step.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Playing,
+    /// Display the field, then `GAME OVER`.
+    GameOver,
+}
+
+const DIRECTIONS: [(isize, isize); 4] = [(0, 1), (1, 0), (1, 1), (1, -1)];
+
+/// The field, the faller and the jewels waiting above the top: the whole game state.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Field {
+    rows: usize,
+    cols: usize,
+    cells: Vec<Cell>,
+    faller: Option<Faller>,
+    /// Jewels of a frozen faller still above the top of a column, bottom first, waiting for the
+    /// showing matches to clear (feature 18).
+    hidden: Option<(usize, Vec<u8>)>,
+    unspecified: Option<&'static str>,
+}
+
+impl Field {
+    /// An empty field. The caller keeps `rows * cols` within [`MAX_CELLS`].
+    pub fn new(rows: usize, cols: usize) -> Field {
+        Field {
+            rows,
+            cols,
+            cells: vec![Cell::Empty; rows * cols],
+            faller: None,
+            hidden: None,
+            unspecified: None,
+        }
+    }
+
+    /// A field with the given contents (rows of colour letters or spaces, validated by the
+    /// caller): jewels fall to fill holes, then matches are marked.
+    pub fn with_contents(rows: usize, cols: usize, lines: &[Vec<u8>]) -> Field {
+        let mut field = Field::new(rows, cols);
+        for (row, line) in lines.iter().enumerate() {
+            for (col, &byte) in line.iter().enumerate() {
+                if byte != b' ' {
+                    field.cells[row * cols + col] = Cell::Frozen(byte);
+                }
+            }
+        }
+        field.settle();
+        field.mark_matches();
+        field
+    }
+
+    pub fn rows(&self) -> usize {
+        self.rows
+    }
+
+    pub fn cols(&self) -> usize {
+        self.cols
+    }
+
+    pub fn faller(&self) -> Option<&Faller> {
+        self.faller.as_ref()
+    }
+
+    /// Whether matched jewels are showing.
+    pub fn has_matches(&self) -> bool {
+        self.cells
+            .iter()
+            .any(|cell| matches!(cell, Cell::Matched(_)))
+    }
+
+    /// The first behaviour the handout leaves unspecified that this game has reached.
+    pub fn unspecified(&self) -> Option<&'static str> {
+        self.unspecified
+    }
+
+    fn note(&mut self, what: &'static str) {
+        self.unspecified.get_or_insert(what);
+    }
+
+    fn cell(&self, row: usize, col: usize) -> Cell {
+        self.cells[row * self.cols + col]
+    }
+
+    /// What the display shows at `row`, `col`.
+    pub fn view(&self, row: usize, col: usize) -> CellView {
+        if let Some(faller) = &self.faller {
+            let offset = faller.bottom - row as isize;
+            if faller.col == col && (0..3).contains(&offset) {
+                let jewel = faller.jewels[2 - offset as usize];
+                return if faller.landed {
+                    CellView::Landed(jewel)
+                } else {
+                    CellView::Falling(jewel)
+                };
+            }
+        }
+        match self.cell(row, col) {
+            Cell::Empty => CellView::Empty,
+            Cell::Frozen(jewel) => CellView::Frozen(jewel),
+            Cell::Matched(jewel) => CellView::Matched(jewel),
+        }
+    }
+
+    /// Appends one display of the field.
+    pub fn render(&self, out: &mut Vec<u8>) {
+        out.reserve((self.rows + 1) * (3 * self.cols + 3));
+        for row in 0..self.rows {
+            out.push(b'|');
+            for col in 0..self.cols {
+                let cell = match self.view(row, col) {
+                    CellView::Empty => *b"   ",
+                    CellView::Frozen(jewel) => [b' ', jewel, b' '],
+                    CellView::Falling(jewel) => [b'[', jewel, b']'],
+                    CellView::Landed(jewel) => [b'|', jewel, b'|'],
+                    CellView::Matched(jewel) => [b'*', jewel, b'*'],
+                };
+                out.extend_from_slice(&cell);
+            }
+            out.extend_from_slice(b"|\n");
+        }
+        out.push(b' ');
+        out.resize(out.len() + 3 * self.cols, b'-');
+        out.extend_from_slice(b" \n");
+    }
+
+    /// Carries out one command other than `Q`.
+    pub fn apply(&mut self, command: Command) -> Status {
+        match command {
+            Command::Tick => return self.tick(),
+            Command::Create { col, jewels } => return self.create(col, jewels),
+            Command::Rotate => {
+                if let Some(faller) = &mut self.faller {
+                    let [top, middle, bottom] = faller.jewels;
+                    faller.jewels = [bottom, top, middle];
+                }
+            }
+            Command::Left => self.shift(-1),
+            Command::Right => self.shift(1),
+            Command::Quit => {}
+        }
+        Status::Playing
+    }
+
+    fn create(&mut self, col: usize, jewels: [u8; 3]) -> Status {
+        if self.faller.is_some() {
+            return Status::Playing;
+        }
+        if self.has_matches() {
+            self.note("`F` while matched jewels are showing");
+            return Status::Playing;
+        }
+        if self.cell(0, col) != Cell::Empty {
+            self.note("`F` into a column whose top cell is occupied");
+            return Status::GameOver;
+        }
+        let mut faller = Faller {
+            col,
+            jewels,
+            bottom: 0,
+            landed: false,
+        };
+        faller.landed = self.supported(&faller);
+        self.faller = Some(faller);
+        Status::Playing
+    }
+
+    /// Moves the faller one column, unless the edge or a frozen jewel beside one of its
+    /// visible jewels blocks it.
+    fn shift(&mut self, delta: isize) {
+        let Some(faller) = &self.faller else { return };
+        let target = faller.col as isize + delta;
+        if target < 0 || target >= self.cols as isize {
+            return;
+        }
+        let target = target as usize;
+        let blocked = (0..3)
+            .map(|offset| faller.bottom - offset)
+            .filter(|&row| row >= 0)
+            .any(|row| self.cell(row as usize, target) != Cell::Empty);
+        if blocked {
+            return;
+        }
+        let mut moved = faller.clone();
+        moved.col = target;
+        moved.landed = self.supported(&moved);
+        self.faller = Some(moved);
+    }
+
+    /// Whether the cell under the faller's bottom jewel is the floor or a jewel.
+    fn supported(&self, faller: &Faller) -> bool {
+        let below = faller.bottom + 1;
+        below as usize >= self.rows || self.cell(below as usize, faller.col) != Cell::Empty
+    }
+
+    /// Lets time pass: clear matches, else freeze a landed faller, else move a faller down.
+    pub fn tick(&mut self) -> Status {
+        if self.has_matches() {
+            return self.clear_matches();
+        }
+        let Some(faller) = self.faller.take() else {
+            return Status::Playing;
+        };
+        if faller.landed {
+            return self.freeze(faller);
+        }
+        let mut fallen = faller;
+        fallen.bottom += 1;
+        fallen.landed = self.supported(&fallen);
+        self.faller = Some(fallen);
+        Status::Playing
+    }
+
+    fn clear_matches(&mut self) -> Status {
+        for cell in &mut self.cells {
+            if let Cell::Matched(_) = cell {
+                *cell = Cell::Empty;
+            }
+        }
+        self.settle();
+        let mut status = Status::Playing;
+        if let Some((col, jewels)) = self.hidden.take() {
+            let free = (0..self.rows)
+                .take_while(|&row| self.cell(row, col) == Cell::Empty)
+                .count();
+            for (k, &jewel) in jewels.iter().enumerate() {
+                if k < free {
+                    self.cells[(free - 1 - k) * self.cols + col] = Cell::Frozen(jewel);
+                } else {
+                    status = Status::GameOver;
+                }
+            }
+        }
+        self.mark_matches();
+        status
+    }
+
+    fn freeze(&mut self, faller: Faller) -> Status {
+        let mut hidden = Vec::new();
+        for offset in 0..3 {
+            let row = faller.bottom - offset;
+            let jewel = faller.jewels[2 - offset as usize];
+            if row >= 0 {
+                self.cells[row as usize * self.cols + faller.col] = Cell::Frozen(jewel);
+            } else {
+                hidden.push(jewel);
+            }
+        }
+        if hidden.is_empty() {
+            self.mark_matches();
+            return Status::Playing;
+        }
+        if self.hidden_would_match(faller.col, &hidden) {
+            self.note("a jewel above the top would extend or complete a run if it counted");
+        }
+        if !self.mark_matches() {
+            return Status::GameOver;
+        }
+        let remaining = (0..self.rows)
+            .filter(|&row| matches!(self.cell(row, faller.col), Cell::Frozen(_)))
+            .count();
+        if self.rows - remaining < hidden.len() {
+            self.note("removing the matches does not make a frozen faller fit");
+        }
+        self.hidden = Some((faller.col, hidden));
+        Status::Playing
+    }
+
+    /// Whether a jewel above the top of `col` would be part of a run if it were in the field.
+    fn hidden_would_match(&self, col: usize, hidden: &[u8]) -> bool {
+        let mut tall = Field::new(self.rows + 2, self.cols);
+        tall.cells[2 * self.cols..].copy_from_slice(&self.cells);
+        for (k, &jewel) in hidden.iter().enumerate() {
+            tall.cells[(1 - k) * self.cols + col] = Cell::Frozen(jewel);
+        }
+        tall.mark_matches();
+        (0..hidden.len()).any(|k| matches!(tall.cell(1 - k, col), Cell::Matched(_)))
+    }
+
+    /// Lets every column's jewels fall to the bottom, keeping their order.
+    fn settle(&mut self) {
+        for col in 0..self.cols {
+            let mut floor = self.rows;
+            for row in (0..self.rows).rev() {
+                let cell = self.cell(row, col);
+                if cell != Cell::Empty {
+                    floor -= 1;
+                    self.cells[row * self.cols + col] = Cell::Empty;
+                    self.cells[floor * self.cols + col] = cell;
+                }
+            }
+        }
+    }
+
+    /// Marks every run of three or more equal jewels, in all four directions at once.
+    /// Returns whether anything matched.
+    fn mark_matches(&mut self) -> bool {
+        let (rows, cols) = (self.rows as isize, self.cols as isize);
+        let inside = |row: isize, col: isize| row >= 0 && row < rows && col >= 0 && col < cols;
+        let mut marked = vec![false; self.cells.len()];
+        let mut any = false;
+        for (d_row, d_col) in DIRECTIONS {
+            for start in 0..self.cells.len() {
+                let (row, col) = ((start / self.cols) as isize, (start % self.cols) as isize);
+                if inside(row - d_row, col - d_col) {
+                    continue; // not the first cell of its line
+                }
+                let (mut run_start, mut run_len, mut run_color) = ((row, col), 0usize, None);
+                let (mut r, mut c) = (row, col);
+                loop {
+                    let color = if inside(r, c) {
+                        match self.cells[(r * cols + c) as usize] {
+                            Cell::Frozen(jewel) | Cell::Matched(jewel) => Some(jewel),
+                            Cell::Empty => None,
+                        }
+                    } else {
+                        None
+                    };
+                    if color.is_some() && color == run_color {
+                        run_len += 1;
+                    } else {
+                        if run_len >= 3 {
+                            any = true;
+                            let (mut mr, mut mc) = run_start;
+                            for _ in 0..run_len {
+                                marked[(mr * cols + mc) as usize] = true;
+                                (mr, mc) = (mr + d_row, mc + d_col);
+                            }
+                        }
+                        (run_start, run_len, run_color) = ((r, c), 1, color);
+                    }
+                    if !inside(r, c) {
+                        break;
+                    }
+                    (r, c) = (r + d_row, c + d_col);
+                }
+            }
+        }
+        for (cell, marked) in self.cells.iter_mut().zip(marked) {
+            if let (true, Cell::Frozen(jewel)) = (marked, *cell) {
+                *cell = Cell::Matched(jewel);
+            }
+        }
+        any
+    }
+}
+
+/// Parses a count made of ASCII digits only.
+fn parse_number(word: &[u8]) -> Option<usize> {
+    if word.is_empty() || !word.iter().all(u8::is_ascii_digit) {
+        return None;
+    }
+    std::str::from_utf8(word).ok()?.parse().ok()
+}
+
+#[derive(Debug, Default)]
+enum Phase {
+    #[default]
+    Rows,
+    Cols {
+        rows: usize,
+    },
+    Start {
+        rows: usize,
+        cols: usize,
+    },
+    Contents {
+        rows: usize,
+        cols: usize,
+        lines: Vec<Vec<u8>>,
+    },
+    Playing(Field),
+    Ended,
+}
+
+/// The Columns program: the header lines, then the game.
+#[derive(Debug, Default)]
+pub struct Columns {
+    phase: Phase,
+    unspecified: Unspecified,
+}
+
+impl Columns {
+    fn play(&mut self, line_no: usize, line: &[u8], out: &mut Vec<u8>) -> Result<Flow, String> {
+        let Phase::Playing(field) = &mut self.phase else {
+            unreachable!("play is only called while playing")
+        };
+        let command = Command::parse(line, field.cols())?;
+        if command == Command::Quit {
+            self.phase = Phase::Ended;
+            return Ok(Flow::Stop);
+        }
+        let status = field.apply(command);
+        field.render(out);
+        if let Some(what) = field.unspecified() {
+            self.unspecified.note(line_no, what);
+        }
+        if status == Status::GameOver {
+            out.extend_from_slice(b"GAME OVER\n");
+            self.phase = Phase::Ended;
+            return Ok(Flow::Stop);
+        }
+        Ok(Flow::Continue)
+    }
+
+    fn header(&mut self, line: &[u8], out: &mut Vec<u8>) -> Result<Flow, String> {
+        let text = || String::from_utf8_lossy(line).into_owned();
+        self.phase = match std::mem::take(&mut self.phase) {
+            Phase::Rows => match parse_number(line) {
+                Some(rows) if rows >= 4 => Phase::Cols { rows },
+                _ => {
+                    return Err(format!(
+                        "the number of rows must be a whole number of at least 4, found `{}`",
+                        text()
+                    ))
+                }
+            },
+            Phase::Cols { rows } => match parse_number(line) {
+                Some(cols) if cols >= 3 => match rows.checked_mul(cols) {
+                    Some(cells) if cells <= MAX_CELLS => Phase::Start { rows, cols },
+                    _ => {
+                        return Err(format!(
+                            "a {rows}x{cols} field has more than {MAX_CELLS} cells"
+                        ))
+                    }
+                },
+                _ => {
+                    return Err(format!(
+                        "the number of columns must be a whole number of at least 3, found `{}`",
+                        text()
+                    ))
+                }
+            },
+            Phase::Start { rows, cols } => match line {
+                b"EMPTY" => {
+                    let field = Field::new(rows, cols);
+                    field.render(out);
+                    Phase::Playing(field)
+                }
+                b"CONTENTS" => Phase::Contents {
+                    rows,
+                    cols,
+                    lines: Vec::with_capacity(rows),
+                },
+                _ => {
+                    return Err(format!(
+                        "expected `EMPTY` or `CONTENTS`, found `{}`",
+                        text()
+                    ))
+                }
+            },
+            Phase::Contents {
+                rows,
+                cols,
+                mut lines,
+            } => {
+                if line.len() != cols {
+                    return Err(format!(
+                        "a field line must have exactly {cols} characters, found {}",
+                        line.len()
+                    ));
+                }
+                if let Some(bad) = line.iter().find(|b| **b != b' ' && !COLORS.contains(b)) {
+                    return Err(format!(
+                        "`{}` is not a jewel colour (S, T, V, W, X, Y or Z) or a space",
+                        String::from_utf8_lossy(std::slice::from_ref(bad))
+                    ));
+                }
+                lines.push(line.to_vec());
+                if lines.len() == rows {
+                    let field = Field::with_contents(rows, cols, &lines);
+                    field.render(out);
+                    Phase::Playing(field)
+                } else {
+                    Phase::Contents { rows, cols, lines }
+                }
+            }
+            Phase::Playing(_) | Phase::Ended => unreachable!("header lines come first"),
+        };
+        Ok(Flow::Continue)
+    }
+}
+
+impl Program for Columns {
+    fn feed(&mut self, line_no: usize, line: &[u8], out: &mut Vec<u8>) -> Result<Flow, InputError> {
+        let result = match self.phase {
+            Phase::Playing(_) => self.play(line_no, line, out),
+            Phase::Ended => Ok(Flow::Stop),
+            _ => self.header(line, out),
+        };
+        result.map_err(|message| InputError::new(line_no, message))
+    }
+
+    fn finish(&mut self, last_line: usize, _out: &mut Vec<u8>) -> Result<(), InputError> {
+        let missing = match &self.phase {
+            Phase::Rows => "the number of rows",
+            Phase::Cols { .. } => "the number of columns",
+            Phase::Start { .. } => "`EMPTY` or `CONTENTS`",
+            Phase::Contents { .. } => "the rest of the field contents",
+            Phase::Playing(_) => {
+                self.unspecified
+                    .note(last_line + 1, "input ends before `Q` or GAME OVER");
+                return Ok(());
+            }
+            Phase::Ended => return Ok(()),
+        };
+        Err(InputError::new(
+            last_line + 1,
+            format!("input ended where {missing} should be"),
+        ))
+    }
+
+    fn unspecified(&self) -> Option<&(usize, String)> {
+        self.unspecified.get()
+    }
+}

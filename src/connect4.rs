@@ -1,0 +1,195 @@
+//! Connect Four on 5 rows x 8 columns: BYU CS 110, Project 4 (`connect4.md`).
+//!
+//! Each turn prints the board and a prompt without a newline; each input line is one move or an
+//! invalid input. A valid move is exactly one character `0`..`7` naming a column that is not
+//! full. The game ends on four in a row in any direction or a full grid, with no winner message.
+
+use crate::program::{Flow, InputError, Program, Unspecified};
+
+pub const ROWS: usize = 5;
+pub const COLS: usize = 8;
+
+const HEADER: &[u8] = b"01234567\n";
+const PROMPT: &[u8] = b"Enter a column: ";
+const INVALID: &[u8] = b"Invalid move. Enter a column number (0-7).\n";
+
+/// The grid, top row first: `.`, `X` or `O`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Grid {
+    cells: [[u8; COLS]; ROWS],
+}
+
+impl Default for Grid {
+    fn default() -> Self {
+        Grid {
+            cells: [[b'.'; COLS]; ROWS],
+        }
+    }
+}
+
+impl Grid {
+    pub fn cell(&self, row: usize, col: usize) -> u8 {
+        self.cells[row][col]
+    }
+
+    /// Whether `col` has no open position left.
+    pub fn is_full(&self, col: usize) -> bool {
+        self.cells[0][col] != b'.'
+    }
+
+    /// Drops `player`'s marker into `col` (not full); returns the row it lands in.
+    pub fn drop_marker(&mut self, col: usize, player: u8) -> usize {
+        let row = (0..ROWS)
+            .rev()
+            .find(|&row| self.cells[row][col] == b'.')
+            .expect("the column is not full");
+        self.cells[row][col] = player;
+        row
+    }
+
+    /// Whether the marker at (`row`, `col`) is part of four or more in a row.
+    pub fn wins_at(&self, row: usize, col: usize) -> bool {
+        let player = self.cells[row][col];
+        let count = |d_row: isize, d_col: isize| {
+            let (mut r, mut c, mut n) = (row as isize + d_row, col as isize + d_col, 0);
+            while (0..ROWS as isize).contains(&r)
+                && (0..COLS as isize).contains(&c)
+                && self.cells[r as usize][c as usize] == player
+            {
+                n += 1;
+                (r, c) = (r + d_row, c + d_col);
+            }
+            n
+        };
+        [(0, 1), (1, 0), (1, 1), (1, -1)]
+            .into_iter()
+            .any(|(d_row, d_col)| 1 + count(d_row, d_col) + count(-d_row, -d_col) >= 4)
+    }
+
+    pub fn is_complete(&self) -> bool {
+        (0..COLS).all(|col| self.is_full(col))
+    }
+
+    /// Appends the board as printed at the start of a turn: blank line, header, grid, header.
+    pub fn render(&self, out: &mut Vec<u8>) {
+        out.push(b'\n');
+        out.extend_from_slice(HEADER);
+        for row in &self.cells {
+            out.extend_from_slice(row);
+            out.push(b'\n');
+        }
+        out.extend_from_slice(HEADER);
+    }
+}
+
+/// A valid column: exactly one character `0`..`7`.
+pub fn parse_column(line: &[u8]) -> Option<usize> {
+    match line {
+        [digit @ b'0'..=b'7'] => Some(usize::from(digit - b'0')),
+        _ => None,
+    }
+}
+
+/// Whether an invalid line is one a lenient reader (Python's `int()`, say) would take for a
+/// column from 0 to 7: surrounding spaces, a sign, leading zeros, `_` separators or non-ASCII
+/// digits. The handout does not say how such lines are treated.
+pub fn looks_like_column(line: &[u8]) -> bool {
+    let Ok(text) = std::str::from_utf8(line) else {
+        return false;
+    };
+    let text = text.trim();
+    let negative = text.starts_with('-');
+    let digits = text.strip_prefix(['+', '-']).unwrap_or(text);
+    let well_formed = !digits.is_empty()
+        && !digits.starts_with('_')
+        && !digits.ends_with('_')
+        && !digits.contains("__")
+        && digits.chars().all(|c| c == '_' || c.is_numeric());
+    if !well_formed {
+        return false;
+    }
+    if !digits.is_ascii() {
+        return true;
+    }
+    match digits.replace('_', "").parse::<u64>() {
+        Ok(value) => value <= 7 && !(negative && value != 0),
+        // Too many digits to be a column, except for a long run of zeros.
+        Err(_) => digits.bytes().all(|b| b == b'0' || b == b'_'),
+    }
+}
+
+/// The Connect Four program.
+#[derive(Debug)]
+pub struct Connect4 {
+    grid: Grid,
+    player: u8,
+    over: bool,
+    unspecified: Unspecified,
+}
+
+impl Default for Connect4 {
+    fn default() -> Self {
+        Connect4 {
+            grid: Grid::default(),
+            player: b'X',
+            over: false,
+            unspecified: Unspecified::default(),
+        }
+    }
+}
+
+impl Connect4 {
+    fn prompt_turn(&self, out: &mut Vec<u8>) {
+        self.grid.render(out);
+        out.push(self.player);
+        out.extend_from_slice(b"'s turn\n");
+        out.extend_from_slice(PROMPT);
+    }
+}
+
+impl Program for Connect4 {
+    fn start(&mut self, out: &mut Vec<u8>) {
+        self.prompt_turn(out);
+    }
+
+    fn feed(&mut self, line_no: usize, line: &[u8], out: &mut Vec<u8>) -> Result<Flow, InputError> {
+        if self.over {
+            self.unspecified
+                .note(line_no, "input goes on after the game is over");
+            return Ok(Flow::Continue);
+        }
+        let Some(col) = parse_column(line).filter(|&col| !self.grid.is_full(col)) else {
+            if looks_like_column(line) {
+                self.unspecified.note(
+                    line_no,
+                    "a column number with spaces, a sign, extra zeros or non-ASCII digits",
+                );
+            }
+            out.extend_from_slice(INVALID);
+            out.extend_from_slice(PROMPT);
+            return Ok(Flow::Continue);
+        };
+        let row = self.grid.drop_marker(col, self.player);
+        if self.grid.wins_at(row, col) || self.grid.is_complete() {
+            self.over = true;
+            self.grid.render(out);
+            out.extend_from_slice(b"Game finished.\n");
+            return Ok(Flow::Continue);
+        }
+        self.player = if self.player == b'X' { b'O' } else { b'X' };
+        self.prompt_turn(out);
+        Ok(Flow::Continue)
+    }
+
+    fn finish(&mut self, last_line: usize, _out: &mut Vec<u8>) -> Result<(), InputError> {
+        if !self.over {
+            self.unspecified
+                .note(last_line + 1, "input ends before the game is over");
+        }
+        Ok(())
+    }
+
+    fn unspecified(&self) -> Option<&(usize, String)> {
+        self.unspecified.get()
+    }
+}

@@ -1,0 +1,124 @@
+//! Runs one [`Program`] over an input, line by line.
+//!
+//! The driver owns the line discipline shared by every assignment: it splits input on `\n`,
+//! drops one `\r` before it (recording that as unspecified behaviour), numbers lines from 1, and
+//! hands each line to the program. Interactive programs get their output flushed after every
+//! line, so a person or a harness sees each display before the next line is read.
+//!
+//! With a trace writer, the driver also records after every line how many output bytes exist,
+//! as `LINE OFFSET` lines (`0 OFFSET` for output written before any input). A harness uses
+//! that map to say which input line an output difference answers.
+
+use std::io::{self, BufRead, Write};
+
+use crate::program::{Flow, InputError, Unspecified};
+use crate::spec::Spec;
+
+/// How a run ended when the input was acceptable.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Finished {
+    /// The earliest unspecified behaviour the input touched: `(input line, what)`.
+    pub unspecified: Option<(usize, String)>,
+}
+
+/// Why a run could not finish.
+#[derive(Debug)]
+pub enum RunError {
+    /// The input broke the format the handout promises.
+    Input(InputError),
+    /// Reading the input or writing the output failed.
+    Io(io::Error),
+}
+
+impl From<io::Error> for RunError {
+    fn from(err: io::Error) -> Self {
+        RunError::Io(err)
+    }
+}
+
+/// Feeds `input` to a fresh program of `spec`, writing its output to `output`.
+pub fn run(
+    spec: &Spec,
+    mut input: impl BufRead,
+    mut output: impl Write,
+    mut trace: Option<&mut dyn Write>,
+) -> Result<Finished, RunError> {
+    let mut program = (spec.program)();
+    let mut crlf = Unspecified::default();
+    let mut out = Vec::new();
+    let mut written = 0usize;
+    let mut line = Vec::new();
+    let mut line_no = 0usize;
+
+    program.start(&mut out);
+    emit(&mut output, &mut out, &mut written, spec.interactive)?;
+    if let Some(trace) = trace.as_deref_mut() {
+        writeln!(trace, "0 {written}")?;
+    }
+    let mut stopped = false;
+    loop {
+        line.clear();
+        if input.read_until(b'\n', &mut line)? == 0 {
+            break;
+        }
+        line_no += 1;
+        if line.last() == Some(&b'\n') {
+            line.pop();
+        }
+        if line.last() == Some(&b'\r') {
+            line.pop();
+            crlf.note(line_no, "a line ends in \\r\\n");
+        }
+        let flow = program.feed(line_no, &line, &mut out);
+        // Whatever was displayed before a bad line stays displayed.
+        emit(&mut output, &mut out, &mut written, spec.interactive)?;
+        if let Some(trace) = trace.as_deref_mut() {
+            writeln!(trace, "{line_no} {written}")?;
+        }
+        if flow.map_err(RunError::Input)? == Flow::Stop {
+            stopped = true;
+            break;
+        }
+    }
+    if !stopped {
+        let result = program.finish(line_no, &mut out);
+        emit(&mut output, &mut out, &mut written, spec.interactive)?;
+        result.map_err(RunError::Input)?;
+    }
+    output.flush()?;
+    let unspecified = [crlf.get(), program.unspecified()]
+        .into_iter()
+        .flatten()
+        .min_by_key(|(line, _)| *line)
+        .cloned();
+    Ok(Finished { unspecified })
+}
+
+fn emit(
+    output: &mut impl Write,
+    out: &mut Vec<u8>,
+    written: &mut usize,
+    flush: bool,
+) -> io::Result<()> {
+    if !out.is_empty() {
+        output.write_all(out)?;
+        *written += out.len();
+        out.clear();
+    }
+    if flush {
+        output.flush()?;
+    }
+    Ok(())
+}
+
+/// Runs `spec` over an in-memory input: the output, and how the run ended.
+pub fn run_bytes(spec: &Spec, input: &[u8]) -> (Vec<u8>, Result<Finished, InputError>) {
+    let mut output = Vec::new();
+    let result = match run(spec, input, &mut output, None) {
+        Ok(finished) => Ok(finished),
+        Err(RunError::Input(err)) => Err(err),
+        // Reading from a slice and writing to a Vec cannot fail.
+        Err(RunError::Io(err)) => unreachable!("in-memory I/O failed: {err}"),
+    };
+    (output, result)
+}

@@ -1,0 +1,181 @@
+//! The command-line contract of the reference binary: usage errors, malformed input, the
+//! strict mode, and a reader that goes away early.
+
+use std::io::{Read, Write};
+use std::process::{Command as StdCommand, Stdio};
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+fn gridjudge() -> Command {
+    Command::cargo_bin("gridjudge").unwrap()
+}
+
+#[test]
+fn help_lists_every_spec() {
+    let output = gridjudge().arg("--help").output().unwrap();
+    assert!(output.status.success());
+    let help = String::from_utf8(output.stdout).unwrap();
+    for spec in gridjudge::spec::SPECS {
+        assert!(
+            help.contains(&format!("  {:<10}{}", spec.name, spec.summary)),
+            "{help}"
+        );
+    }
+}
+
+#[test]
+fn unknown_spec_prints_usage_on_stderr_and_exits_2() {
+    gridjudge()
+        .arg("tetris")
+        .assert()
+        .code(2)
+        .stdout("")
+        .stderr(
+            predicate::str::contains("unknown spec `tetris`")
+                .and(predicate::str::contains("usage:")),
+        );
+}
+
+#[test]
+fn missing_spec_exits_2() {
+    gridjudge()
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no spec given"));
+}
+
+#[test]
+fn malformed_input_names_the_line_and_exits_2() {
+    let cases = [
+        ("columns", "3\n3\nEMPTY\n", "input line 1", "at least 4"),
+        (
+            "columns",
+            "4\n3\nCONTENTS\nSTV\nSTQ\n",
+            "input line 5",
+            "`Q` is not a jewel colour",
+        ),
+        (
+            "columns",
+            "4\n3\nCONTENTS\nST\n",
+            "input line 4",
+            "exactly 3 characters",
+        ),
+        (
+            "columns",
+            "4\n3\nEMPTY\nF 4 X Y Z\n",
+            "input line 4",
+            "not a column number",
+        ),
+        (
+            "columns",
+            "4\n3\nEMPTY\nJ\n",
+            "input line 4",
+            "expected an empty line",
+        ),
+        ("collapse", "2 3\n0 0\n", "input line 1", "C even"),
+        (
+            "collapse",
+            "2 2\n0 0\n1a\n",
+            "input line 3",
+            "`a` is neither a digit",
+        ),
+        (
+            "collapse",
+            "2 2\n5 0\n11\n11\n",
+            "input line 2",
+            "0 <= r < 2",
+        ),
+        (
+            "collapse",
+            "2 2\n0 0\n11\n",
+            "input line 4",
+            "board line 2 of 2",
+        ),
+        (
+            "collapse",
+            "2 2\n0 0\n1.\n..\n",
+            "input line 3",
+            "empty cell under it",
+        ),
+    ];
+    for (spec, input, line, what) in cases {
+        gridjudge()
+            .arg(spec)
+            .write_stdin(input)
+            .assert()
+            .code(2)
+            .stderr(predicate::str::contains(line).and(predicate::str::contains(what)));
+    }
+}
+
+#[test]
+fn what_was_displayed_before_a_bad_line_stays_displayed() {
+    let empty_field = "|         |\n".repeat(4) + " --------- \n";
+    gridjudge()
+        .arg("columns")
+        .write_stdin("4\n3\nEMPTY\nbogus\n")
+        .assert()
+        .code(2)
+        .stdout(empty_field);
+}
+
+#[test]
+fn strict_mode_exits_3_on_unspecified_behaviour() {
+    gridjudge()
+        .args(["--strict", "connect4"])
+        .write_stdin("3\n")
+        .assert()
+        .code(3)
+        .stderr(predicate::str::contains(
+            "input line 2: unspecified behaviour",
+        ));
+    gridjudge()
+        .args(["--strict", "go"])
+        .write_stdin("8\n")
+        .assert()
+        .success();
+}
+
+#[test]
+fn trace_maps_input_lines_to_output_offsets() {
+    let dir = std::env::temp_dir().join(format!("gridjudge-trace-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let trace = dir.join("trace.txt");
+    gridjudge()
+        .args(["--trace", trace.to_str().unwrap(), "connect4"])
+        .write_stdin("9\n")
+        .assert()
+        .success();
+    let first_turn = 1 + 9 + 5 * 9 + 9 + "X's turn\n".len() + "Enter a column: ".len();
+    let invalid = "Invalid move. Enter a column number (0-7).\nEnter a column: ".len();
+    let expected = format!("0 {first_turn}\n1 {}\n", first_turn + invalid);
+    assert_eq!(std::fs::read_to_string(&trace).unwrap(), expected);
+    std::fs::remove_dir_all(&dir).unwrap();
+}
+
+#[test]
+fn a_reader_that_goes_away_ends_the_program_quietly() {
+    let mut child = StdCommand::new(env!("CARGO_BIN_EXE_gridjudge"))
+        .arg("columns")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // About 6 MB of displays: far more than a pipe holds.
+    let input = format!("100\n100\nEMPTY\n{}Q\n", "\n".repeat(200));
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // The program may stop reading once its output is gone.
+        let _ = stdin.write_all(input.as_bytes());
+    });
+    let mut stdout = child.stdout.take().unwrap();
+    let mut first = [0u8; 100];
+    stdout.read_exact(&mut first).unwrap();
+    drop(stdout);
+    let output = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert!(output.status.success(), "{:?}", output.status);
+    assert_eq!(String::from_utf8_lossy(&output.stderr), "");
+}
