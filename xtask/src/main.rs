@@ -1,1 +1,148 @@
-fn main() {}
+//! `cargo xtask`: the command line. Each subcommand parses its flags here and calls the library.
+//!
+//! Exit status: 0 success; 1 some graded case failed (or `bless --check` found changes);
+//! 2 the harness could not do its job (bad arguments, a missing or invalid corpus, a target
+//! that cannot be started); a broken pipe on stdout counts as success.
+
+use std::ffi::OsString;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::Duration;
+
+use clap::{Parser, Subcommand};
+
+use xtask::check::{self, Options};
+use xtask::error::{write_atomically, Error};
+use xtask::{gradescope, json, junit, message, workspace};
+
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask",
+    about = "gridjudge's tasks: grade programs against the corpus"
+)]
+struct Cli {
+    #[command(subcommand)]
+    task: Task,
+}
+
+#[derive(Subcommand)]
+enum Task {
+    /// Run a program (or, with none, the reference) against the cases.
+    Check(CheckArgs),
+}
+
+#[derive(clap::Args)]
+struct CheckArgs {
+    /// The suite to use; without it, the one whose handout cases the target passes.
+    #[arg(long)]
+    spec: Option<String>,
+    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
+    /// Only cases whose group or `spec/group/name` contains PATTERN.
+    #[arg(long, value_name = "PATTERN")]
+    filter: Option<String>,
+    /// Cases run at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// Seconds a case may run (default: the suite's).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Stop at the first failing graded case.
+    #[arg(long)]
+    fail_fast: bool,
+    /// Also run the cases that touch unspecified behaviour (reported, never graded).
+    #[arg(long)]
+    include_unspecified: bool,
+    /// Also show passing cases, and a full block for every failing one.
+    #[arg(long, short = 'v')]
+    verbose: bool,
+    /// Write every case's result as JSON.
+    #[arg(long, value_name = "FILE")]
+    json: Option<PathBuf>,
+    /// Write a JUnit XML report.
+    #[arg(long, value_name = "FILE")]
+    junit: Option<PathBuf>,
+    /// Write Gradescope's results.json.
+    #[arg(long, value_name = "FILE")]
+    gradescope: Option<PathBuf>,
+    /// The program to check, as a command line (after `--`).
+    #[arg(last = true, value_name = "TARGET")]
+    target: Vec<OsString>,
+}
+
+fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
+    if let Some(timeout) = args.timeout {
+        if !(timeout > 0.0 && timeout.is_finite()) {
+            return Err(Error::Usage(format!(
+                "--timeout must be a positive number of seconds, not {timeout}"
+            )));
+        }
+    }
+    if args.jobs == Some(0) {
+        return Err(Error::Usage("--jobs must be at least 1".into()));
+    }
+    let cases_root = args.cases.unwrap_or_else(workspace::cases);
+    if !cases_root.is_dir() {
+        return Err(Error::Usage(format!(
+            "--cases: `{}` is not a folder",
+            cases_root.display()
+        )));
+    }
+    let dir = std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))?;
+    let options = Options {
+        cases_root,
+        spec: args.spec,
+        filter: args.filter,
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        timeout: args.timeout.map(Duration::from_secs_f64),
+        fail_fast: args.fail_fast,
+        include_unspecified: args.include_unspecified,
+        target: (!args.target.is_empty()).then_some(args.target),
+        reference: workspace::build_reference()?,
+        dir,
+        progress: std::io::stderr().is_terminal() && std::env::var_os("CI").is_none(),
+    };
+    let run = check::check(&options)?;
+    for (path, text) in [
+        (&args.json, json::render as fn(&check::Run) -> String),
+        (&args.junit, junit::render),
+        (&args.gradescope, gradescope::render),
+    ] {
+        if let Some(path) = path {
+            write_atomically(path, text(&run).as_bytes())?;
+        }
+    }
+    let report = message::render(&run, args.verbose);
+    let mut stdout = anstream::stdout();
+    if let Err(err) = stdout
+        .write_all(report.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        if err.kind() != std::io::ErrorKind::BrokenPipe {
+            return Err(Error::Command(format!("failed to write the report: {err}")));
+        }
+    }
+    Ok(if run.all_graded_passed() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.task {
+        Task::Check(args) => run_check(args),
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

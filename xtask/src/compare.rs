@@ -1,0 +1,231 @@
+//! Comparing a target's output with the expected output: the verdict's raw material.
+//!
+//! Finds the first difference (line, column, byte offset in the expected output) and names its
+//! cause in words a student understands ("a line lacks its trailing space"). A difference is a
+//! presentation error when the texts are equal once line endings, spaces and tabs at line ends,
+//! and blank lines at the very end are set aside.
+
+use crate::suite::CompareMode;
+
+/// Where and how two outputs first differ.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// 1-based line of the first difference.
+    pub line: usize,
+    /// 1-based column (in characters) of the first difference.
+    pub column: usize,
+    /// Byte offset in the expected output where the difference starts.
+    pub expected_offset: usize,
+    /// The expected line at the difference, without its line ending; `None` past the end.
+    pub expected_line: Option<String>,
+    /// The actual line at the difference, without its line ending; `None` past the end.
+    pub actual_line: Option<String>,
+    /// What is wrong, in a few words.
+    pub cause: String,
+    /// Only spaces, line endings or the final newline differ.
+    pub presentation_only: bool,
+}
+
+/// The first difference between `expected` and `actual` under `mode`, if any.
+pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Difference> {
+    let expected_lines: Vec<&[u8]> = expected.split_inclusive(|&b| b == b'\n').collect();
+    let actual_lines: Vec<&[u8]> = actual.split_inclusive(|&b| b == b'\n').collect();
+    let same = |e: &[u8], a: &[u8]| match mode {
+        CompareMode::Exact => e == a,
+        CompareMode::IgnoreTrailingSpaces => {
+            e.ends_with(b"\n") == a.ends_with(b"\n") && trim_spaces(e) == trim_spaces(a)
+        }
+    };
+    let index = (0..expected_lines.len().max(actual_lines.len())).find(|&i| {
+        match (expected_lines.get(i), actual_lines.get(i)) {
+            (Some(e), Some(a)) => !same(e, a),
+            _ => true,
+        }
+    })?;
+    let expected_line = expected_lines.get(index).copied();
+    let actual_line = actual_lines.get(index).copied();
+    let common = match (expected_line, actual_line) {
+        (Some(e), Some(a)) => e.iter().zip(a).take_while(|(x, y)| x == y).count(),
+        _ => 0,
+    };
+    let line_start: usize = expected_lines[..index.min(expected_lines.len())]
+        .iter()
+        .map(|line| line.len())
+        .sum();
+    let column = actual_line.or(expected_line).map_or(1, |line| {
+        String::from_utf8_lossy(&line[..common.min(line.len())])
+            .chars()
+            .count()
+            + 1
+    });
+    Some(Difference {
+        line: index + 1,
+        column,
+        expected_offset: line_start + common,
+        expected_line: expected_line.map(content),
+        actual_line: actual_line.map(content),
+        cause: cause(expected_line, actual_line),
+        presentation_only: normalize(expected) == normalize(actual),
+    })
+}
+
+/// A line without its `\n`, as text.
+fn content(line: &[u8]) -> String {
+    String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line)).into_owned()
+}
+
+/// A line without its `\n` and the spaces before it.
+fn trim_spaces(line: &[u8]) -> &[u8] {
+    let mut line = line.strip_suffix(b"\n").unwrap_or(line);
+    while let [rest @ .., b' '] = line {
+        line = rest;
+    }
+    line
+}
+
+/// The text with line endings unified, spaces and tabs at line ends dropped, and trailing
+/// blank lines removed.
+fn normalize(text: &[u8]) -> Vec<Vec<u8>> {
+    let mut lines: Vec<Vec<u8>> = text
+        .split(|&b| b == b'\n')
+        .map(|line| {
+            let mut line = line.strip_suffix(b"\r").unwrap_or(line);
+            while let [rest @ .., b' ' | b'\t'] = line {
+                line = rest;
+            }
+            line.to_vec()
+        })
+        .collect();
+    while lines.last().is_some_and(|line| line.is_empty()) {
+        lines.pop();
+    }
+    lines
+}
+
+fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>) -> String {
+    let (Some(e), Some(a)) = (expected, actual) else {
+        return if actual.is_none() {
+            "the output ends before the expected end".into()
+        } else {
+            "extra output after the expected end".into()
+        };
+    };
+    let (e_text, a_text) = (
+        e.strip_suffix(b"\n").unwrap_or(e),
+        a.strip_suffix(b"\n").unwrap_or(a),
+    );
+    if a.ends_with(b"\r\n") && a_text.strip_suffix(b"\r") == Some(e_text) {
+        return "lines end in CRLF (\\r\\n) instead of \\n".into();
+    }
+    if e_text == a_text {
+        return if e.ends_with(b"\n") {
+            "the final newline is missing".into()
+        } else {
+            "a newline is printed after the expected end".into()
+        };
+    }
+    if trim_spaces(e) == trim_spaces(a) {
+        return if e_text.len() > a_text.len() {
+            "a line lacks its trailing space".into()
+        } else {
+            "a line has extra trailing spaces".into()
+        };
+    }
+    if e_text.is_empty() {
+        return "a blank line is missing".into();
+    }
+    if a_text.is_empty() {
+        return "an extra blank line".into();
+    }
+    "a line differs".into()
+}
+
+/// The shape of a line, for grouping failures: letters become `A`, digits `9`, and runs of one
+/// character collapse, so ` --------- ` and ` ------ ` share the shape ` - `.
+pub fn shape(line: &str) -> String {
+    let mut shape = String::new();
+    for c in line.chars() {
+        let c = if c.is_alphabetic() {
+            'A'
+        } else if c.is_ascii_digit() {
+            '9'
+        } else {
+            c
+        };
+        if !shape.ends_with(c) {
+            shape.push(c);
+        }
+    }
+    shape
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn check(expected: &str, actual: &str, want: Option<(usize, usize, &str, bool)>) {
+        let got = compare(CompareMode::Exact, expected.as_bytes(), actual.as_bytes())
+            .map(|d| (d.line, d.column, d.cause.clone(), d.presentation_only));
+        assert_eq!(
+            got,
+            want.map(|(l, c, cause, p)| (l, c, cause.to_string(), p))
+        );
+    }
+
+    #[test]
+    fn finds_and_names_the_first_difference() {
+        check("a\nb\n", "a\nb\n", None);
+        check(
+            "a\n -- \n",
+            "a\n --\n",
+            Some((2, 4, "a line lacks its trailing space", true)),
+        );
+        check(
+            "a\nb\n",
+            "a\r\nb\r\n",
+            Some((1, 2, "lines end in CRLF (\\r\\n) instead of \\n", true)),
+        );
+        check(
+            "a\nb\n",
+            "a\nb",
+            Some((2, 2, "the final newline is missing", true)),
+        );
+        check(
+            "a\nxyz\n",
+            "a\nxYz\n",
+            Some((2, 2, "a line differs", false)),
+        );
+        check(
+            "a\nb\n",
+            "a\n",
+            Some((2, 1, "the output ends before the expected end", false)),
+        );
+        check(
+            "a\n",
+            "a\nb\n",
+            Some((2, 1, "extra output after the expected end", false)),
+        );
+    }
+
+    #[test]
+    fn ignoring_trailing_spaces_still_sees_everything_else() {
+        let mode = CompareMode::IgnoreTrailingSpaces;
+        assert_eq!(compare(mode, b" 1  ..  3 \n", b" 1  ..  3\n"), None);
+        assert!(compare(mode, b" 1  ..  3\n", b" 1  .. 3\n").is_some());
+        assert!(compare(mode, b"x\n", b"x").is_some());
+        assert!(compare(mode, b"x\n", b"x\r\n").is_some());
+    }
+
+    #[test]
+    fn the_offset_points_into_the_expected_output() {
+        let difference = compare(CompareMode::Exact, b"ab\ncd\n", b"ab\ncX\n").unwrap();
+        assert_eq!(difference.expected_offset, 4);
+    }
+
+    #[test]
+    fn shapes_group_lines_of_one_kind() {
+        assert_eq!(shape(" --------- "), " - ");
+        assert_eq!(shape(" ------ "), " - ");
+        assert_eq!(shape("|[X]  |"), "|[A] |");
+    }
+}

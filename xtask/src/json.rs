@@ -1,0 +1,83 @@
+//! `--json FILE`: every case's verdict, group, timing and first difference, for scripts.
+
+use serde::Serialize;
+
+use crate::check::Run;
+use crate::message::cause;
+use crate::outcome::Verdict;
+
+#[derive(Serialize)]
+struct Report<'a> {
+    /// Bumped when a field changes meaning.
+    schema: u32,
+    target: &'a str,
+    elapsed_ms: u128,
+    passed: usize,
+    failed: usize,
+    skipped: usize,
+    cases: Vec<Case<'a>>,
+}
+
+#[derive(Serialize)]
+struct Case<'a> {
+    id: String,
+    spec: &'a str,
+    group: &'a str,
+    name: &'a str,
+    graded: bool,
+    verdict: Verdict,
+    cause: Option<String>,
+    detail: Option<&'a str>,
+    elapsed_ms: f64,
+    first_difference: Option<FirstDifference<'a>>,
+}
+
+#[derive(Serialize)]
+struct FirstDifference<'a> {
+    line: usize,
+    column: usize,
+    cause: &'a str,
+    location: Option<&'a str>,
+    expected_line: Option<&'a str>,
+    actual_line: Option<&'a str>,
+}
+
+/// The JSON report of `run`.
+pub fn render(run: &Run) -> String {
+    let graded = || run.results.iter().filter(|r| r.case.graded);
+    let passed = graded().filter(|r| r.verdict.passed()).count();
+    let skipped = graded().filter(|r| r.verdict == Verdict::Skipped).count();
+    let report = Report {
+        schema: 1,
+        target: &run.target,
+        elapsed_ms: run.elapsed.as_millis(),
+        passed,
+        failed: graded().count() - passed - skipped,
+        skipped: skipped + run.n_filtered,
+        cases: run
+            .results
+            .iter()
+            .map(|result| Case {
+                id: result.case.id(),
+                spec: &result.case.spec,
+                group: &result.case.group,
+                name: &result.case.name,
+                graded: result.case.graded,
+                verdict: result.verdict,
+                cause: (!result.verdict.passed() && result.verdict != Verdict::Skipped)
+                    .then(|| cause(result)),
+                detail: result.detail.as_deref(),
+                elapsed_ms: result.elapsed.as_secs_f64() * 1000.0,
+                first_difference: result.difference.as_ref().map(|d| FirstDifference {
+                    line: d.line,
+                    column: d.column,
+                    cause: &d.cause,
+                    location: result.location.as_deref(),
+                    expected_line: d.expected_line.as_deref(),
+                    actual_line: d.actual_line.as_deref(),
+                }),
+            })
+            .collect(),
+    };
+    serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
+}

@@ -1,0 +1,45 @@
+//! `--junit FILE`: JUnit XML for CI dashboards, one testcase per case, classname `spec.group`.
+
+use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
+
+use crate::check::Run;
+use crate::message::cause;
+use crate::outcome::Verdict;
+
+/// The JUnit XML report of `run`.
+pub fn render(run: &Run) -> String {
+    let mut report = Report::new("gridjudge");
+    for suite in &run.suites {
+        let mut test_suite = TestSuite::new(suite.name.as_str());
+        for result in run.results.iter().filter(|r| r.case.spec == suite.name) {
+            let status = match result.verdict {
+                Verdict::Pass => TestCaseStatus::success(),
+                Verdict::Skipped => TestCaseStatus::skipped(),
+                _ => {
+                    let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
+                    status.set_message(cause(result));
+                    status.set_type(result.verdict.to_string());
+                    let mut description = String::new();
+                    if let Some(difference) = &result.difference {
+                        description =
+                            format!("line {}, column {}", difference.line, difference.column);
+                        if let Some(location) = &result.location {
+                            description += &format!(", {location}");
+                        }
+                    }
+                    if let Some(detail) = &result.detail {
+                        description += &format!("\n{detail}");
+                    }
+                    status.set_description(description);
+                    status
+                }
+            };
+            let mut test_case = TestCase::new(result.case.name.as_str(), status);
+            test_case.set_classname(format!("{}.{}", result.case.spec, result.case.group));
+            test_case.set_time(result.elapsed);
+            test_suite.add_test_case(test_case);
+        }
+        report.add_test_suite(test_suite);
+    }
+    report.to_string().unwrap_or_default()
+}

@@ -1,0 +1,72 @@
+//! Saying which input line an output difference answers.
+//!
+//! The reference binary writes, with `--trace FILE`, the number of output bytes that exist
+//! after each input line. The first trace entry past the difference's offset in the expected
+//! output names the input line whose answer holds the difference.
+
+use std::path::Path;
+use std::time::Duration;
+
+use crate::process::{execute, Limits, Target};
+
+/// A phrase like ``in the output after input line 12: `R` `` for the byte `offset` of the
+/// expected output, or `None` when the reference cannot say.
+pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<String> {
+    let dir = tempfile::tempdir().ok()?;
+    let trace_path = dir.path().join("trace");
+    let mut traced = reference.clone();
+    traced.args.push("--trace".into());
+    traced.args.push(trace_path.clone().into());
+    let limits = Limits {
+        timeout: Duration::from_secs(30),
+        stdout_cap: usize::MAX / 2,
+        stderr_cap: 4096,
+    };
+    execute(&traced, input, &limits).ok()?;
+    phrase(&trace_path, input, offset)
+}
+
+fn phrase(trace_path: &Path, input: &[u8], offset: usize) -> Option<String> {
+    let trace = std::fs::read_to_string(trace_path).ok()?;
+    let mut entries = trace.lines().filter_map(|line| {
+        let (input_line, output_end) = line.split_once(' ')?;
+        Some((
+            input_line.parse::<usize>().ok()?,
+            output_end.parse::<usize>().ok()?,
+        ))
+    });
+    let Some((input_line, _)) = entries.find(|&(_, output_end)| output_end > offset) else {
+        return Some("after the end of the expected output".into());
+    };
+    if input_line == 0 {
+        return Some("in the output written before any input is read".into());
+    }
+    let text = input.split(|&b| b == b'\n').nth(input_line - 1)?;
+    let text = String::from_utf8_lossy(text.strip_suffix(b"\r").unwrap_or(text));
+    let shown = if text.is_empty() {
+        "(an empty line)".to_string()
+    } else {
+        format!("`{text}`")
+    };
+    Some(format!(
+        "in the output after input line {input_line}: {shown}"
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_map_to_the_line_whose_output_holds_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace");
+        std::fs::write(&path, "0 0\n1 0\n2 0\n3 10\n4 20\n5 30\n").unwrap();
+        let input = b"4\n3\nEMPTY\nR\n\n";
+        let at = |offset| phrase(&path, input, offset).unwrap();
+        assert_eq!(at(0), "in the output after input line 3: `EMPTY`");
+        assert_eq!(at(15), "in the output after input line 4: `R`");
+        assert_eq!(at(29), "in the output after input line 5: (an empty line)");
+        assert_eq!(at(30), "after the end of the expected output");
+    }
+}

@@ -1,0 +1,226 @@
+//! Everything `check` prints for a person: failing-case blocks, causes, totals, the verdict line.
+//!
+//! All terminal wording lives here; other modules decide and hand over data. Output is in case
+//! order, so two runs of the same corpus print the same text. Failures that differ the same
+//! way are grouped under one cause, and only the first case of each cause gets a full block
+//! (all of them with `-v`), so a student reads causes, not hundreds of diffs.
+
+use std::collections::BTreeMap;
+use std::fmt::Write;
+
+use anstyle::{AnsiColor, Effects, Style};
+
+use crate::check::Run;
+use crate::compare::shape;
+use crate::diff;
+use crate::outcome::{CaseResult, Verdict};
+
+const FAIL: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
+const PASS: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
+const DIM: Style = Style::new().effects(Effects::DIMMED);
+
+/// Lines of stderr shown under a failing case.
+const STDERR_LINES: usize = 12;
+
+/// What a failure is, in words shared by every case that fails the same way.
+pub fn cause(result: &CaseResult) -> String {
+    match (&result.difference, result.verdict) {
+        (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
+            let example = difference
+                .expected_line
+                .as_deref()
+                .or(difference.actual_line.as_deref())
+                .unwrap_or("");
+            format!(
+                "{}: {} (like `{}`)",
+                result.verdict, difference.cause, example
+            )
+        }
+        (_, Verdict::ExitStatus) => match &result.detail {
+            Some(detail) if detail.starts_with("killed by") => format!("exit status: {detail}"),
+            _ => "exit status: right output, non-zero exit status".into(),
+        },
+        (_, verdict) => verdict.to_string(),
+    }
+}
+
+/// The key failures are grouped by: the cause with the line's shape instead of the line.
+fn cause_key(result: &CaseResult) -> (Verdict, String, String) {
+    let difference = result.difference.as_ref();
+    let line_shape = difference
+        .and_then(|d| d.expected_line.as_deref().or(d.actual_line.as_deref()))
+        .map(shape)
+        .unwrap_or_default();
+    match result.verdict {
+        Verdict::WrongOutput | Verdict::PresentationError => (
+            result.verdict,
+            difference.map(|d| d.cause.clone()).unwrap_or_default(),
+            line_shape,
+        ),
+        verdict => (verdict, cause(result), String::new()),
+    }
+}
+
+/// The full report for a finished run, with ANSI styles (print through `anstream`).
+pub fn render(run: &Run, verbose: bool) -> String {
+    let mut out = String::new();
+    if let Some(note) = &run.inferred {
+        let _ = writeln!(out, "{note}");
+    }
+    let mut causes: BTreeMap<(Verdict, String, String), Vec<&CaseResult>> = BTreeMap::new();
+    for result in run
+        .results
+        .iter()
+        .filter(|r| !r.verdict.passed() && r.verdict != Verdict::Skipped)
+    {
+        causes.entry(cause_key(result)).or_default().push(result);
+    }
+    for result in &run.results {
+        let id = result.case.id();
+        let ungraded = if result.case.graded {
+            ""
+        } else {
+            " (ungraded)"
+        };
+        if result.verdict.passed() {
+            if verbose {
+                let _ = writeln!(out, "{PASS}PASS{PASS:#} {id}{ungraded}");
+            }
+            continue;
+        }
+        if result.verdict == Verdict::Skipped {
+            continue;
+        }
+        let siblings = &causes[&cause_key(result)];
+        let first = std::ptr::eq(siblings[0], result);
+        if first || verbose {
+            out += &case_block(result);
+        } else {
+            let _ = writeln!(
+                out,
+                "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {} {DIM}(as {}){DIM:#}",
+                result.verdict,
+                siblings[0].case.id()
+            );
+        }
+    }
+    if !causes.is_empty() {
+        let _ = writeln!(out, "\ncauses:");
+        let mut by_size: Vec<_> = causes.values().collect();
+        by_size.sort_by_key(|results| std::cmp::Reverse(results.len()));
+        for results in by_size {
+            let n = results.len();
+            let plural = if n == 1 { "case" } else { "cases" };
+            let _ = writeln!(out, "  {n} {plural}: {}", cause(results[0]));
+            let names: Vec<String> = results.iter().take(5).map(|r| r.case.id()).collect();
+            let more = if n > 5 {
+                format!(", and {} more", n - 5)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "    {DIM}{}{more}{DIM:#}", names.join(", "));
+        }
+    }
+    out += &totals(run);
+    out
+}
+
+fn case_block(result: &CaseResult) -> String {
+    let mut out = String::new();
+    let ungraded = if result.case.graded {
+        ""
+    } else {
+        " (ungraded)"
+    };
+    let _ = writeln!(
+        out,
+        "{FAIL}FAIL{FAIL:#} {}{ungraded}: {}",
+        result.case.id(),
+        result.verdict
+    );
+    if let Some(detail) = &result.detail {
+        let _ = writeln!(out, "  {detail}");
+    }
+    if let Some(difference) = &result.difference {
+        let location = result
+            .location
+            .as_deref()
+            .map(|l| format!(", {l}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  first difference: line {}, column {}{location}",
+            difference.line, difference.column
+        );
+        let _ = writeln!(out, "  {}", difference.cause);
+        let show = |line: &Option<String>| match line {
+            Some(line) => format!("`{}`", diff::visible(line)),
+            None => "(nothing)".into(),
+        };
+        let _ = writeln!(out, "  expected: {}", show(&difference.expected_line));
+        let _ = writeln!(out, "       got: {}", show(&difference.actual_line));
+        if let Some(execution) = &result.execution {
+            out += &diff::render(&result.expected, &execution.stdout, "  ");
+        }
+    }
+    if let Some(execution) = &result.execution {
+        if !execution.stderr.is_empty() {
+            let _ = writeln!(out, "  stderr:");
+            let text = String::from_utf8_lossy(&execution.stderr);
+            for line in text.lines().take(STDERR_LINES) {
+                let _ = writeln!(out, "  {DIM}|{DIM:#} {line}");
+            }
+            if text.lines().count() > STDERR_LINES || execution.stderr_truncated {
+                let _ = writeln!(out, "  {DIM}| …{DIM:#}");
+            }
+        }
+    }
+    out
+}
+
+fn totals(run: &Run) -> String {
+    let mut out = String::from("\n");
+    let mut groups: BTreeMap<(&str, &str), (usize, usize, bool)> = BTreeMap::new();
+    for result in &run.results {
+        let entry = groups
+            .entry((&result.case.spec, &result.case.group))
+            .or_insert((0, 0, result.case.graded));
+        match result.verdict {
+            Verdict::Pass => entry.0 += 1,
+            Verdict::Skipped => {}
+            _ => entry.1 += 1,
+        }
+    }
+    for ((spec, group), (passed, failed, graded)) in &groups {
+        let ungraded = if *graded { "" } else { " (ungraded)" };
+        let _ = writeln!(
+            out,
+            "  {spec:<9} {group:<28} {passed:>4} passed, {failed:>3} failed{ungraded}"
+        );
+    }
+    let graded = run.results.iter().filter(|r| r.case.graded);
+    let passed = graded
+        .clone()
+        .filter(|r| r.verdict == Verdict::Pass)
+        .count();
+    let skipped = graded
+        .clone()
+        .filter(|r| r.verdict == Verdict::Skipped)
+        .count()
+        + run.n_filtered;
+    let failed = graded.count() - passed - (skipped - run.n_filtered);
+    let _ = writeln!(
+        out,
+        "\n{} cases of {} in {:.1} s",
+        run.results.len(),
+        run.target,
+        run.elapsed.as_secs_f64()
+    );
+    let skipped = if skipped > 0 {
+        format!(", {skipped} skipped")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "{passed} passed, {failed} failed{skipped}");
+    out
+}

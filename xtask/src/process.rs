@@ -1,0 +1,306 @@
+//! Running one target on one input, with a deadline and capped output, leaving nothing behind.
+//!
+//! The target runs in a process group of its own. One thread multiplexes everything with
+//! `poll(2)`: feeding stdin (a target that exits early or never reads is normal: a broken pipe
+//! just ends the feeding), reading stdout and stderr (capped), and watching for the exit through
+//! a pidfd (or, on kernels without pidfds, a short polling interval). On exit, on timeout and
+//! when stdout overflows, the whole group is killed with SIGKILL, so a child that inherited the
+//! pipes cannot keep the case open; a process that left the group and still holds a pipe is
+//! waited for only briefly. The group is killed before the target is reaped, while its pid
+//! cannot yet be reused.
+
+use std::ffi::OsString;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::path::PathBuf;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long output is still collected after the target exits, from processes that escaped
+/// its process group.
+const DRAIN: Duration = Duration::from_millis(200);
+
+/// A command line to run, and the folder to run it in.
+#[derive(Debug, Clone)]
+pub struct Target {
+    pub program: OsString,
+    pub args: Vec<OsString>,
+    pub dir: PathBuf,
+}
+
+impl Target {
+    /// The command line as a user would type it.
+    pub fn display(&self) -> String {
+        std::iter::once(&self.program)
+            .chain(&self.args)
+            .map(|word| word.to_string_lossy().into_owned())
+            .collect::<Vec<_>>()
+            .join(" ")
+    }
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Limits {
+    pub timeout: Duration,
+    /// Bytes of stdout kept; more is an output-limit verdict.
+    pub stdout_cap: usize,
+    /// Bytes of stderr kept; the rest is read and dropped.
+    pub stderr_cap: usize,
+}
+
+/// How the target ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Exit {
+    Code(i32),
+    Signal(i32),
+}
+
+/// Everything observed while running a target once.
+#[derive(Debug, Clone)]
+pub struct Execution {
+    pub exit: Exit,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub stderr_truncated: bool,
+    /// From spawn to exit.
+    pub elapsed: Duration,
+    /// Killed at the deadline.
+    pub timed_out: bool,
+    /// Killed for writing more than the stdout cap.
+    pub output_limited: bool,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Stdin,
+    Stdout,
+    Stderr,
+    Exit,
+}
+
+/// Runs `target` with `input` on stdin. `Err` only when it cannot be started.
+pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Execution> {
+    let start = Instant::now();
+    let mut child = Command::new(&target.program)
+        .args(&target.args)
+        .current_dir(&target.dir)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .process_group(0)
+        .spawn()?;
+    let pid = child.id() as libc::pid_t;
+    let mut stdin = child.stdin.take().map(OwnedFd::from);
+    let mut stdout = child.stdout.take().map(OwnedFd::from);
+    let mut stderr = child.stderr.take().map(OwnedFd::from);
+    for fd in [&stdin, &stdout, &stderr].into_iter().flatten() {
+        set_nonblocking(fd.as_raw_fd())?;
+    }
+    let pidfd = pidfd_open(pid);
+    if input.is_empty() {
+        stdin = None;
+    }
+
+    let deadline = start + limits.timeout;
+    let mut written = 0;
+    let (mut out, mut err) = (Vec::new(), Vec::new());
+    let (mut timed_out, mut output_limited, mut stderr_truncated) = (false, false, false);
+    let mut exited_at: Option<Instant> = None;
+    let mut buffer = vec![0u8; 64 * 1024];
+    loop {
+        let now = Instant::now();
+        if let Some(exited) = exited_at {
+            if (stdout.is_none() && stderr.is_none()) || now >= exited + DRAIN {
+                break;
+            }
+        } else if now >= deadline && !timed_out && !output_limited {
+            kill_group(pid);
+            timed_out = true;
+        }
+        let mut fds = Vec::with_capacity(4);
+        let mut streams = Vec::with_capacity(4);
+        let mut watch = |fd: RawFd, events: libc::c_short, stream: Stream| {
+            fds.push(libc::pollfd {
+                fd,
+                events,
+                revents: 0,
+            });
+            streams.push(stream);
+        };
+        if let Some(fd) = &stdin {
+            watch(fd.as_raw_fd(), libc::POLLOUT, Stream::Stdin);
+        }
+        if let Some(fd) = &stdout {
+            watch(fd.as_raw_fd(), libc::POLLIN, Stream::Stdout);
+        }
+        if let Some(fd) = &stderr {
+            watch(fd.as_raw_fd(), libc::POLLIN, Stream::Stderr);
+        }
+        if let (Some(fd), None) = (&pidfd, exited_at) {
+            watch(fd.as_raw_fd(), libc::POLLIN, Stream::Exit);
+        }
+        let mut wait = match exited_at {
+            Some(exited) => (exited + DRAIN).saturating_duration_since(now),
+            None if timed_out || output_limited => Duration::from_millis(10),
+            None => deadline.saturating_duration_since(now),
+        };
+        if pidfd.is_none() && exited_at.is_none() {
+            wait = wait.min(Duration::from_millis(2));
+        }
+        let wait_ms = wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs for the whole call.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
+        if ready < 0 {
+            let error = io::Error::last_os_error();
+            if error.kind() == io::ErrorKind::Interrupted {
+                continue;
+            }
+            kill_group(pid);
+            let _ = child.wait();
+            return Err(error);
+        }
+        let mut just_exited = false;
+        for (pollfd, stream) in fds.iter().zip(&streams) {
+            if pollfd.revents == 0 {
+                continue;
+            }
+            match stream {
+                Stream::Stdin => {
+                    let fd = stdin.as_ref().map_or(-1, |fd| fd.as_raw_fd());
+                    let chunk = &input[written..input.len().min(written + 64 * 1024)];
+                    match write_fd(fd, chunk) {
+                        Ok(n) => written += n,
+                        Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+                        // A target that stopped reading is normal: stop feeding it.
+                        Err(_) => written = input.len(),
+                    }
+                    if written == input.len() {
+                        stdin = None;
+                    }
+                }
+                Stream::Stdout => match read_fd(stdout.as_ref(), &mut buffer) {
+                    Read::Again => {}
+                    Read::End => stdout = None,
+                    Read::Data(n) => {
+                        out.extend_from_slice(&buffer[..n]);
+                        if out.len() > limits.stdout_cap {
+                            out.truncate(limits.stdout_cap);
+                            output_limited = true;
+                            stdout = None;
+                            kill_group(pid);
+                        }
+                    }
+                },
+                Stream::Stderr => match read_fd(stderr.as_ref(), &mut buffer) {
+                    Read::Again => {}
+                    Read::End => stderr = None,
+                    Read::Data(n) => {
+                        let room = limits.stderr_cap.saturating_sub(err.len());
+                        err.extend_from_slice(&buffer[..n.min(room)]);
+                        stderr_truncated |= n > room;
+                    }
+                },
+                Stream::Exit => just_exited = true,
+            }
+        }
+        if pidfd.is_none() && exited_at.is_none() {
+            just_exited = has_exited(pid);
+        }
+        if just_exited {
+            exited_at = Some(Instant::now());
+            stdin = None;
+            // Whatever the target left running goes with it.
+            kill_group(pid);
+        }
+    }
+    let elapsed = exited_at.map_or_else(|| start.elapsed(), |at| at - start);
+    let status = child.wait()?;
+    let exit = match status.signal() {
+        Some(signal) => Exit::Signal(signal),
+        None => Exit::Code(status.code().unwrap_or(-1)),
+    };
+    Ok(Execution {
+        exit,
+        stdout: out,
+        stderr: err,
+        stderr_truncated,
+        elapsed,
+        timed_out,
+        output_limited,
+    })
+}
+
+fn kill_group(pid: libc::pid_t) {
+    // SAFETY: kill has no memory-safety preconditions. The group id is the target's pid, which
+    // is not reaped yet and so cannot name another group.
+    unsafe {
+        libc::kill(-pid, libc::SIGKILL);
+    }
+}
+
+fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on an fd this function's caller owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A pidfd for `pid`, readable once it exits; `None` where the kernel has none.
+fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    use std::os::fd::FromRawFd;
+    // SAFETY: the syscall takes two integers and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a non-negative result is a fresh fd that nothing else owns.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Whether `pid` has exited, without reaping it.
+fn has_exited(pid: libc::pid_t) -> bool {
+    // SAFETY: waitid writes only into `info`, a zeroed siginfo_t we own.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) == 0 && info.si_pid() != 0
+    }
+}
+
+fn write_fd(fd: RawFd, bytes: &[u8]) -> io::Result<usize> {
+    // SAFETY: `bytes` is valid for reads of `bytes.len()` bytes.
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// The result of one non-blocking read.
+enum Read {
+    Data(usize),
+    /// End of file, or an error that ends the stream all the same.
+    End,
+    /// A spurious wake-up: nothing to read yet.
+    Again,
+}
+
+fn read_fd(fd: Option<&OwnedFd>, buffer: &mut [u8]) -> Read {
+    let Some(fd) = fd else { return Read::End };
+    loop {
+        // SAFETY: `buffer` is valid for writes of `buffer.len()` bytes.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
+        if n > 0 {
+            return Read::Data(n as usize);
+        }
+        if n == 0 {
+            return Read::End;
+        }
+        match io::Error::last_os_error().kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Read::Again,
+            _ => return Read::End,
+        }
+    }
+}
