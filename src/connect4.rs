@@ -158,8 +158,10 @@ impl Program for Connect4 {
                 .note(line_no, "input goes on after the game is over");
             return Ok(Flow::Continue);
         }
-        let Some(col) = parse_column(line).filter(|&col| !self.grid.is_full(col)) else {
-            if looks_like_column(line) {
+        let column = parse_column(line);
+        let Some(col) = column.filter(|&col| !self.grid.is_full(col)) else {
+            // A valid digit naming a full column is a graded invalid move.
+            if column.is_none() && looks_like_column(line) {
                 self.unspecified.note(
                     line_no,
                     "a column number with spaces, a sign, extra zeros or non-ASCII digits",

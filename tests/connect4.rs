@@ -116,7 +116,12 @@ fn several_invalid_inputs_in_a_row() {
 
 #[test]
 fn a_full_column_is_an_invalid_move() {
-    let (output, _) = run("connect4", "2\n2\n2\n2\n2\n2\n3\n");
+    // Column 2 fills up, the sixth 2 is refused, then O and X finish the game in column 3/4.
+    let (output, finished_run) = run("connect4", "2\n2\n2\n2\n2\n2\n3\n4\n3\n4\n3\n4\n3\n");
+    assert_eq!(
+        finished_run.unspecified, None,
+        "a full column is a graded invalid move"
+    );
     let full = ["..X.....", "..O.....", "..X.....", "..O.....", "..X....."];
     let expected_tail = turn(full, 'O') + INVALID;
     let e = "........";
@@ -126,11 +131,15 @@ fn a_full_column_is_an_invalid_move() {
         "the full column must not take the move"
     );
     assert!(output.contains(&expected_tail), "{output}");
-    let last = turn(
+    let after_refusal = turn(
         ["..X.....", "..O.....", "..X.....", "..O.....", "..XO...."],
         'X',
     );
-    assert!(output.ends_with(&last), "{output}");
+    assert!(
+        output.contains(&(expected_tail + &after_refusal)),
+        "{output}"
+    );
+    assert!(output.ends_with("Game finished.\n"), "{output}");
 }
 
 #[test]

@@ -42,8 +42,10 @@ pub struct Options {
 pub struct Run {
     pub suites: Vec<Suite>,
     pub results: Vec<CaseResult>,
-    /// Cases left out by `--filter` or the unspecified groups.
+    /// Cases left out by `--filter`.
     pub n_filtered: usize,
+    /// Ungraded cases left out because `--include-unspecified` was not given.
+    pub n_ungraded_left_out: usize,
     pub target: String,
     pub elapsed: Duration,
     /// The note printed when the spec was inferred.
@@ -91,16 +93,18 @@ pub fn check(options: &Options) -> Result<Run, Error> {
         }
     };
     let mut plans = Vec::new();
-    let mut n_filtered = 0;
+    let (mut n_filtered, mut n_ungraded_left_out) = (0, 0);
     for suite in chosen {
         let target = target_for(options, &suite)?;
         let mut cases = discover(&suite)?;
         let before = cases.len();
+        cases.retain(|case| case.graded || options.include_unspecified);
+        n_ungraded_left_out += before - cases.len();
+        let before = cases.len();
         cases.retain(|case| {
-            (case.graded || options.include_unspecified)
-                && options.filter.as_ref().is_none_or(|pattern| {
-                    case.group.contains(pattern.as_str()) || case.id().contains(pattern.as_str())
-                })
+            options.filter.as_ref().is_none_or(|pattern| {
+                case.group.contains(pattern.as_str()) || case.id().contains(pattern.as_str())
+            })
         });
         n_filtered += before - cases.len();
         plans.push(Plan {
@@ -121,6 +125,7 @@ pub fn check(options: &Options) -> Result<Run, Error> {
         suites: plans.into_iter().map(|p| p.suite).collect(),
         results,
         n_filtered,
+        n_ungraded_left_out,
         target: options
             .target
             .as_ref()

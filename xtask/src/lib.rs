@@ -6,11 +6,13 @@
 //! report. The harness never imports the reference's game modules: it sees a folder of cases
 //! and a command line, so it works unchanged for any target.
 
+pub mod bless;
 pub mod check;
 pub mod compare;
 pub mod diff;
 pub mod discover;
 pub mod error;
+pub mod generate;
 pub mod gradescope;
 pub mod json;
 pub mod junit;

@@ -30,6 +30,105 @@ struct Cli {
 enum Task {
     /// Run a program (or, with none, the reference) against the cases.
     Check(CheckArgs),
+    /// Rewrite every expected output from the reference.
+    Bless(BlessArgs),
+    /// Write reproducible random cases into `cases/<spec>/generated/`.
+    Gen(GenArgs),
+}
+
+#[derive(clap::Args)]
+struct BlessArgs {
+    /// Only this spec's suite.
+    #[arg(long)]
+    spec: Option<String>,
+    /// Change nothing; exit 1 if anything would change.
+    #[arg(long)]
+    check: bool,
+    /// Another corpus root.
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
+    /// Bless from this command line (after `--`) instead of the reference.
+    #[arg(long)]
+    from: bool,
+    /// The command line for `--from`.
+    #[arg(last = true, value_name = "CMD")]
+    command: Vec<OsString>,
+}
+
+#[derive(clap::Args)]
+struct GenArgs {
+    /// The spec to generate for.
+    #[arg(long)]
+    spec: String,
+    /// The first seed; case k gets seed + k, and its file name starts with that seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// How many cases.
+    #[arg(long, default_value_t = 1)]
+    count: u64,
+    /// Where to write (default: `cases/<spec>/generated/`).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+}
+
+fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
+    let from = match (args.from, args.command.is_empty()) {
+        (true, false) => Some(args.command),
+        (false, true) => None,
+        (true, true) => {
+            return Err(Error::Usage(
+                "--from needs a command line after `--`".into(),
+            ))
+        }
+        (false, false) => return Err(Error::Usage(
+            "bless only takes a command line with --from: it blesses from the reference otherwise"
+                .into(),
+        )),
+    };
+    let options = xtask::bless::Options {
+        cases_root: args.cases.unwrap_or_else(workspace::cases),
+        spec: args.spec,
+        check: args.check,
+        from,
+        reference: workspace::build_reference()?,
+        dir: std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))?,
+        jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+    };
+    let summary = xtask::bless::bless(&options)?;
+    print_report(&summary.render(args.check))?;
+    Ok(if args.check && !summary.is_clean() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
+    let dir = args
+        .out
+        .unwrap_or_else(|| workspace::cases().join(&args.spec).join("generated"));
+    let written = xtask::generate::write(&args.spec, args.seed, args.count, &dir)?;
+    print_report(&format!(
+        "wrote {} {} cases into `{}`\n",
+        written.len(),
+        args.spec,
+        dir.display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Prints a report on stdout; a reader that went away is not an error.
+fn print_report(report: &str) -> Result<(), Error> {
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(report.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::Command(format!("failed to write the report: {err}")))
+        }
+        _ => Ok(()),
+    }
 }
 
 #[derive(clap::Args)]
@@ -137,6 +236,8 @@ fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.task {
         Task::Check(args) => run_check(args),
+        Task::Bless(args) => run_bless(args),
+        Task::Gen(args) => run_gen(args),
     };
     match result {
         Ok(code) => code,

@@ -216,6 +216,13 @@ fn totals(run: &Run) -> String {
         run.target,
         run.elapsed.as_secs_f64()
     );
+    if run.n_ungraded_left_out > 0 {
+        let _ = writeln!(
+            out,
+            "{} ungraded cases (unspecified behaviour) not run: --include-unspecified runs them",
+            run.n_ungraded_left_out
+        );
+    }
     let skipped = if skipped > 0 {
         format!(", {skipped} skipped")
     } else {
