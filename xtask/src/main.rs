@@ -50,6 +50,9 @@ struct BlessArgs {
     /// Bless from this command line (after `--`) instead of the reference.
     #[arg(long)]
     from: bool,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    reference: Option<PathBuf>,
     /// The command line for `--from`.
     #[arg(last = true, value_name = "CMD")]
     command: Vec<OsString>,
@@ -90,7 +93,7 @@ fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
         spec: args.spec,
         check: args.check,
         from,
-        reference: workspace::build_reference()?,
+        reference: reference_binary(args.reference)?,
         dir: std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))?,
         jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
     };
@@ -115,6 +118,18 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
         dir.display()
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The reference binary: the one given, or a fresh release build.
+fn reference_binary(given: Option<PathBuf>) -> Result<PathBuf, Error> {
+    match given {
+        Some(path) if path.is_file() => Ok(path),
+        Some(path) => Err(Error::Usage(format!(
+            "--reference: `{}` is not a file",
+            path.display()
+        ))),
+        None => workspace::build_reference(),
+    }
 }
 
 /// Prints a report on stdout; a reader that went away is not an error.
@@ -166,6 +181,9 @@ struct CheckArgs {
     /// Write Gradescope's results.json.
     #[arg(long, value_name = "FILE")]
     gradescope: Option<PathBuf>,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    reference: Option<PathBuf>,
     /// The program to check, as a command line (after `--`).
     #[arg(last = true, value_name = "TARGET")]
     target: Vec<OsString>,
@@ -201,7 +219,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
         fail_fast: args.fail_fast,
         include_unspecified: args.include_unspecified,
         target: (!args.target.is_empty()).then_some(args.target),
-        reference: workspace::build_reference()?,
+        reference: reference_binary(args.reference)?,
         dir,
         progress: std::io::stderr().is_terminal() && std::env::var_os("CI").is_none(),
     };

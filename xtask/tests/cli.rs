@@ -1,0 +1,262 @@
+//! The `cargo xtask check` command-line contract: exit statuses, error messages naming what is
+//! at fault, spec inference, and localisation of a difference to its input line.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use crate::support::{fixture, Corpus};
+
+fn xtask() -> Command {
+    Command::cargo_bin("xtask").unwrap()
+}
+
+/// `check` on the corpus with the fixture in `mode` as the target (and as the reference).
+fn check(corpus: &Corpus, mode: &str) -> assert_cmd::assert::Assert {
+    xtask()
+        .env("NO_COLOR", "1")
+        .args(["check", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .arg("--")
+        .arg(fixture())
+        .arg(mode)
+        .arg(corpus.expected_path())
+        .assert()
+}
+
+#[test]
+fn a_passing_target_exits_0_with_the_verdict_line_last() {
+    let corpus = Corpus::new(b"x\n", true);
+    check(&corpus, "right")
+        .code(0)
+        .stdout(predicate::str::ends_with("1 passed, 0 failed\n"));
+}
+
+#[test]
+fn a_failing_target_exits_1_and_shows_where_it_differs() {
+    let corpus = Corpus::new(b"x\n", true);
+    check(&corpus, "wrong").code(1).stdout(
+        predicate::str::contains("FAIL demo/basic/001-case: wrong output")
+            .and(predicate::str::contains(
+                "first difference: line 4, column 15",
+            ))
+            .and(predicate::str::contains("expected: `---·the·end·---`"))
+            .and(predicate::str::contains("     got: `---·the·end·--#`"))
+            .and(predicate::str::ends_with("0 passed, 1 failed\n")),
+    );
+}
+
+#[test]
+fn the_difference_is_traced_to_the_input_line_it_answers() {
+    let corpus = Corpus::new(b"first\nsecond\nthird\nfourth\n", true);
+    let suite = corpus.root().join("demo/suite.toml");
+    let text = std::fs::read_to_string(&suite).unwrap().replace(
+        "args = [\"demo\"]",
+        &format!("args = [\"reference\", {:?}]", corpus.expected_path()),
+    );
+    std::fs::write(&suite, text).unwrap();
+    check(&corpus, "wrong")
+        .code(1)
+        .stdout(predicate::str::contains(
+            "line 4, column 15, in the output after input line 4: `fourth`",
+        ));
+}
+
+#[test]
+fn a_target_that_cannot_start_is_reported_once_with_exit_2() {
+    let corpus = Corpus::new(b"x\n", true);
+    for k in 2..=9 {
+        corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
+    }
+    let output = xtask()
+        .args(["check", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .args(["--", "/nonexistent/student-program"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert_eq!(stderr.matches("could not run").count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("`/nonexistent/student-program`"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn corpus_problems_exit_2_naming_the_file() {
+    let corpus = Corpus::new(b"x\n", true);
+    std::fs::write(corpus.root().join("demo/basic/002-orphan.in"), "x\n").unwrap();
+    check(&corpus, "right").code(2).stderr(
+        predicate::str::contains("002-orphan.in").and(predicate::str::contains("no `.out`")),
+    );
+
+    let corpus = Corpus::new(b"x\n", true);
+    std::fs::create_dir(corpus.root().join("demo/mystery")).unwrap();
+    check(&corpus, "right")
+        .code(2)
+        .stderr(predicate::str::contains("group `mystery` is not listed"));
+
+    let corpus = Corpus::new(b"x\n", true);
+    std::fs::write(corpus.root().join("demo/suite.toml"), "args = 3\n").unwrap();
+    check(&corpus, "right")
+        .code(2)
+        .stderr(predicate::str::contains("suite.toml"));
+}
+
+#[test]
+fn bad_arguments_exit_2_naming_the_argument() {
+    let corpus = Corpus::new(b"x\n", true);
+    xtask()
+        .args(["check", "--cases", "/nonexistent/corpus", "--reference"])
+        .arg(fixture())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--cases: `/nonexistent/corpus`"));
+    xtask()
+        .args(["check", "--spec", "tetris", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown spec `tetris`"));
+    xtask().args(["check", "--jobs", "0"]).assert().code(2);
+}
+
+/// A corpus with two suites, `demo` and `other`, each with a `handout` case.
+fn two_suites() -> Corpus {
+    let corpus = Corpus::new(b"x\n", true);
+    for (suite, expected) in [
+        ("demo", crate::support::EXPECTED),
+        ("other", "something else\n"),
+    ] {
+        let dir = corpus.root().join(suite);
+        std::fs::create_dir_all(dir.join("handout")).unwrap();
+        std::fs::write(dir.join("handout/001-example.in"), "x\n").unwrap();
+        std::fs::write(dir.join("handout/001-example.out"), expected).unwrap();
+        std::fs::write(
+            dir.join("suite.toml"),
+            "args = []\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n[groups]\nhandout = 1\nbasic = 1\n",
+        )
+        .unwrap();
+    }
+    std::fs::create_dir_all(corpus.root().join("other/basic")).unwrap();
+    corpus
+}
+
+#[test]
+fn the_spec_is_inferred_from_the_handout_cases() {
+    let corpus = two_suites();
+    xtask()
+        .env("NO_COLOR", "1")
+        .args(["check", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .arg("--")
+        .arg(fixture())
+        .arg("right")
+        .arg(corpus.expected_path())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::starts_with(
+            "looks like demo: 1/1 handout cases pass; pass --spec to choose\n",
+        ));
+}
+
+#[test]
+fn an_unclear_spec_stops_and_lists_the_choices() {
+    let corpus = two_suites();
+    xtask()
+        .args(["check", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .arg("--")
+        .arg(fixture())
+        .arg("wrong")
+        .arg(corpus.expected_path())
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("pass --spec with one of")
+                .and(predicate::str::contains("demo (0/1 handout cases pass)"))
+                .and(predicate::str::contains("other (0/1 handout cases pass)")),
+        );
+}
+
+#[test]
+fn filtering_counts_the_cases_left_out_as_skipped() {
+    let corpus = Corpus::new(b"x\n", true);
+    corpus.add("002-other", b"x\n", crate::support::EXPECTED.as_bytes());
+    xtask()
+        .args(["check", "--spec", "demo", "--filter", "002", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .arg("--")
+        .arg(fixture())
+        .arg("right")
+        .arg(corpus.expected_path())
+        .assert()
+        .code(0)
+        .stdout(predicate::str::ends_with("1 passed, 0 failed, 1 skipped\n"));
+}
+
+#[test]
+fn bless_writes_atomically_reports_and_checks() {
+    let corpus = Corpus::new(b"x\n", true);
+    corpus.add("002-new", b"x\n", b"stale\n");
+    std::fs::remove_file(corpus.root().join("demo/basic/002-new.out")).unwrap();
+    corpus.add("003-changed", b"x\n", b"old\n");
+    std::fs::write(corpus.root().join("demo/basic/004-gone.out"), "x").unwrap();
+    let bless = |check: bool| {
+        let mut command = xtask();
+        command.arg("bless");
+        if check {
+            command.arg("--check");
+        }
+        command
+            .arg("--cases")
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(fixture())
+            .arg("--from")
+            .arg("--")
+            .arg(fixture())
+            .arg("right")
+            .arg(corpus.expected_path());
+        command.assert()
+    };
+    bless(true).code(1).stdout(predicate::str::contains(
+        "would bless: 1 new, 1 changed, 1 unchanged, 1 stale",
+    ));
+    assert!(
+        !corpus.root().join("demo/basic/002-new.out").exists(),
+        "--check writes nothing"
+    );
+    bless(false).code(0).stdout(predicate::str::contains(
+        "blessed: 1 new, 1 changed, 1 unchanged, 1 stale",
+    ));
+    let blessed =
+        std::fs::read_to_string(corpus.root().join("demo/basic/003-changed.out")).unwrap();
+    assert_eq!(blessed, crate::support::EXPECTED);
+    // Stale files are reported, never deleted.
+    std::fs::remove_file(corpus.root().join("demo/basic/004-gone.out")).unwrap();
+    bless(true).code(0).stdout(predicate::str::contains(
+        "would bless: 0 new, 0 changed, 3 unchanged, 0 stale",
+    ));
+}
+
+#[test]
+fn bless_refuses_a_command_line_without_from() {
+    xtask()
+        .args(["bless", "--check", "--", "python3", "x.py"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--from"));
+}

@@ -1,0 +1,195 @@
+//! Hygiene of the bundled corpus and the project, as ordinary tests.
+//!
+//! The corpus is the product: every `.in` has its `.out`, names follow `NNN-what-it-tests`,
+//! every group is known to its suite file, no graded case repeats another, the counts the
+//! project promises hold, every `.out` is what the reference prints, and (the strongest check)
+//! every graded case stays inside the determined and ruled domain while every case of an
+//! `unspecified` group really touches unspecified behaviour.
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use gridjudge::driver::run_bytes;
+use xtask::discover::discover;
+use xtask::suite::load_all;
+
+fn cases_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")
+}
+
+fn is_case_name(stem: &str) -> bool {
+    let Some((number, what)) = stem.split_once('-') else {
+        return false;
+    };
+    number.len() >= 3
+        && number.bytes().all(|b| b.is_ascii_digit())
+        && !what.is_empty()
+        && what.split('-').all(|word| {
+            !word.is_empty()
+                && word
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit())
+        })
+}
+
+#[test]
+fn case_names_follow_the_pattern() {
+    assert!(
+        is_case_name("013-match-horizontal") && !is_case_name("13-x") && !is_case_name("013-Bad")
+    );
+    for entry in walkdir::WalkDir::new(cases_root())
+        .min_depth(3)
+        .max_depth(3)
+    {
+        let path = entry.unwrap().into_path();
+        let stem = path.file_stem().unwrap().to_string_lossy();
+        let ext = path.extension().map(|e| e.to_string_lossy().into_owned());
+        assert!(
+            matches!(ext.as_deref(), Some("in" | "out")),
+            "`{}`: neither .in nor .out",
+            path.display()
+        );
+        assert!(
+            is_case_name(&stem),
+            "`{}`: not NNN-what-it-tests",
+            path.display()
+        );
+        let twin = path.with_extension(if ext.as_deref() == Some("in") {
+            "out"
+        } else {
+            "in"
+        });
+        assert!(
+            twin.is_file(),
+            "`{}` has no twin `{}`",
+            path.display(),
+            twin.display()
+        );
+    }
+}
+
+#[test]
+fn the_corpus_is_valid_and_big_enough() {
+    let minimum = BTreeMap::from([
+        ("collapse", 100),
+        ("columns", 250),
+        ("connect4", 120),
+        ("go", 120),
+    ]);
+    let suites = load_all(&cases_root()).unwrap();
+    let names: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
+    assert_eq!(names, minimum.keys().copied().collect::<Vec<_>>());
+    for suite in &suites {
+        let cases = discover(suite).unwrap();
+        let graded: Vec<_> = cases.iter().filter(|c| c.graded).collect();
+        assert!(
+            graded.len() >= minimum[suite.name.as_str()],
+            "{}: {} graded cases",
+            suite.name,
+            graded.len()
+        );
+        let mut per_group: BTreeMap<&str, usize> = BTreeMap::new();
+        for case in &cases {
+            *per_group.entry(&case.group).or_default() += 1;
+        }
+        for group in suite.file.groups.keys().chain(suite.file.ungraded.keys()) {
+            assert!(
+                per_group.contains_key(group.as_str()),
+                "{}: group `{group}` has no case",
+                suite.name
+            );
+        }
+        if suite.name == "columns" {
+            for feature in 1..=20 {
+                let prefix = format!("{feature:02}-");
+                let count: usize = per_group
+                    .iter()
+                    .filter(|(g, _)| g.starts_with(&prefix))
+                    .map(|(_, n)| n)
+                    .sum();
+                assert!(
+                    count >= 5,
+                    "columns checklist feature {feature}: {count} cases"
+                );
+            }
+        }
+        let mut seen: HashMap<Vec<u8>, &str> = HashMap::new();
+        for case in &graded {
+            let input = std::fs::read(&case.input).unwrap();
+            if let Some(first) = seen.insert(input, &case.name) {
+                panic!(
+                    "{}: `{}` repeats `{first}` byte for byte",
+                    suite.name,
+                    case.id()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn every_case_is_graded_exactly_when_the_spec_determines_it() {
+    for suite in load_all(&cases_root()).unwrap() {
+        let spec = gridjudge::spec::find(&suite.name).unwrap();
+        for case in discover(&suite).unwrap() {
+            let input = std::fs::read(&case.input).unwrap();
+            let (output, result) = run_bytes(spec, &input);
+            let finished = result.unwrap_or_else(|err| panic!("{}: {err}", case.id()));
+            match (case.graded, &finished.unspecified) {
+                (true, Some((line, what))) => panic!(
+                    "{}: graded, but line {line} touches unspecified behaviour: {what}",
+                    case.id()
+                ),
+                (false, None) => panic!(
+                    "{}: in `{}` but touches nothing unspecified",
+                    case.id(),
+                    case.group
+                ),
+                _ => {}
+            }
+            let expected = std::fs::read(&case.expected).unwrap();
+            assert!(
+                output == expected,
+                "{}: `.out` is not the reference's output: run `cargo xtask bless`",
+                case.id()
+            );
+        }
+    }
+}
+
+#[test]
+fn nothing_reads_the_shared_folder() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    for dir in [
+        "src",
+        "xtask/src",
+        "tests",
+        "xtask/tests",
+        "benches",
+        ".ci",
+        ".cargo",
+    ] {
+        for entry in walkdir::WalkDir::new(root.join(dir)) {
+            let path = entry.unwrap().into_path();
+            if path.is_file() {
+                let text = std::fs::read_to_string(&path).unwrap_or_default();
+                let needle = ["..", "/shared"].concat();
+                assert!(
+                    !text.contains(&needle),
+                    "`{}` refers to the shared folder",
+                    path.display()
+                );
+            }
+        }
+    }
+}
+
+#[test]
+fn the_readme_names_the_two_set_up_commands() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
+            .unwrap();
+    assert!(readme.contains("cargo xtask check   # the main job"));
+    assert!(readme.contains("cargo test          # the test suite"));
+    assert!(readme.contains("## Architecture"));
+}
