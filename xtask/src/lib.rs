@@ -6,6 +6,7 @@
 //! report. The harness never imports the reference's game modules: it sees a folder of cases
 //! and a command line, so it works unchanged for any target.
 
+pub mod bench;
 pub mod bless;
 pub mod check;
 pub mod compare;

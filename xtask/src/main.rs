@@ -34,6 +34,62 @@ enum Task {
     Bless(BlessArgs),
     /// Write reproducible random cases into `cases/<spec>/generated/`.
     Gen(GenArgs),
+    /// Measure the harness's overhead against raw spawning, and throughput per --jobs.
+    Bench(BenchArgs),
+}
+
+#[derive(clap::Args)]
+struct BenchArgs {
+    /// Job counts to measure (default: 1 and the number of CPUs).
+    #[arg(long, value_name = "N", num_args = 1..)]
+    jobs: Vec<usize>,
+    /// Runs per figure; the median is reported.
+    #[arg(long, default_value_t = 3)]
+    repeats: usize,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    reference: Option<PathBuf>,
+}
+
+fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
+    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let jobs = if args.jobs.is_empty() {
+        vec![1, cpus]
+    } else {
+        args.jobs
+    };
+    if jobs.contains(&0) || args.repeats == 0 {
+        return Err(Error::Usage(
+            "--jobs and --repeats must be at least 1".into(),
+        ));
+    }
+    let base = Options {
+        cases_root: workspace::cases(),
+        spec: None,
+        filter: None,
+        jobs: cpus,
+        timeout: None,
+        fail_fast: false,
+        include_unspecified: false,
+        target: None,
+        reference: reference_binary(args.reference)?,
+        dir: workspace::root(),
+        progress: false,
+    };
+    let subjects = [
+        xtask::bench::Subject {
+            label: "reference, every suite".into(),
+            target: None,
+            spec: None,
+        },
+        xtask::bench::Subject {
+            label: "python3 go.py, go suite".into(),
+            target: Some(vec!["python3".into(), xtask::bench::python_go().into()]),
+            spec: Some("go".into()),
+        },
+    ];
+    print_report(&xtask::bench::bench(&base, &subjects, &jobs, args.repeats)?)?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(clap::Args)]
@@ -256,6 +312,7 @@ fn main() -> ExitCode {
         Task::Check(args) => run_check(args),
         Task::Bless(args) => run_bless(args),
         Task::Gen(args) => run_gen(args),
+        Task::Bench(args) => run_bench(args),
     };
     match result {
         Ok(code) => code,
