@@ -36,6 +36,179 @@ enum Task {
     Gen(GenArgs),
     /// Measure the harness's overhead against raw spawning, and throughput per --jobs.
     Bench(BenchArgs),
+    /// Look for an input where the target and the reference disagree, and shrink it.
+    Fuzz(FuzzArgs),
+}
+
+#[derive(clap::Args)]
+struct FuzzArgs {
+    /// The spec whose generator makes the inputs.
+    #[arg(long)]
+    spec: String,
+    /// The seed (default: from the clock; printed either way).
+    #[arg(long)]
+    seed: Option<u64>,
+    /// How long to look, like `60s`, `2m` or `90` (seconds); the default is 60s.
+    #[arg(long, value_name = "DURATION", conflicts_with = "runs", value_parser = parse_duration)]
+    time: Option<Duration>,
+    /// How many inputs to try, instead of a time limit.
+    #[arg(long, value_name = "K")]
+    runs: Option<u64>,
+    /// Inputs run at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// Seconds one run may take (default: the suite's).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Where to write the found case (default: `cases/<spec>/found/`).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Another corpus root, for the suite settings.
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    reference: Option<PathBuf>,
+    /// Target runs the shrinker may spend.
+    #[arg(long, default_value_t = 5000)]
+    max_shrink_runs: usize,
+    /// The program to fuzz, as a command line (after `--`).
+    #[arg(last = true, required = true, value_name = "TARGET")]
+    target: Vec<OsString>,
+}
+
+fn parse_duration(text: &str) -> Result<Duration, String> {
+    let (number, unit) = match text.find(|c: char| !c.is_ascii_digit() && c != '.') {
+        Some(at) => text.split_at(at),
+        None => (text, "s"),
+    };
+    let value: f64 = number
+        .parse()
+        .map_err(|_| format!("`{text}` is not a duration like 60s or 2m"))?;
+    let seconds = match unit {
+        "s" => value,
+        "m" => value * 60.0,
+        "h" => value * 3600.0,
+        _ => return Err(format!("`{text}`: the unit must be s, m or h")),
+    };
+    if !(seconds > 0.0 && seconds.is_finite()) {
+        return Err(format!("`{text}` is not a positive duration"));
+    }
+    Ok(Duration::from_secs_f64(seconds))
+}
+
+fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
+    use xtask::fuzz::{Budget, Event, Outcome};
+    let cases_root = args.cases.unwrap_or_else(workspace::cases);
+    let suite = xtask::suite::load_all(&cases_root)?
+        .into_iter()
+        .find(|s| s.name == args.spec)
+        .ok_or_else(|| Error::Usage(format!("unknown spec `{}`", args.spec)))?;
+    if xtask::generate::SPECS.iter().all(|s| *s != args.spec) {
+        return Err(Error::Usage(format!(
+            "no generator for spec `{}`",
+            args.spec
+        )));
+    }
+    let seed = args.seed.unwrap_or_else(|| {
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(1, |d| d.as_secs() % 1_000_000)
+    });
+    let reference = reference_binary(args.reference)?;
+    let options = xtask::fuzz::Options {
+        seed,
+        budget: match args.runs {
+            Some(runs) => Budget::Runs(runs),
+            None => Budget::Time(args.time.unwrap_or(Duration::from_secs(60))),
+        },
+        jobs: args
+            .jobs
+            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .max(1),
+        target: args.target,
+        dir: std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))?,
+        timeout: args
+            .timeout
+            .map_or_else(|| suite.timeout(), Duration::from_secs_f64),
+        max_shrink_runs: args.max_shrink_runs,
+        suite: suite.clone(),
+    };
+    eprintln!(
+        "fuzzing {} with seed {seed} (repeat with --seed {seed})",
+        args.spec
+    );
+    let progress = |event: Event| match event {
+        Event::Searching { runs, elapsed } => {
+            eprintln!("  {runs} inputs in {:.1} s", elapsed.as_secs_f64())
+        }
+        Event::Failed { case_seed, verdict } => {
+            eprintln!("  {verdict} on the input of generator seed {case_seed}: shrinking")
+        }
+        Event::Shrunk {
+            steps, runs, size, ..
+        } => {
+            eprintln!("  shrink step {steps} ({runs} runs): {size} bytes")
+        }
+    };
+    match xtask::fuzz::fuzz(&options, &progress)? {
+        Outcome::Clean { runs, elapsed } => {
+            print_report(&format!(
+                "no disagreement in {runs} inputs ({:.1} s, {:.0} runs/s), seed {seed}\n",
+                elapsed.as_secs_f64(),
+                runs as f64 / elapsed.as_secs_f64()
+            ))?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Outcome::Found(found) => {
+            let mut result = found.result;
+            if let Some(difference) = &result.difference {
+                let reference_target = xtask::process::Target {
+                    program: reference.into(),
+                    args: suite.file.args.iter().map(OsString::from).collect(),
+                    dir: options.dir.clone(),
+                };
+                result.location = xtask::locate::locate(
+                    &reference_target,
+                    found.shrunk.as_bytes(),
+                    difference.expected_offset,
+                );
+            }
+            let dir = args
+                .out
+                .unwrap_or_else(|| cases_root.join(&args.spec).join("found"));
+            let stem = xtask::fuzz::write_case(&dir, seed, &found.shrunk, &result.expected)?;
+            let mut report = format!(
+                "seed {seed}: {} after {} inputs in {:.1} s ({:.0} runs/s), on the input of generator seed {}\n",
+                result.verdict,
+                found.runs,
+                found.time_to_find.as_secs_f64(),
+                found.runs as f64 / found.time_to_find.as_secs_f64().max(1e-9),
+                found.case_seed
+            );
+            report += &format!(
+                "shrunk in {} steps ({} target runs, {:.1} s): {} lines, {} bytes -> {} lines, {} bytes\n\ninput:\n",
+                found.shrink_steps,
+                found.shrink_runs,
+                found.shrink_time.as_secs_f64(),
+                found.original.lines().count(),
+                found.original.len(),
+                found.shrunk.lines().count(),
+                found.shrunk.len()
+            );
+            for line in found.shrunk.lines() {
+                report += &format!("  | {line}\n");
+            }
+            report += "\n";
+            report += &message::case_block(&result);
+            report += &format!(
+                "\nwrote `{}.in` and `.out`: commit them to keep this case\n",
+                dir.join(stem).display()
+            );
+            print_report(&report)?;
+            Ok(ExitCode::from(1))
+        }
+    }
 }
 
 #[derive(clap::Args)]
@@ -313,6 +486,7 @@ fn main() -> ExitCode {
         Task::Bless(args) => run_bless(args),
         Task::Gen(args) => run_gen(args),
         Task::Bench(args) => run_bench(args),
+        Task::Fuzz(args) => run_fuzz(args),
     };
     match result {
         Ok(code) => code,

@@ -125,7 +125,8 @@ pub fn render(run: &Run, verbose: bool) -> String {
     out
 }
 
-fn case_block(result: &CaseResult) -> String {
+/// The full block for one failing case: verdict, first difference, diff and stderr.
+pub fn case_block(result: &CaseResult) -> String {
     let mut out = String::new();
     let ungraded = if result.case.graded {
         ""

@@ -1,6 +1,7 @@
 //! The harness's test suite: one binary, one module per concern.
 
 mod cli;
+mod fuzz;
 mod harness;
 mod reports;
 mod support;
