@@ -11,11 +11,12 @@ use std::time::{Duration, Instant};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rayon::prelude::*;
 
+use crate::confine::{Policy, ResourceLimits};
 use crate::discover::{discover, Case};
 use crate::error::Error;
 use crate::locate::locate;
 use crate::outcome::{judge, CaseResult, Verdict};
-use crate::process::{execute, Limits, Target};
+use crate::process::{execute_confined, Limits, Target};
 use crate::suite::{load_all, Suite};
 
 /// What the user asked for.
@@ -35,6 +36,36 @@ pub struct Options {
     /// Where targets run.
     pub dir: PathBuf,
     pub progress: bool,
+    /// Confine targets other than the reference in a Landlock sandbox.
+    pub sandbox: bool,
+    /// Limits given on the command line, over the suite's.
+    pub limits: LimitOverrides,
+    /// Environment variables passed through to targets besides PATH and LANG.
+    pub pass_env: Vec<String>,
+}
+
+/// Per-case resource limits from the command line; `None` keeps the suite's.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct LimitOverrides {
+    pub cpu: Option<f64>,
+    pub memory_mib: Option<u64>,
+    pub processes: Option<u64>,
+    pub file_size_mib: Option<u64>,
+    pub open_files: Option<u64>,
+}
+
+impl LimitOverrides {
+    /// The limits for `suite`: these overrides over the suite file's values.
+    pub fn resolve(&self, suite: &Suite) -> ResourceLimits {
+        let base = suite.file.limits;
+        ResourceLimits {
+            cpu: Some(Duration::from_secs_f64(self.cpu.unwrap_or(base.cpu))),
+            memory: Some(self.memory_mib.unwrap_or(base.memory_mib) << 20),
+            processes: Some(self.processes.unwrap_or(base.processes)),
+            file_size: Some(self.file_size_mib.unwrap_or(base.file_size_mib) << 20),
+            open_files: Some(self.open_files.unwrap_or(base.open_files)),
+        }
+    }
 }
 
 /// A finished run: every selected case's result, in path order.
@@ -50,6 +81,10 @@ pub struct Run {
     pub elapsed: Duration,
     /// The note printed when the spec was inferred.
     pub inferred: Option<String>,
+    /// Lines about the confinement the user should see once.
+    pub warnings: Vec<String>,
+    /// Ctrl-C stopped the run: the results are partial.
+    pub interrupted: bool,
 }
 
 impl Run {
@@ -62,11 +97,36 @@ impl Run {
     }
 }
 
-/// A suite with the target that runs its cases.
+/// A suite with the target that runs its cases, and how that target is confined.
 struct Plan {
     suite: Suite,
     target: Target,
     cases: Vec<Case>,
+    /// `None` for the reference, which is trusted.
+    policy: Option<Policy>,
+}
+
+/// The confinement of `target` for `suite`: none for the reference.
+fn policy_for(
+    options: &Options,
+    suite: &Suite,
+    target: &Target,
+    warnings: &mut Vec<String>,
+) -> Option<Policy> {
+    options.target.as_ref()?;
+    let (policy, found) = Policy::new(
+        options.limits.resolve(suite),
+        options.sandbox,
+        &options.cases_root,
+        target,
+        &options.pass_env,
+    );
+    for warning in found {
+        if !warnings.contains(&warning) {
+            warnings.push(warning);
+        }
+    }
+    Some(policy)
 }
 
 pub fn check(options: &Options) -> Result<Run, Error> {
@@ -94,8 +154,10 @@ pub fn check(options: &Options) -> Result<Run, Error> {
     };
     let mut plans = Vec::new();
     let (mut n_filtered, mut n_ungraded_left_out) = (0, 0);
+    let mut warnings = Vec::new();
     for suite in chosen {
         let target = target_for(options, &suite)?;
+        let policy = policy_for(options, &suite, &target, &mut warnings);
         let mut cases = discover(&suite)?;
         let before = cases.len();
         cases.retain(|case| case.graded || options.include_unspecified);
@@ -111,6 +173,7 @@ pub fn check(options: &Options) -> Result<Run, Error> {
             suite,
             target,
             cases,
+            policy,
         });
     }
     let results = run_plans(options, &plans)?;
@@ -132,6 +195,8 @@ pub fn check(options: &Options) -> Result<Run, Error> {
             .map_or_else(|| "the reference".into(), |argv| display(argv)),
         elapsed: start.elapsed(),
         inferred,
+        warnings,
+        interrupted: crate::process::interrupted(),
     })
 }
 
@@ -177,10 +242,13 @@ fn infer_spec(
         let mut cases = discover(suite)?;
         cases.retain(|case| case.group == "handout");
         if !cases.is_empty() {
+            let target = target_for(options, suite)?;
+            let policy = policy_for(options, suite, &target, &mut Vec::new());
             plans.push(Plan {
                 suite: suite.clone(),
-                target: target_for(options, suite)?,
+                target,
                 cases,
+                policy,
             });
         }
     }
@@ -280,7 +348,7 @@ fn run_case(
     let input = std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err))?;
     let expected = std::fs::read(&case.expected).map_err(|err| Error::io(&case.expected, err))?;
     let timeout = options.timeout.unwrap_or_else(|| plan.suite.timeout());
-    if stop.load(Ordering::Relaxed) {
+    if stop.load(Ordering::Relaxed) || crate::process::interrupted() {
         let mut result = judge(
             &plan.suite,
             case,
@@ -297,7 +365,7 @@ fn run_case(
         stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
         stderr_cap: 64 << 10,
     };
-    let execution = execute(&plan.target, &input, &limits);
+    let execution = execute_confined(&plan.target, &input, &limits, plan.policy.as_ref());
     let mut result = judge(&plan.suite, case, expected, execution, timeout);
     if !result.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);

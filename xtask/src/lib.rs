@@ -10,6 +10,7 @@ pub mod bench;
 pub mod bless;
 pub mod check;
 pub mod compare;
+pub mod confine;
 pub mod diff;
 pub mod discover;
 pub mod error;

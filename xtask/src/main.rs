@@ -248,6 +248,9 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
         reference: reference_binary(args.reference)?,
         dir: workspace::root(),
         progress: false,
+        sandbox: true,
+        limits: Default::default(),
+        pass_env: Vec::new(),
     };
     let subjects = [
         xtask::bench::Subject {
@@ -263,6 +266,52 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
     ];
     print_report(&xtask::bench::bench(&base, &subjects, &jobs, args.repeats)?)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// How untrusted targets are confined; limits default to the suite file's `[limits]`.
+#[derive(clap::Args, Clone, Default)]
+struct ConfineArgs {
+    /// Run targets without the Landlock sandbox.
+    #[arg(long)]
+    no_sandbox: bool,
+    /// Seconds of CPU time per case.
+    #[arg(long, value_name = "SECS")]
+    cpu: Option<f64>,
+    /// MiB of memory per case.
+    #[arg(long, value_name = "MIB")]
+    memory: Option<u64>,
+    /// Processes and threads per case.
+    #[arg(long, value_name = "N")]
+    processes: Option<u64>,
+    /// MiB one written file may grow to.
+    #[arg(long, value_name = "MIB")]
+    file_size: Option<u64>,
+    /// Open files per process.
+    #[arg(long, value_name = "N")]
+    open_files: Option<u64>,
+    /// Pass this environment variable through to targets (besides PATH and LANG; HOME and TMPDIR
+    /// are the case's temporary folder). Repeatable.
+    #[arg(long, value_name = "VAR")]
+    pass_env: Vec<String>,
+}
+
+impl ConfineArgs {
+    fn overrides(&self) -> Result<xtask::check::LimitOverrides, Error> {
+        if let Some(cpu) = self.cpu {
+            if !(cpu > 0.0 && cpu.is_finite()) {
+                return Err(Error::Usage(format!(
+                    "--cpu must be a positive number of seconds, not {cpu}"
+                )));
+            }
+        }
+        Ok(xtask::check::LimitOverrides {
+            cpu: self.cpu,
+            memory_mib: self.memory,
+            processes: self.processes,
+            file_size_mib: self.file_size,
+            open_files: self.open_files,
+        })
+    }
 }
 
 #[derive(clap::Args)]
@@ -413,6 +462,8 @@ struct CheckArgs {
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     reference: Option<PathBuf>,
+    #[command(flatten)]
+    confine: ConfineArgs,
     /// The program to check, as a command line (after `--`).
     #[arg(last = true, value_name = "TARGET")]
     target: Vec<OsString>,
@@ -451,8 +502,14 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
         reference: reference_binary(args.reference)?,
         dir,
         progress: std::io::stderr().is_terminal() && std::env::var_os("CI").is_none(),
+        sandbox: !args.confine.no_sandbox,
+        limits: args.confine.overrides()?,
+        pass_env: args.confine.pass_env.clone(),
     };
     let run = check::check(&options)?;
+    for warning in &run.warnings {
+        eprintln!("{warning}");
+    }
     for (path, text) in [
         (&args.json, json::render as fn(&check::Run) -> String),
         (&args.junit, junit::render),
@@ -462,17 +519,10 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
             write_atomically(path, text(&run).as_bytes())?;
         }
     }
-    let report = message::render(&run, args.verbose);
-    let mut stdout = anstream::stdout();
-    if let Err(err) = stdout
-        .write_all(report.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        if err.kind() != std::io::ErrorKind::BrokenPipe {
-            return Err(Error::Command(format!("failed to write the report: {err}")));
-        }
-    }
-    Ok(if run.all_graded_passed() {
+    print_report(&message::render(&run, args.verbose))?;
+    Ok(if run.interrupted {
+        ExitCode::from(130)
+    } else if run.all_graded_passed() {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
@@ -481,6 +531,10 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
+    // Ctrl-C: every running target is killed, the partial summary printed, exit status 130.
+    if let Err(err) = ctrlc::set_handler(xtask::process::interrupt) {
+        eprintln!("warning: Ctrl-C will not stop targets cleanly: {err}");
+    }
     let result = match cli.task {
         Task::Check(args) => run_check(args),
         Task::Bless(args) => run_bless(args),

@@ -64,6 +64,12 @@ fn cause_key(result: &CaseResult) -> (Verdict, String, String) {
 /// The full report for a finished run, with ANSI styles (print through `anstream`).
 pub fn render(run: &Run, verbose: bool) -> String {
     let mut out = String::new();
+    if run.interrupted {
+        let _ = writeln!(
+            out,
+            "interrupted: every running target was killed; the results below are partial"
+        );
+    }
     if let Some(note) = &run.inferred {
         let _ = writeln!(out, "{note}");
     }

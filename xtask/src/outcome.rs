@@ -9,7 +9,14 @@ use serde::Serialize;
 
 use crate::compare::{compare, Difference};
 use crate::discover::Case;
-use crate::process::{Execution, Exit};
+use crate::process::{Execution, Exit, Limit};
+
+fn megabytes(bytes: Option<u64>) -> String {
+    bytes.map_or_else(
+        || "unknown".into(),
+        |b| format!("{:.0} MiB", b as f64 / (1 << 20) as f64),
+    )
+}
 use crate::suite::Suite;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
@@ -24,6 +31,12 @@ pub enum Verdict {
     ExitStatus,
     Timeout,
     OutputLimit,
+    MemoryLimit,
+    CpuLimit,
+    /// Tried to run more processes or threads than allowed (a fork bomb, say).
+    ProcessLimit,
+    FileSizeLimit,
+    OpenFilesLimit,
     /// The target could not be started.
     CouldNotRun,
     /// Not run: `--fail-fast` stopped the run first.
@@ -39,18 +52,28 @@ impl Verdict {
             | Verdict::ExitStatus
             | Verdict::Timeout
             | Verdict::OutputLimit
+            | Verdict::MemoryLimit
+            | Verdict::CpuLimit
+            | Verdict::ProcessLimit
+            | Verdict::FileSizeLimit
+            | Verdict::OpenFilesLimit
             | Verdict::CouldNotRun
             | Verdict::Skipped => false,
         }
     }
 
-    pub const ALL: [Verdict; 8] = [
+    pub const ALL: [Verdict; 13] = [
         Verdict::Pass,
         Verdict::WrongOutput,
         Verdict::PresentationError,
         Verdict::ExitStatus,
         Verdict::Timeout,
         Verdict::OutputLimit,
+        Verdict::MemoryLimit,
+        Verdict::CpuLimit,
+        Verdict::ProcessLimit,
+        Verdict::FileSizeLimit,
+        Verdict::OpenFilesLimit,
         Verdict::CouldNotRun,
         Verdict::Skipped,
     ];
@@ -65,6 +88,11 @@ impl fmt::Display for Verdict {
             Verdict::ExitStatus => "exit status",
             Verdict::Timeout => "timeout",
             Verdict::OutputLimit => "output limit",
+            Verdict::MemoryLimit => "memory limit",
+            Verdict::CpuLimit => "CPU time limit",
+            Verdict::ProcessLimit => "process limit",
+            Verdict::FileSizeLimit => "file size limit",
+            Verdict::OpenFilesLimit => "open files limit",
             Verdict::CouldNotRun => "could not run",
             Verdict::Skipped => "skipped",
         })
@@ -114,7 +142,39 @@ pub fn judge(
     };
     result.elapsed = execution.elapsed;
     result.difference = compare(suite.file.compare, &result.expected, &execution.stdout);
-    let (verdict, detail) = if execution.timed_out {
+    let limit = execution.limit.map(|limit| match limit {
+        Limit::Memory => (
+            Verdict::MemoryLimit,
+            format!(
+                "used more memory than allowed (peak {})",
+                megabytes(execution.peak_memory)
+            ),
+        ),
+        Limit::Cpu => (
+            Verdict::CpuLimit,
+            format!(
+                "used {:.1} s of CPU time: killed",
+                execution.cpu_time.as_secs_f64()
+            ),
+        ),
+        Limit::Processes => (
+            Verdict::ProcessLimit,
+            "tried to start more processes or threads than allowed".into(),
+        ),
+        Limit::FileSize => (
+            Verdict::FileSizeLimit,
+            "wrote a file larger than allowed".into(),
+        ),
+        Limit::OpenFiles => (
+            Verdict::OpenFilesLimit,
+            "opened more files than allowed".into(),
+        ),
+    });
+    let (verdict, detail) = if let Some((verdict, detail)) = limit {
+        (verdict, Some(detail))
+    } else if execution.interrupted {
+        (Verdict::Skipped, Some("interrupted".into()))
+    } else if execution.timed_out {
         (
             Verdict::Timeout,
             Some(format!(
@@ -161,6 +221,17 @@ pub fn judge(
     };
     result.verdict = verdict;
     result.detail = detail;
+    let stderr = String::from_utf8_lossy(&execution.stderr);
+    if !verdict.passed()
+        && (stderr.contains("Permission denied") || stderr.contains("Operation not permitted"))
+    {
+        let note = "the sandbox denied an access (stderr says `Permission denied`): targets may not read the \
+                    corpus or write outside their temporary folder";
+        result.detail = Some(match result.detail.take() {
+            Some(detail) => format!("{detail}; {note}"),
+            None => note.to_string(),
+        });
+    }
     result.execution = Some(execution);
     result
 }

@@ -12,10 +12,28 @@
 use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::os::unix::process::{CommandExt, ExitStatusExt};
+use std::os::unix::process::CommandExt;
 use std::path::PathBuf;
 use std::process::{Command, Stdio};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
+
+use crate::confine::{Confinement, Policy};
+
+/// Set by the Ctrl-C handler: every running target is killed and no new one starts.
+static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+
+/// Asks every running and future `execute` to stop (Ctrl-C).
+pub fn interrupt() {
+    INTERRUPTED.store(true, Ordering::SeqCst);
+}
+
+pub fn interrupted() -> bool {
+    INTERRUPTED.load(Ordering::SeqCst)
+}
+
+/// The longest `poll` sleeps, so that an interrupt or the memory watch is seen in time.
+const TICK: Duration = Duration::from_millis(50);
 
 /// How long output is still collected after the target exits, from processes that escaped
 /// its process group.
@@ -49,6 +67,16 @@ pub struct Limits {
     pub stderr_cap: usize,
 }
 
+/// A resource limit the target ran into.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Limit {
+    Memory,
+    Cpu,
+    Processes,
+    FileSize,
+    OpenFiles,
+}
+
 /// How the target ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exit {
@@ -69,6 +97,14 @@ pub struct Execution {
     pub timed_out: bool,
     /// Killed for writing more than the stdout cap.
     pub output_limited: bool,
+    /// A resource limit it ran into, if any.
+    pub limit: Option<Limit>,
+    /// CPU time of the target's main process (and the children it waited for).
+    pub cpu_time: Duration,
+    /// Peak memory, from the case's cgroup or the main process's peak resident set.
+    pub peak_memory: Option<u64>,
+    /// Stopped by Ctrl-C.
+    pub interrupted: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -81,6 +117,18 @@ enum Stream {
 
 /// Runs `target` with `input` on stdin. `Err` only when it cannot be started.
 pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Execution> {
+    execute_confined(target, input, limits, None)
+}
+
+/// Runs `target` with `input` on stdin under `policy`, if any. `Err` only when it cannot be
+/// started.
+pub fn execute_confined(
+    target: &Target,
+    input: &[u8],
+    limits: &Limits,
+    policy: Option<&Policy>,
+) -> io::Result<Execution> {
+    let confinement = policy.map(Confinement::new).transpose()?;
     let mut command = Command::new(&target.program);
     command
         .args(&target.args)
@@ -93,6 +141,12 @@ pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Exe
     if std::env::current_dir().is_ok_and(|cwd| cwd != target.dir) {
         command.current_dir(&target.dir);
     }
+    if let (Some(confinement), Some(policy)) = (&confinement, policy) {
+        confinement.configure(&mut command, policy);
+    }
+    // Without a cgroup, memory is watched by polling the main process's peak.
+    let watch_memory = policy.and_then(|p| p.limits.memory.filter(|_| !p.has_cgroups()));
+    let mut memory_killed = false;
     let start = Instant::now();
     let mut child = command.spawn()?;
     let pid = child.id() as libc::pid_t;
@@ -111,6 +165,8 @@ pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Exe
     let mut written = 0;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let (mut timed_out, mut output_limited, mut stderr_truncated) = (false, false, false);
+    let mut interrupted_here = false;
+    let mut process_limited = false;
     let mut exited_at: Option<Instant> = None;
     let mut buffer = vec![0u8; 64 * 1024];
     loop {
@@ -122,6 +178,25 @@ pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Exe
         } else if now >= deadline && !timed_out && !output_limited {
             kill_group(pid);
             timed_out = true;
+        } else if interrupted() && !interrupted_here {
+            kill_group(pid);
+            interrupted_here = true;
+        } else if !process_limited
+            && confinement
+                .as_ref()
+                .is_some_and(|c| c.observed().process_limit_hit)
+        {
+            // A fork bomb: stop it now rather than at the deadline.
+            kill_group(pid);
+            if let Some(confinement) = &confinement {
+                confinement.kill_all();
+            }
+            process_limited = true;
+        } else if let Some(limit) = watch_memory.filter(|_| !memory_killed) {
+            if peak_resident(pid).is_some_and(|peak| peak > limit) {
+                kill_group(pid);
+                memory_killed = true;
+            }
         }
         let mut fds = Vec::with_capacity(4);
         let mut streams = Vec::with_capacity(4);
@@ -147,9 +222,19 @@ pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Exe
         }
         let mut wait = match exited_at {
             Some(exited) => (exited + DRAIN).saturating_duration_since(now),
-            None if timed_out || output_limited => Duration::from_millis(10),
-            None => deadline.saturating_duration_since(now),
+            None if timed_out
+                || output_limited
+                || interrupted_here
+                || memory_killed
+                || process_limited =>
+            {
+                Duration::from_millis(10)
+            }
+            None => deadline.saturating_duration_since(now).min(TICK),
         };
+        if watch_memory.is_some() && exited_at.is_none() {
+            wait = wait.min(Duration::from_millis(10));
+        }
         if pidfd.is_none() && exited_at.is_none() {
             wait = wait.min(Duration::from_millis(2));
         }
@@ -215,15 +300,46 @@ pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Exe
         if just_exited {
             exited_at = Some(Instant::now());
             stdin = None;
-            // Whatever the target left running goes with it.
+            // Whatever the target left running goes with it, in its group or its cgroup.
             kill_group(pid);
+            if let Some(confinement) = &confinement {
+                confinement.kill_all();
+            }
         }
     }
     let elapsed = exited_at.map_or_else(|| start.elapsed(), |at| at - start);
-    let status = child.wait()?;
-    let exit = match status.signal() {
-        Some(signal) => Exit::Signal(signal),
-        None => Exit::Code(status.code().unwrap_or(-1)),
+    let (status, usage) = wait4(pid)?;
+    drop(child);
+    let exit = if libc::WIFSIGNALED(status) {
+        Exit::Signal(libc::WTERMSIG(status))
+    } else {
+        Exit::Code(libc::WEXITSTATUS(status))
+    };
+    let cpu_time = timeval(usage.ru_utime) + timeval(usage.ru_stime);
+    let observed = confinement
+        .as_ref()
+        .map(Confinement::observed)
+        .unwrap_or_default();
+    let peak_memory = observed.peak_memory.or(Some(usage.ru_maxrss as u64 * 1024));
+    let stderr_text = String::from_utf8_lossy(&err);
+    let resource_limits = policy.map(|p| p.limits).unwrap_or_default();
+    let limit = if observed.memory_limit_hit || memory_killed {
+        Some(Limit::Memory)
+    } else if observed.process_limit_hit {
+        Some(Limit::Processes)
+    } else if exit == Exit::Signal(libc::SIGXCPU)
+        || (exit == Exit::Signal(libc::SIGKILL)
+            && resource_limits.cpu.is_some_and(|cpu| cpu_time >= cpu))
+    {
+        Some(Limit::Cpu)
+    } else if exit == Exit::Signal(libc::SIGXFSZ)
+        || (resource_limits.file_size.is_some() && stderr_text.contains("File too large"))
+    {
+        Some(Limit::FileSize)
+    } else if resource_limits.open_files.is_some() && stderr_text.contains("Too many open files") {
+        Some(Limit::OpenFiles)
+    } else {
+        None
     };
     Ok(Execution {
         exit,
@@ -233,7 +349,41 @@ pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Exe
         elapsed,
         timed_out,
         output_limited,
+        limit,
+        cpu_time,
+        peak_memory,
+        interrupted: interrupted_here,
     })
+}
+
+fn timeval(time: libc::timeval) -> Duration {
+    Duration::from_secs(time.tv_sec as u64) + Duration::from_micros(time.tv_usec as u64)
+}
+
+/// Reaps `pid`, with its resource usage.
+fn wait4(pid: libc::pid_t) -> io::Result<(libc::c_int, libc::rusage)> {
+    let mut status = 0;
+    // SAFETY: wait4 writes into `status` and `usage`, both owned here.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: as above.
+        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if reaped == pid {
+            return Ok((status, usage));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// The peak resident memory of `pid` in bytes (VmHWM), while it runs.
+fn peak_resident(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
 }
 
 fn kill_group(pid: libc::pid_t) {

@@ -38,6 +38,35 @@ pub struct SuiteFile {
     /// Groups that are run and reported but never graded, with the reason.
     #[serde(default)]
     pub ungraded: BTreeMap<String, String>,
+    /// Resource limits for untrusted targets.
+    #[serde(default)]
+    pub limits: SuiteLimits,
+}
+
+/// The `[limits]` table: per-case resource limits for untrusted targets.
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct SuiteLimits {
+    /// Seconds of CPU time.
+    pub cpu: f64,
+    pub memory_mib: u64,
+    /// Processes and threads at once.
+    pub processes: u64,
+    pub file_size_mib: u64,
+    pub open_files: u64,
+}
+
+impl Default for SuiteLimits {
+    fn default() -> Self {
+        // Room for a JVM (tens of threads, a few hundred MiB), none for a fork bomb.
+        SuiteLimits {
+            cpu: 10.0,
+            memory_mib: 1024,
+            processes: 256,
+            file_size_mib: 64,
+            open_files: 256,
+        }
+    }
 }
 
 /// One spec's suite: its name (the folder's), its folder and its settings.

@@ -14,7 +14,7 @@ fn xtask() -> Command {
 fn check(corpus: &Corpus, mode: &str) -> assert_cmd::assert::Assert {
     xtask()
         .env("NO_COLOR", "1")
-        .args(["check", "--spec", "demo", "--cases"])
+        .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -70,7 +70,7 @@ fn a_target_that_cannot_start_is_reported_once_with_exit_2() {
         corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
     }
     let output = xtask()
-        .args(["check", "--spec", "demo", "--cases"])
+        .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -117,7 +117,7 @@ fn bad_arguments_exit_2_naming_the_argument() {
         .code(2)
         .stderr(predicate::str::contains("--cases: `/nonexistent/corpus`"));
     xtask()
-        .args(["check", "--spec", "tetris", "--cases"])
+        .args(["check", "--no-sandbox", "--spec", "tetris", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -153,7 +153,7 @@ fn the_spec_is_inferred_from_the_handout_cases() {
     let corpus = two_suites();
     xtask()
         .env("NO_COLOR", "1")
-        .args(["check", "--cases"])
+        .args(["check", "--no-sandbox", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -172,7 +172,7 @@ fn the_spec_is_inferred_from_the_handout_cases() {
 fn an_unclear_spec_stops_and_lists_the_choices() {
     let corpus = two_suites();
     xtask()
-        .args(["check", "--cases"])
+        .args(["check", "--no-sandbox", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -194,7 +194,15 @@ fn filtering_counts_the_cases_left_out_as_skipped() {
     let corpus = Corpus::new(b"x\n", true);
     corpus.add("002-other", b"x\n", crate::support::EXPECTED.as_bytes());
     xtask()
-        .args(["check", "--spec", "demo", "--filter", "002", "--cases"])
+        .args([
+            "check",
+            "--no-sandbox",
+            "--spec",
+            "demo",
+            "--filter",
+            "002",
+            "--cases",
+        ])
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -259,4 +267,62 @@ fn bless_refuses_a_command_line_without_from() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("--from"));
+}
+
+#[test]
+fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
+    let corpus = Corpus::new(b"x\n", true);
+    for k in 2..=6 {
+        corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
+    }
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("NO_COLOR", "1")
+        .args([
+            "check",
+            "--spec",
+            "demo",
+            "--no-sandbox",
+            "--timeout",
+            "60",
+            "--cases",
+        ])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .arg("--")
+        .arg(fixture())
+        .arg("sleep")
+        .arg(corpus.expected_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let start = std::time::Instant::now();
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with("interrupted: every running target was killed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("0 passed, 0 failed, 6 skipped\n"),
+        "{stdout}"
+    );
+    let marker = corpus.expected_path().display().to_string();
+    let alive = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(&marker))
+        .count();
+    assert_eq!(alive, 0, "a target survived the interrupt");
 }

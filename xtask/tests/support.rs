@@ -65,5 +65,9 @@ pub fn options(corpus: &Corpus, mode: &str, timeout: Duration) -> Options {
         reference: PathBuf::from("/nonexistent/reference"),
         dir: corpus.root().to_path_buf(),
         progress: false,
+        // The fixture reads its expected output from the corpus, which the sandbox forbids.
+        sandbox: false,
+        limits: Default::default(),
+        pass_env: Vec::new(),
     }
 }

@@ -3,6 +3,7 @@
 mod cli;
 mod fuzz;
 mod harness;
+mod hostile;
 mod reports;
 mod support;
 mod tidy;

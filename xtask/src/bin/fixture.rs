@@ -75,6 +75,85 @@ fn main() -> ExitCode {
             }
         }
         "exit-early" => {}
+        // Hostile programs, for the sandbox and the limits.
+        "read-corpus" => print(&expected()),
+        "write-corpus" => {
+            let target = std::path::Path::new(&args[1]);
+            let result = std::fs::write(target, "overwritten\n")
+                .and_then(|()| std::fs::write(target.with_file_name("999-planted.in"), "x\n"));
+            if let Err(err) = result {
+                eprintln!("fixture: {err}");
+                return ExitCode::from(1);
+            }
+        }
+        "fork-bomb" => loop {
+            // SAFETY: fork has no memory-safety preconditions; the child only loops and forks.
+            unsafe {
+                libc::fork();
+            }
+        },
+        "allocate" => {
+            // 10 GiB, touched page by page so that it is really used.
+            let mut blocks = Vec::new();
+            for _ in 0..10 * 1024 {
+                let mut block = vec![0u8; 1 << 20];
+                for page in block.chunks_mut(4096) {
+                    page[0] = 1;
+                }
+                blocks.push(block);
+            }
+            print(&[blocks.len() as u8]);
+        }
+        "spin" => {
+            let mut x = 0u64;
+            loop {
+                x = std::hint::black_box(x.wrapping_add(1));
+            }
+        }
+        "daemon" => {
+            // Double fork: the grandchild leaves the process group and holds stdout open.
+            // SAFETY: fork, setsid and sleep have no memory-safety preconditions.
+            unsafe {
+                if libc::fork() == 0 {
+                    libc::setsid();
+                    if libc::fork() == 0 {
+                        libc::sleep(3600);
+                    }
+                    libc::_exit(0);
+                }
+            }
+            print(&expected());
+        }
+        "ignore-term" => {
+            // SAFETY: ignoring a signal has no memory-safety preconditions.
+            unsafe {
+                libc::signal(libc::SIGTERM, libc::SIG_IGN);
+            }
+            std::thread::sleep(std::time::Duration::from_secs(3600));
+        }
+        "big-file" => {
+            let path = std::env::temp_dir().join("big");
+            let mut file = std::fs::File::create(path).unwrap();
+            let block = vec![b'x'; 1 << 20];
+            for _ in 0..10 * 1024 {
+                if let Err(err) = file.write_all(&block) {
+                    eprintln!("fixture: {err}");
+                    return ExitCode::from(1);
+                }
+            }
+        }
+        "many-files" => {
+            let mut files = Vec::new();
+            for _ in 0..10_000 {
+                match std::fs::File::open("/dev/null") {
+                    Ok(file) => files.push(file),
+                    Err(err) => {
+                        eprintln!("fixture: {err}");
+                        return ExitCode::from(1);
+                    }
+                }
+            }
+        }
         "non-utf8" => print(b"\xff\xfe not text\n"),
         "reference" => {
             // Answers like the reference with `--trace FILE`: output line k answers input line k.
