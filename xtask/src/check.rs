@@ -42,6 +42,8 @@ pub struct Options {
     pub limits: LimitOverrides,
     /// Environment variables passed through to targets besides PATH and LANG.
     pub pass_env: Vec<String>,
+    /// Only this shard's cases (by case id).
+    pub shard: Option<crate::shard::Shard>,
 }
 
 /// Per-case resource limits from the command line; `None` keeps the suite's.
@@ -159,6 +161,7 @@ pub fn check(options: &Options) -> Result<Run, Error> {
         let target = target_for(options, &suite)?;
         let policy = policy_for(options, &suite, &target, &mut warnings);
         let mut cases = discover(&suite)?;
+        cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
         let before = cases.len();
         cases.retain(|case| case.graded || options.include_unspecified);
         n_ungraded_left_out += before - cases.len();

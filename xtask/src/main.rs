@@ -38,6 +38,166 @@ enum Task {
     Bench(BenchArgs),
     /// Look for an input where the target and the reference disagree, and shrink it.
     Fuzz(FuzzArgs),
+    /// Grade a folder of submissions (one folder per student, named by id).
+    Grade(GradeArgs),
+    /// Combine the grades.json of several shards into the outputs of one run.
+    Merge(MergeArgs),
+}
+
+#[derive(clap::Args)]
+struct GradeArgs {
+    #[arg(long)]
+    spec: String,
+    /// The folder of submissions: one folder per student, its name the student's id.
+    #[arg(long, value_name = "DIR")]
+    submissions: PathBuf,
+    /// The command to run inside each submission folder, e.g. 'python3 project4.py' (split on
+    /// spaces).
+    #[arg(long, value_name = "CMD")]
+    run: String,
+    /// Where grades.csv, grades.json and results/ go (default: grades-<spec>).
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// Only shard K of N of the submissions (split by id, the same on every machine).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<xtask::shard::Shard>,
+    /// Also write gradescope/<id>/results.json for each submission.
+    #[arg(long)]
+    gradescope: bool,
+    /// Cases run at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N")]
+    jobs: Option<usize>,
+    /// Seconds a case may run (default: the suite's).
+    #[arg(long, value_name = "SECS")]
+    timeout: Option<f64>,
+    /// Another corpus root.
+    #[arg(long, value_name = "DIR")]
+    cases: Option<PathBuf>,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    reference: Option<PathBuf>,
+    #[command(flatten)]
+    confine: ConfineArgs,
+}
+
+#[derive(clap::Args)]
+struct MergeArgs {
+    /// Where the merged grades.csv and grades.json go.
+    #[arg(long, value_name = "DIR")]
+    out: PathBuf,
+    /// The shards' grades.json files.
+    #[arg(required = true, value_name = "FILES")]
+    files: Vec<PathBuf>,
+}
+
+fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
+    let run: Vec<OsString> = args.run.split_whitespace().map(OsString::from).collect();
+    if run.is_empty() {
+        return Err(Error::Usage("--run needs a command".into()));
+    }
+    if !args.submissions.is_dir() {
+        return Err(Error::Usage(format!(
+            "--submissions: `{}` is not a folder",
+            args.submissions.display()
+        )));
+    }
+    if args.jobs == Some(0) {
+        return Err(Error::Usage("--jobs must be at least 1".into()));
+    }
+    let cases_root = args.cases.unwrap_or_else(workspace::cases);
+    let out = args
+        .out
+        .unwrap_or_else(|| PathBuf::from(format!("grades-{}", args.spec)));
+    let options = xtask::grade::Options {
+        check: Options {
+            cases_root,
+            spec: Some(args.spec.clone()),
+            filter: None,
+            jobs: args
+                .jobs
+                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+            timeout: args.timeout.map(Duration::from_secs_f64),
+            fail_fast: false,
+            include_unspecified: false,
+            target: None,
+            reference: reference_binary(args.reference)?,
+            dir: PathBuf::new(),
+            progress: false,
+            sandbox: !args.confine.no_sandbox,
+            limits: args.confine.overrides()?,
+            pass_env: args.confine.pass_env.clone(),
+            shard: None,
+        },
+        spec: args.spec,
+        submissions: args
+            .submissions
+            .canonicalize()
+            .map_err(|err| Error::io(&args.submissions, err))?,
+        run,
+        out: out.clone(),
+        shard: args.shard,
+        gradescope: args.gradescope,
+    };
+    let show = std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+    let bar = if show {
+        indicatif::ProgressBar::new(0)
+    } else {
+        indicatif::ProgressBar::hidden()
+    };
+    bar.set_style(
+        indicatif::ProgressStyle::with_template(
+            "{bar:40} {pos} submissions graded, last {msg} {elapsed}",
+        )
+        .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+    );
+    let progress = |id: &str| {
+        bar.inc(1);
+        bar.set_message(id.to_string());
+    };
+    let summary = xtask::grade::grade(&options, &progress)?;
+    bar.finish_and_clear();
+    for warning in &summary.warnings {
+        eprintln!("{warning}");
+    }
+    let failed = summary
+        .grades
+        .submissions
+        .iter()
+        .filter(|s| s.error.is_some())
+        .count();
+    let mut report = format!(
+        "{} submissions: {} graded now, {} reused from an earlier run, {} could not run\n",
+        summary.grades.submissions.len(),
+        summary.n_graded,
+        summary.n_reused,
+        failed
+    );
+    if summary.interrupted {
+        report += "interrupted: run the same command again to resume\n";
+    } else {
+        report += &format!(
+            "wrote `{}` and `{}`\n",
+            out.join("grades.csv").display(),
+            out.join("grades.json").display()
+        );
+    }
+    print_report(&report)?;
+    Ok(if summary.interrupted {
+        ExitCode::from(130)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
+    let grades = xtask::grade::merge(&args.files, &args.out)?;
+    print_report(&format!(
+        "merged {} submissions from {} files into `{}`\n",
+        grades.submissions.len(),
+        args.files.len(),
+        args.out.display()
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 #[derive(clap::Args)]
@@ -251,6 +411,7 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
         sandbox: true,
         limits: Default::default(),
         pass_env: Vec::new(),
+        shard: None,
     };
     let subjects = [
         xtask::bench::Subject {
@@ -462,6 +623,9 @@ struct CheckArgs {
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     reference: Option<PathBuf>,
+    /// Only shard K of N of the cases (split by case id, the same on every machine).
+    #[arg(long, value_name = "K/N")]
+    shard: Option<xtask::shard::Shard>,
     #[command(flatten)]
     confine: ConfineArgs,
     /// The program to check, as a command line (after `--`).
@@ -505,6 +669,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
         sandbox: !args.confine.no_sandbox,
         limits: args.confine.overrides()?,
         pass_env: args.confine.pass_env.clone(),
+        shard: args.shard,
     };
     let run = check::check(&options)?;
     for warning in &run.warnings {
@@ -541,6 +706,8 @@ fn main() -> ExitCode {
         Task::Gen(args) => run_gen(args),
         Task::Bench(args) => run_bench(args),
         Task::Fuzz(args) => run_fuzz(args),
+        Task::Grade(args) => run_grade(args),
+        Task::Merge(args) => run_merge(args),
     };
     match result {
         Ok(code) => code,

@@ -165,3 +165,30 @@ fn fail_fast_skips_what_is_left() {
         .count();
     assert_eq!(skipped, 7, "001 passes, 002 fails, the rest are skipped");
 }
+
+#[test]
+fn check_shards_split_the_cases_without_overlap() {
+    let corpus = Corpus::new(b"x\n", true);
+    for k in 2..=9 {
+        corpus.add(
+            &format!("00{k}-case"),
+            b"x\n",
+            crate::support::EXPECTED.as_bytes(),
+        );
+    }
+    let mut seen = Vec::new();
+    for index in 1..=3 {
+        let mut opts = options(&corpus, "right", Duration::from_secs(5));
+        opts.shard = Some(xtask::shard::Shard { index, count: 3 });
+        let run = check(&opts).unwrap();
+        seen.extend(run.results.iter().map(|r| r.case.id()));
+    }
+    seen.sort();
+    let before = seen.len();
+    seen.dedup();
+    assert_eq!(
+        (before, seen.len()),
+        (9, 9),
+        "each case in exactly one shard"
+    );
+}

@@ -69,5 +69,6 @@ pub fn options(corpus: &Corpus, mode: &str, timeout: Duration) -> Options {
         sandbox: false,
         limits: Default::default(),
         pass_env: Vec::new(),
+        shard: None,
     }
 }

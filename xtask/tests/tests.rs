@@ -2,6 +2,7 @@
 
 mod cli;
 mod fuzz;
+mod grade;
 mod harness;
 mod hostile;
 mod reports;

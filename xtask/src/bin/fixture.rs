@@ -7,10 +7,15 @@ use std::process::{Command, ExitCode, Stdio};
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
-    let mode = args.first().map(String::as_str).unwrap_or("");
+    let by_folder = std::fs::read_to_string("mode").unwrap_or_default();
+    let mode = match args.first().map(String::as_str).unwrap_or("") {
+        // `by-folder`: the mode is in the file `mode` of the folder it runs in (one per student).
+        "by-folder" => by_folder.trim(),
+        mode => mode,
+    };
     let expected = || std::fs::read(&args[1]).expect("the expected output file");
+    let mut input = Vec::new();
     if !matches!(mode, "exit-early" | "no-read") {
-        let mut input = Vec::new();
         let _ = std::io::stdin().read_to_end(&mut input);
     }
     let mut stdout = std::io::stdout().lock();
@@ -75,6 +80,15 @@ fn main() -> ExitCode {
             }
         }
         "exit-early" => {}
+        "echo" => print(&input),
+        "abort" => std::process::abort(),
+        "shout" => print(&input.to_ascii_uppercase()),
+        "missing" => {
+            eprintln!(
+                "python3: can't open file 'project4.py': [Errno 2] No such file or directory"
+            );
+            return ExitCode::from(2);
+        }
         // Hostile programs, for the sandbox and the limits.
         "read-corpus" => print(&expected()),
         "write-corpus" => {

@@ -1,0 +1,371 @@
+//! `cargo xtask grade`: a whole class at once, resumable and splittable across machines.
+//!
+//! Each submission is a folder named by the student's id; the run command runs inside it
+//! against the suite, through `check`. Each submission's result is written to
+//! `results/<id>.json` as soon as it is known (atomically), and a rerun reuses those that match
+//! the spec and command, so an interrupted grading resumes where it stopped. `grades.csv` and
+//! `grades.json` are built from the results alone, sorted by id, with no timings: a run split
+//! into shards and merged gives the same bytes as one run.
+
+use std::collections::BTreeMap;
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::check::{self, Options as CheckOptions, Run};
+use crate::error::{write_atomically, Error};
+use crate::message::cause;
+use crate::outcome::Verdict;
+use crate::shard::Shard;
+use crate::suite::Suite;
+
+/// One case of one submission, as the grade files keep it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CaseRow {
+    pub id: String,
+    pub group: String,
+    pub verdict: String,
+    pub cause: Option<String>,
+    pub line: Option<usize>,
+    pub column: Option<usize>,
+}
+
+/// One submission's grade.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Submission {
+    pub id: String,
+    pub score: f64,
+    /// Score per graded group.
+    pub groups: BTreeMap<String, f64>,
+    /// Cases per verdict.
+    pub verdicts: BTreeMap<String, usize>,
+    /// Why the submission could not be graded at all.
+    pub error: Option<String>,
+    pub cases: Vec<CaseRow>,
+}
+
+/// The whole grading: what `grades.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Grades {
+    pub schema: u32,
+    pub spec: String,
+    pub run: String,
+    /// Points per graded group.
+    pub groups: BTreeMap<String, f64>,
+    pub max_score: f64,
+    pub submissions: Vec<Submission>,
+}
+
+/// A submission's own result file.
+#[derive(Debug, Serialize, Deserialize)]
+struct ResultFile {
+    spec: String,
+    run: String,
+    submission: Submission,
+}
+
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// The settings of each submission's check; `target`, `dir` and `spec` are set per run.
+    pub check: CheckOptions,
+    pub spec: String,
+    pub submissions: PathBuf,
+    pub run: Vec<OsString>,
+    pub out: PathBuf,
+    pub shard: Option<Shard>,
+    pub gradescope: bool,
+}
+
+/// What `grade` did.
+#[derive(Debug)]
+pub struct Summary {
+    pub grades: Grades,
+    pub n_reused: usize,
+    pub n_graded: usize,
+    pub interrupted: bool,
+    pub warnings: Vec<String>,
+}
+
+fn verdict_name(verdict: Verdict) -> String {
+    serde_json::to_value(verdict)
+        .ok()
+        .and_then(|v| v.as_str().map(String::from))
+        .unwrap_or_default()
+}
+
+fn verdict_counts() -> BTreeMap<String, usize> {
+    Verdict::ALL
+        .iter()
+        .filter(|v| **v != Verdict::Skipped)
+        .map(|v| (verdict_name(*v), 0))
+        .collect()
+}
+
+/// The grade of one finished check of a submission.
+fn submission_of(id: &str, suite: &Suite, run: &Run) -> Submission {
+    let mut groups: BTreeMap<String, f64> = BTreeMap::new();
+    for (group, points) in &suite.file.groups {
+        let cases: Vec<_> = run
+            .results
+            .iter()
+            .filter(|r| &r.case.group == group && r.case.graded)
+            .collect();
+        if !cases.is_empty() {
+            let passed = cases.iter().filter(|r| r.verdict.passed()).count();
+            groups.insert(group.clone(), points * passed as f64 / cases.len() as f64);
+        }
+    }
+    let mut verdicts = verdict_counts();
+    for result in run.results.iter().filter(|r| r.case.graded) {
+        *verdicts.entry(verdict_name(result.verdict)).or_default() += 1;
+    }
+    let graded: Vec<_> = run.results.iter().filter(|r| r.case.graded).collect();
+    // A program that fails every case the same way without a byte of output never really ran.
+    let error = graded
+        .iter()
+        .all(|r| !r.verdict.passed() && r.execution.as_ref().is_some_and(|e| e.stdout.is_empty()))
+        .then(|| {
+            let first = graded.first()?;
+            let stderr = first
+                .execution
+                .as_ref()
+                .map(|e| String::from_utf8_lossy(&e.stderr).into_owned())?;
+            let line = stderr
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("no output at all")
+                .trim()
+                .to_string();
+            Some(format!("every case failed with no output: {line}"))
+        })
+        .flatten();
+    Submission {
+        id: id.to_string(),
+        score: groups.values().sum(),
+        groups,
+        verdicts,
+        error,
+        cases: run
+            .results
+            .iter()
+            .map(|r| CaseRow {
+                id: r.case.id(),
+                group: r.case.group.clone(),
+                verdict: verdict_name(r.verdict),
+                cause: (!r.verdict.passed()).then(|| cause(r)),
+                line: r.difference.as_ref().map(|d| d.line),
+                column: r.difference.as_ref().map(|d| d.column),
+            })
+            .collect(),
+    }
+}
+
+/// The submission folders, sorted by id, with the shard applied.
+fn submissions(options: &Options) -> Result<Vec<(String, PathBuf)>, Error> {
+    let entries = std::fs::read_dir(&options.submissions)
+        .map_err(|err| Error::io(&options.submissions, err))?;
+    let mut found = Vec::new();
+    for entry in entries {
+        let entry = entry.map_err(|err| Error::io(&options.submissions, err))?;
+        if entry.path().is_dir() {
+            let id = entry.file_name().to_string_lossy().into_owned();
+            if options.shard.is_none_or(|shard| shard.contains(&id)) {
+                found.push((id, entry.path()));
+            }
+        }
+    }
+    found.sort();
+    Ok(found)
+}
+
+fn display(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|w| w.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// Grades every submission (of the shard), reusing finished results; writes the outputs.
+pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Error> {
+    let suite = crate::suite::load_all(&options.check.cases_root)?
+        .into_iter()
+        .find(|s| s.name == options.spec)
+        .ok_or_else(|| Error::Usage(format!("unknown spec `{}`", options.spec)))?;
+    let run_text = display(&options.run);
+    let results_dir = options.out.join("results");
+    std::fs::create_dir_all(&results_dir).map_err(|err| Error::io(&results_dir, err))?;
+    let mut grades = Grades {
+        schema: 1,
+        spec: suite.name.clone(),
+        run: run_text.clone(),
+        groups: suite.file.groups.clone(),
+        max_score: suite.file.groups.values().sum(),
+        submissions: Vec::new(),
+    };
+    let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
+    for (id, dir) in submissions(options)? {
+        if crate::process::interrupted() {
+            return Ok(Summary {
+                grades,
+                n_reused,
+                n_graded,
+                interrupted: true,
+                warnings,
+            });
+        }
+        let result_path = results_dir.join(format!("{id}.json"));
+        let previous = std::fs::read(&result_path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
+            .filter(|r| r.spec == suite.name && r.run == run_text);
+        if let Some(previous) = previous {
+            grades.submissions.push(previous.submission);
+            n_reused += 1;
+            progress(&id);
+            continue;
+        }
+        let check_options = CheckOptions {
+            spec: Some(suite.name.clone()),
+            target: Some(options.run.clone()),
+            dir: dir.clone(),
+            ..options.check.clone()
+        };
+        let submission = match check::check(&check_options) {
+            Ok(run) if run.interrupted => {
+                return Ok(Summary {
+                    grades,
+                    n_reused,
+                    n_graded,
+                    interrupted: true,
+                    warnings,
+                });
+            }
+            Ok(run) => {
+                for warning in &run.warnings {
+                    if !warnings.contains(warning) {
+                        warnings.push(warning.clone());
+                    }
+                }
+                if options.gradescope {
+                    let path = options
+                        .out
+                        .join("gradescope")
+                        .join(&id)
+                        .join("results.json");
+                    std::fs::create_dir_all(path.parent().unwrap_or(&options.out))
+                        .map_err(|err| Error::io(&path, err))?;
+                    write_atomically(&path, crate::gradescope::render(&run).as_bytes())?;
+                }
+                submission_of(&id, &suite, &run)
+            }
+            Err(err @ Error::CouldNotRun { .. }) => Submission {
+                id: id.clone(),
+                score: 0.0,
+                groups: BTreeMap::new(),
+                verdicts: verdict_counts(),
+                error: Some(err.to_string()),
+                cases: Vec::new(),
+            },
+            Err(err) => return Err(err),
+        };
+        let file = ResultFile {
+            spec: suite.name.clone(),
+            run: run_text.clone(),
+            submission,
+        };
+        let json =
+            serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
+        write_atomically(&result_path, json.as_bytes())?;
+        grades.submissions.push(file.submission);
+        n_graded += 1;
+        progress(&id);
+    }
+    write_outputs(&grades, &options.out)?;
+    Ok(Summary {
+        grades,
+        n_reused,
+        n_graded,
+        interrupted: false,
+        warnings,
+    })
+}
+
+/// Writes `grades.csv` and `grades.json` into `out`.
+pub fn write_outputs(grades: &Grades, out: &Path) -> Result<(), Error> {
+    let json =
+        serde_json::to_string_pretty(grades).map_err(|err| Error::Command(err.to_string()))? + "\n";
+    write_atomically(&out.join("grades.json"), json.as_bytes())?;
+    write_atomically(&out.join("grades.csv"), &csv(grades)?)?;
+    Ok(())
+}
+
+/// One row per submission: id, score, each group's score, each verdict's count, the error.
+fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
+    let to_error = |err: csv::Error| Error::Command(format!("failed to write CSV: {err}"));
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    let verdicts = verdict_counts();
+    let mut header = vec!["id".to_string(), "score".into(), "max_score".into()];
+    header.extend(grades.groups.keys().cloned());
+    header.extend(verdicts.keys().cloned());
+    header.push("error".into());
+    writer.write_record(&header).map_err(to_error)?;
+    for submission in &grades.submissions {
+        let mut row = vec![
+            submission.id.clone(),
+            format!("{:.2}", submission.score),
+            format!("{:.2}", grades.max_score),
+        ];
+        row.extend(
+            grades
+                .groups
+                .keys()
+                .map(|g| format!("{:.2}", submission.groups.get(g).copied().unwrap_or(0.0))),
+        );
+        row.extend(
+            verdicts
+                .keys()
+                .map(|v| submission.verdicts.get(v).copied().unwrap_or(0).to_string()),
+        );
+        row.push(submission.error.clone().unwrap_or_default());
+        writer.write_record(&row).map_err(to_error)?;
+    }
+    writer
+        .into_inner()
+        .map_err(|err| Error::Command(format!("failed to write CSV: {err}")))
+}
+
+/// Combines the `grades.json` of several shards into the outputs one run would have written.
+pub fn merge(files: &[PathBuf], out: &Path) -> Result<Grades, Error> {
+    let mut merged: Option<Grades> = None;
+    for path in files {
+        let bytes = std::fs::read(path).map_err(|err| Error::io(path, err))?;
+        let grades: Grades = serde_json::from_slice(&bytes)
+            .map_err(|err| Error::corpus(path, format!("not a grades.json: {err}")))?;
+        match &mut merged {
+            None => merged = Some(grades),
+            Some(all) => {
+                if (&all.spec, &all.run, &all.groups) != (&grades.spec, &grades.run, &grades.groups)
+                {
+                    return Err(Error::corpus(
+                        path,
+                        "graded another spec, command or suite than the first file",
+                    ));
+                }
+                all.submissions.extend(grades.submissions);
+            }
+        }
+    }
+    let mut merged =
+        merged.ok_or_else(|| Error::Usage("merge needs at least one grades.json".into()))?;
+    merged.submissions.sort_by(|a, b| a.id.cmp(&b.id));
+    if let Some(pair) = merged.submissions.windows(2).find(|w| w[0].id == w[1].id) {
+        return Err(Error::Usage(format!(
+            "submission `{}` is in more than one file",
+            pair[0].id
+        )));
+    }
+    std::fs::create_dir_all(out).map_err(|err| Error::io(out, err))?;
+    write_outputs(&merged, out)?;
+    Ok(merged)
+}

@@ -1,0 +1,227 @@
+//! `cargo xtask grade` and `merge`: rows per submission, shards that merge into exactly one
+//! run's outputs, and a resumed run that equals an uninterrupted one.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use xtask::check::Options as CheckOptions;
+use xtask::grade::{grade, merge, Options};
+use xtask::shard::Shard;
+
+use crate::support::fixture;
+
+/// A corpus `echo` whose cases expect their input back, and a class of submissions whose
+/// behaviour the fixture reads from each folder's `mode` file.
+struct Class {
+    dir: tempfile::TempDir,
+}
+
+const MODES: [&str; 6] = ["echo", "shout", "abort", "echo", "missing", "sleep"];
+
+impl Class {
+    fn new(n_students: usize) -> Class {
+        let dir = tempfile::tempdir().unwrap();
+        let suite = dir.path().join("cases/echo");
+        for (group, n) in [("alpha", 3), ("beta", 2)] {
+            std::fs::create_dir_all(suite.join(group)).unwrap();
+            for k in 1..=n {
+                let text = format!("{group} case {k}\n");
+                std::fs::write(suite.join(format!("{group}/00{k}-line.in")), &text).unwrap();
+                std::fs::write(suite.join(format!("{group}/00{k}-line.out")), &text).unwrap();
+            }
+        }
+        std::fs::write(
+            suite.join("suite.toml"),
+            "args = []\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n[groups]\nalpha = 6\nbeta = 4\n",
+        )
+        .unwrap();
+        for k in 0..n_students {
+            let student = dir.path().join(format!("class/s{k:02}"));
+            std::fs::create_dir_all(&student).unwrap();
+            std::fs::write(student.join("mode"), MODES[k % MODES.len()]).unwrap();
+        }
+        Class { dir }
+    }
+
+    fn options(&self, out: &Path, shard: Option<Shard>) -> Options {
+        Options {
+            check: CheckOptions {
+                cases_root: self.dir.path().join("cases"),
+                spec: None,
+                filter: None,
+                jobs: 2,
+                timeout: Some(Duration::from_millis(500)),
+                fail_fast: false,
+                include_unspecified: false,
+                target: None,
+                reference: PathBuf::from("/nonexistent/reference"),
+                dir: PathBuf::new(),
+                progress: false,
+                sandbox: true,
+                limits: Default::default(),
+                pass_env: Vec::new(),
+                shard: None,
+            },
+            spec: "echo".into(),
+            submissions: self.dir.path().join("class"),
+            run: vec![fixture(), "by-folder".into()],
+            out: out.to_path_buf(),
+            shard,
+            gradescope: false,
+        }
+    }
+
+    fn out(&self, name: &str) -> PathBuf {
+        self.dir.path().join(name)
+    }
+}
+
+fn outputs(dir: &Path) -> (String, String) {
+    (
+        std::fs::read_to_string(dir.join("grades.csv")).unwrap(),
+        std::fs::read_to_string(dir.join("grades.json")).unwrap(),
+    )
+}
+
+#[test]
+fn each_submission_gets_its_row_whatever_it_does() {
+    let class = Class::new(6);
+    let summary = grade(&class.options(&class.out("all"), None), &|_| {}).unwrap();
+    assert_eq!(summary.n_graded, 6);
+    let (csv, _) = outputs(&class.out("all"));
+    let rows: Vec<Vec<&str>> = csv.lines().map(|l| l.split(',').collect()).collect();
+    assert_eq!(&rows[0][..5], ["id", "score", "max_score", "alpha", "beta"]);
+    let score = |id: &str| rows.iter().find(|r| r[0] == id).unwrap()[1];
+    assert_eq!(score("s00"), "10.00", "echo passes everything");
+    assert_eq!(score("s01"), "0.00", "shout fails everything");
+    assert_eq!(score("s03"), "10.00");
+    let error = |id: &str| {
+        rows.iter()
+            .find(|r| r[0] == id)
+            .unwrap()
+            .last()
+            .unwrap()
+            .to_string()
+    };
+    assert!(
+        error("s02").contains("every case failed with no output"),
+        "a crash without output"
+    );
+    assert!(
+        error("s04").contains("can't open file 'project4.py'"),
+        "{}",
+        error("s04")
+    );
+    assert_eq!(error("s00"), "");
+    let timeout_column = rows[0].iter().position(|h| *h == "timeout").unwrap();
+    assert_eq!(
+        rows.iter().find(|r| r[0] == "s05").unwrap()[timeout_column],
+        "5"
+    );
+}
+
+#[test]
+fn shards_merged_equal_one_run() {
+    let class = Class::new(12);
+    grade(&class.options(&class.out("all"), None), &|_| {}).unwrap();
+    let mut files = Vec::new();
+    let mut total = 0;
+    for index in 1..=3 {
+        let out = class.out(&format!("shard-{index}"));
+        let summary = grade(
+            &class.options(&out, Some(Shard { index, count: 3 })),
+            &|_| {},
+        )
+        .unwrap();
+        total += summary.grades.submissions.len();
+        files.push(out.join("grades.json"));
+    }
+    assert_eq!(total, 12);
+    merge(&files, &class.out("merged")).unwrap();
+    assert!(
+        outputs(&class.out("merged")) == outputs(&class.out("all")),
+        "merged shards differ from one run"
+    );
+}
+
+#[test]
+fn a_resumed_run_equals_an_uninterrupted_one() {
+    let class = Class::new(8);
+    let options = class.options(&class.out("all"), None);
+    grade(&options, &|_| {}).unwrap();
+    let uninterrupted = outputs(&class.out("all"));
+    // As if grading had stopped after the first five students.
+    let results = class.out("all/results");
+    for id in ["s05", "s06", "s07"] {
+        std::fs::remove_file(results.join(format!("{id}.json"))).unwrap();
+    }
+    std::fs::remove_file(class.out("all/grades.csv")).unwrap();
+    std::fs::remove_file(class.out("all/grades.json")).unwrap();
+    let kept = std::fs::metadata(results.join("s00.json"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let summary = grade(&options, &|_| {}).unwrap();
+    assert_eq!((summary.n_reused, summary.n_graded), (5, 3));
+    assert_eq!(
+        std::fs::metadata(results.join("s00.json"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+        kept
+    );
+    assert!(
+        outputs(&class.out("all")) == uninterrupted,
+        "the resumed run differs"
+    );
+}
+
+#[test]
+fn the_cli_grades_and_merges() {
+    let class = Class::new(4);
+    let xtask = || Command::cargo_bin("xtask").unwrap();
+    for index in 1..=2 {
+        xtask()
+            .args(["grade", "--spec", "echo", "--timeout", "0.5", "--cases"])
+            .arg(class.dir.path().join("cases"))
+            .arg("--submissions")
+            .arg(class.dir.path().join("class"))
+            .arg("--run")
+            .arg(format!("{} by-folder", fixture().to_string_lossy()))
+            .arg("--out")
+            .arg(class.out(&format!("shard-{index}")))
+            .args([
+                "--shard",
+                &format!("{index}/2"),
+                "--gradescope",
+                "--reference",
+            ])
+            .arg(fixture())
+            .assert()
+            .code(0)
+            .stdout(predicate::str::contains("graded now"));
+    }
+    xtask()
+        .args(["merge", "--out"])
+        .arg(class.out("merged"))
+        .arg(class.out("shard-1/grades.json"))
+        .arg(class.out("shard-2/grades.json"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "merged 4 submissions from 2 files",
+        ));
+    let (csv, _) = outputs(&class.out("merged"));
+    assert_eq!(csv.lines().count(), 5);
+    let any_gradescope = ["shard-1", "shard-2"].iter().any(|s| {
+        class
+            .out(&format!("{s}/gradescope/s00/results.json"))
+            .is_file()
+    });
+    assert!(
+        any_gradescope,
+        "--gradescope writes one results.json per submission"
+    );
+}
