@@ -167,28 +167,35 @@ impl Policy {
     }
 }
 
-/// The folder of `program` when it is found through PATH, and the folder above it (so that
-/// `~/.pyenv/shims/python3` can read `~/.pyenv`), plus the folder of what it links to.
+/// The folders an interpreter or compiled program needs: the folder of `program` (found
+/// through PATH for a bare name) and of what it links to, and, where such a folder is an
+/// install prefix's `bin` (or pyenv's `shims`), the prefix itself, for the interpreter's
+/// libraries (`~/.pyenv/versions/3.11.7/bin/python3` needs `.../lib/python3.11`). A program in
+/// a student's own folder does not open the folder above, where the other students are.
 fn program_dirs(program: &OsString) -> Vec<PathBuf> {
     let program = Path::new(program);
-    if program.components().count() > 1 {
-        return program
-            .canonicalize()
-            .ok()
-            .and_then(|p| p.parent().map(Path::to_path_buf))
-            .into_iter()
-            .collect();
-    }
+    let found = if program.components().count() > 1 {
+        Some(program.to_path_buf())
+    } else {
+        std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+            .map(|dir| dir.join(program))
+            .find(|candidate| candidate.is_file())
+    };
+    let Some(found) = found else {
+        return Vec::new();
+    };
     let mut dirs = Vec::new();
-    for dir in std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()) {
-        let candidate = dir.join(program);
-        if candidate.is_file() {
-            dirs.push(dir.clone());
+    for path in [Some(found.clone()), found.canonicalize().ok()]
+        .into_iter()
+        .flatten()
+    {
+        let Some(dir) = path.parent() else { continue };
+        dirs.push(dir.to_path_buf());
+        let is_prefix_bin = dir
+            .file_name()
+            .is_some_and(|name| name == "bin" || name == "sbin" || name == "shims");
+        if is_prefix_bin {
             dirs.extend(dir.parent().map(Path::to_path_buf));
-            if let Ok(real) = candidate.canonicalize() {
-                dirs.extend(real.parent().and_then(Path::parent).map(Path::to_path_buf));
-            }
-            break;
         }
     }
     dirs

@@ -181,3 +181,26 @@ fn opening_thousands_of_files_hits_the_open_files_limit() {
     assert_eq!(verdict, Verdict::OpenFilesLimit);
     assert!(elapsed < MARGIN);
 }
+
+#[test]
+fn an_interpreted_program_runs_in_the_sandbox() {
+    // The usual student program: python3 found through PATH, reading its standard library.
+    let corpus = Corpus::new(b"x\n", true);
+    let script = tempfile::tempdir().unwrap();
+    std::fs::write(
+        script.path().join("prog.py"),
+        format!("import sys, json\nsys.stdin.read()\nsys.stdout.write({EXPECTED:?})\n"),
+    )
+    .unwrap();
+    let mut options = options(&corpus, "unused", Duration::from_secs(20));
+    options.sandbox = true;
+    options.dir = script.path().to_path_buf();
+    options.target = Some(vec!["python3".into(), "prog.py".into()]);
+    let run = check(&options).unwrap();
+    let result = &run.results[0];
+    let stderr = result
+        .execution
+        .as_ref()
+        .map(|e| String::from_utf8_lossy(&e.stderr).into_owned());
+    assert_eq!(result.verdict, Verdict::Pass, "{stderr:?}");
+}
