@@ -195,12 +195,21 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
     let run_text = display(&options.run);
     let results_dir = options.out.join("results");
     std::fs::create_dir_all(&results_dir).map_err(|err| Error::io(&results_dir, err))?;
+    // Only groups with graded cases count: an empty `found` group is worth nothing yet.
+    let cases = crate::discover::discover(&suite)?;
+    let groups: BTreeMap<String, f64> = suite
+        .file
+        .groups
+        .iter()
+        .filter(|(group, _)| cases.iter().any(|c| c.graded && &c.group == *group))
+        .map(|(group, points)| (group.clone(), *points))
+        .collect();
     let mut grades = Grades {
         schema: 1,
         spec: suite.name.clone(),
         run: run_text.clone(),
-        groups: suite.file.groups.clone(),
-        max_score: suite.file.groups.values().sum(),
+        max_score: groups.values().sum(),
+        groups,
         submissions: Vec::new(),
     };
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
