@@ -64,6 +64,25 @@ fn drop_chunks(lines: &[&str], start: usize, end: usize) -> Vec<String> {
     out
 }
 
+/// Copies of `grid` with one cell that is not `empty` emptied, for every such cell.
+fn emptied_cells(grid: &[String], empty: char) -> Vec<Vec<String>> {
+    let mut out = Vec::new();
+    for (row, line) in grid.iter().enumerate() {
+        for (col, c) in line.chars().enumerate() {
+            if c != empty {
+                let mut emptier = grid.to_vec();
+                emptier[row] = line
+                    .chars()
+                    .enumerate()
+                    .map(|(i, c)| if i == col { empty } else { c })
+                    .collect();
+                out.push(emptier);
+            }
+        }
+    }
+    out
+}
+
 /// The distinct letters (or digits) of `text` that `keep` accepts.
 fn symbols(text: &str, keep: impl Fn(char) -> bool) -> Vec<char> {
     let mut found: Vec<char> = text.chars().filter(|&c| keep(c)).collect();
@@ -160,18 +179,8 @@ fn columns(lines: &[&str]) -> Vec<String> {
         }
     }
     // Empty one cell of the contents.
-    for (row, line) in field_owned.iter().enumerate() {
-        for (col, c) in line.chars().enumerate() {
-            if c != ' ' {
-                let mut emptier = field_owned.clone();
-                emptier[row] = line
-                    .chars()
-                    .enumerate()
-                    .map(|(i, c)| if i == col { ' ' } else { c })
-                    .collect();
-                out.push(build(rows, cols, Some(&emptier), &owned(commands)));
-            }
-        }
+    for emptier in emptied_cells(&field_owned, ' ') {
+        out.push(build(rows, cols, Some(&emptier), &owned(commands)));
     }
     // Unify two colours everywhere.
     let colors = symbols(&lines[2..].join("\n"), |c| "STVWXYZ".contains(c));
@@ -245,18 +254,8 @@ fn collapse(lines: &[&str]) -> Vec<String> {
             out.push(build(rows, cols - 2, sel, &narrower));
         }
     }
-    for (row, line) in board.iter().enumerate() {
-        for (col, c) in line.chars().enumerate() {
-            if c != '.' {
-                let mut emptier = board.clone();
-                emptier[row] = line
-                    .chars()
-                    .enumerate()
-                    .map(|(i, c)| if i == col { '.' } else { c })
-                    .collect();
-                out.push(build(rows, cols, (sel_row, sel_col), &emptier));
-            }
-        }
+    for emptier in emptied_cells(&board, '.') {
+        out.push(build(rows, cols, (sel_row, sel_col), &emptier));
     }
     let digits = symbols(&board.join(""), |c| c.is_ascii_digit());
     for &from in &digits {
@@ -313,18 +312,8 @@ fn go(lines: &[&str]) -> Vec<String> {
         let cleared: Vec<String> = board.iter().map(|l| l.replace(stone, ".")).collect();
         out.push(build(size, &cleared));
     }
-    for (row, line) in board.iter().enumerate() {
-        for (col, c) in line.chars().enumerate() {
-            if c != '.' {
-                let mut emptier = board.clone();
-                emptier[row] = line
-                    .chars()
-                    .enumerate()
-                    .map(|(i, c)| if i == col { '.' } else { c })
-                    .collect();
-                out.push(build(size, &emptier));
-            }
-        }
+    for emptier in emptied_cells(&board, '.') {
+        out.push(build(size, &emptier));
     }
     if stones.contains(&'W') {
         out.push(build(
