@@ -379,6 +379,9 @@ struct BenchArgs {
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 3)]
     repeats: usize,
+    /// Measure only the reference, not the Python target.
+    #[arg(long)]
+    reference_only: bool,
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     reference: Option<PathBuf>,
@@ -413,7 +416,7 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
         pass_env: Vec::new(),
         shard: None,
     };
-    let subjects = [
+    let mut subjects = vec![
         xtask::bench::Subject {
             label: "reference, every suite".into(),
             target: None,
@@ -425,6 +428,9 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
             spec: Some("go".into()),
         },
     ];
+    if args.reference_only {
+        subjects.truncate(1);
+    }
     print_report(&xtask::bench::bench(&base, &subjects, &jobs, args.repeats)?)?;
     Ok(ExitCode::SUCCESS)
 }
