@@ -89,7 +89,47 @@ pub struct Run {
     pub interrupted: bool,
 }
 
+/// One graded group of a run, scored: its points times the fraction of its cases that pass.
+pub struct GroupScore<'a> {
+    pub suite: &'a Suite,
+    pub group: &'a str,
+    pub points: f64,
+    pub cases: Vec<&'a CaseResult>,
+    pub passed: usize,
+}
+
+impl GroupScore<'_> {
+    pub fn score(&self) -> f64 {
+        self.points * self.passed as f64 / self.cases.len() as f64
+    }
+}
+
 impl Run {
+    /// Each graded group that has cases in this run, scored, in suite then group order.
+    pub fn group_scores(&self) -> Vec<GroupScore<'_>> {
+        let mut scores = Vec::new();
+        for suite in &self.suites {
+            for (group, points) in &suite.file.groups {
+                let cases: Vec<&CaseResult> = self
+                    .results
+                    .iter()
+                    .filter(|r| r.case.spec == suite.name && &r.case.group == group)
+                    .collect();
+                if !cases.is_empty() {
+                    let passed = cases.iter().filter(|r| r.verdict.passed()).count();
+                    scores.push(GroupScore {
+                        suite,
+                        group,
+                        points: *points,
+                        cases,
+                        passed,
+                    });
+                }
+            }
+        }
+        scores
+    }
+
     /// Whether every graded case that ran passed.
     pub fn all_graded_passed(&self) -> bool {
         self.results

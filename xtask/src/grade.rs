@@ -18,7 +18,6 @@ use crate::error::{write_atomically, Error};
 use crate::message::cause;
 use crate::outcome::Verdict;
 use crate::shard::Shard;
-use crate::suite::Suite;
 
 /// One case of one submission, as the grade files keep it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -103,19 +102,12 @@ fn verdict_counts() -> BTreeMap<String, usize> {
 }
 
 /// The grade of one finished check of a submission.
-fn submission_of(id: &str, suite: &Suite, run: &Run) -> Submission {
-    let mut groups: BTreeMap<String, f64> = BTreeMap::new();
-    for (group, points) in &suite.file.groups {
-        let cases: Vec<_> = run
-            .results
-            .iter()
-            .filter(|r| &r.case.group == group && r.case.graded)
-            .collect();
-        if !cases.is_empty() {
-            let passed = cases.iter().filter(|r| r.verdict.passed()).count();
-            groups.insert(group.clone(), points * passed as f64 / cases.len() as f64);
-        }
-    }
+fn submission_of(id: &str, run: &Run) -> Submission {
+    let groups: BTreeMap<String, f64> = run
+        .group_scores()
+        .iter()
+        .map(|g| (g.group.to_string(), g.score()))
+        .collect();
     let mut verdicts = verdict_counts();
     for result in run.results.iter().filter(|r| r.case.graded) {
         *verdicts.entry(verdict_name(result.verdict)).or_default() += 1;
@@ -266,7 +258,7 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
                         .map_err(|err| Error::io(&path, err))?;
                     write_atomically(&path, crate::gradescope::render(&run).as_bytes())?;
                 }
-                submission_of(&id, &suite, &run)
+                submission_of(&id, &run)
             }
             Err(err @ Error::CouldNotRun { .. }) => Submission {
                 id: id.clone(),

@@ -25,36 +25,31 @@ struct Test {
 
 /// Gradescope's results JSON for `run`.
 pub fn render(run: &Run) -> String {
-    let mut tests = Vec::new();
-    for suite in &run.suites {
-        for (group, points) in &suite.file.groups {
-            let cases: Vec<_> = run
-                .results
-                .iter()
-                .filter(|r| r.case.spec == suite.name && &r.case.group == group)
-                .collect();
-            if cases.is_empty() {
-                continue;
-            }
-            let passed = cases.iter().filter(|r| r.verdict.passed()).count();
-            let output: Vec<String> = cases
+    let tests: Vec<Test> = run
+        .group_scores()
+        .iter()
+        .map(|group| {
+            let output: Vec<String> = group
+                .cases
                 .iter()
                 .filter(|r| !r.verdict.passed())
                 .map(|r| format!("{}: {}", r.case.name, cause(r)))
                 .collect();
-            tests.push(Test {
-                name: format!("{}/{group}", suite.name),
-                score: points * passed as f64 / cases.len() as f64,
-                max_score: *points,
-                status: if passed == cases.len() {
-                    "passed"
-                } else {
-                    "failed"
-                },
-                output: format!("{passed}/{} cases pass\n{}", cases.len(), output.join("\n")),
-            });
-        }
-    }
+            let all_pass = group.passed == group.cases.len();
+            Test {
+                name: format!("{}/{}", group.suite.name, group.group),
+                score: group.score(),
+                max_score: group.points,
+                status: if all_pass { "passed" } else { "failed" },
+                output: format!(
+                    "{}/{} cases pass\n{}",
+                    group.passed,
+                    group.cases.len(),
+                    output.join("\n")
+                ),
+            }
+        })
+        .collect();
     let score = tests.iter().map(|t| t.score).sum();
     let results = Results {
         score,
