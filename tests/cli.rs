@@ -179,3 +179,41 @@ fn a_reader_that_goes_away_ends_the_program_quietly() {
     assert!(output.status.success(), "{:?}", output.status);
     assert_eq!(String::from_utf8_lossy(&output.stderr), "");
 }
+
+#[test]
+fn interactive_specs_show_each_display_before_reading_the_next_line() {
+    let mut child = StdCommand::new(env!("CARGO_BIN_EXE_gridjudge"))
+        .arg("connect4")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let mut stdout = child.stdout.take().unwrap();
+    let (sender, receiver) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut buffer = [0u8; 4096];
+        while let Ok(n) = stdout.read(&mut buffer) {
+            if n == 0 || sender.send(buffer[..n].to_vec()).is_err() {
+                break;
+            }
+        }
+    });
+    // Reads until `ending` arrives; a program that buffered its prompt would never send it.
+    let read_until = |ending: &str| {
+        let mut text = Vec::new();
+        while !String::from_utf8_lossy(&text).ends_with(ending) {
+            let chunk = receiver
+                .recv_timeout(std::time::Duration::from_secs(10))
+                .expect("the display arrives while stdin is still open");
+            text.extend(chunk);
+        }
+        String::from_utf8(text).unwrap()
+    };
+    assert!(read_until("X's turn\nEnter a column: ").starts_with("\n01234567\n"));
+    stdin.write_all(b"3\n").unwrap();
+    stdin.flush().unwrap();
+    assert!(read_until("O's turn\nEnter a column: ").contains("...X....\n"));
+    drop(stdin);
+    assert!(child.wait().unwrap().success());
+}

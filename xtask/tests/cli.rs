@@ -326,3 +326,19 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
         .count();
     assert_eq!(alive, 0, "a target survived the interrupt");
 }
+
+#[test]
+fn bless_refuses_a_target_whose_two_runs_differ() {
+    let corpus = Corpus::new(b"x\n", true);
+    xtask()
+        .args(["bless", "--check", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .args(["--from", "--"])
+        .arg(fixture())
+        .arg("nondeterministic")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("001-case.in").and(predicate::str::contains("two runs")));
+}

@@ -81,6 +81,14 @@ fn main() -> ExitCode {
         }
         "exit-early" => {}
         "echo" => print(&input),
+        // Different output on every run.
+        "nondeterministic" => {
+            let nanos = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .unwrap()
+                .as_nanos();
+            print(format!("{nanos} {}\n", std::process::id()).as_bytes());
+        }
         "abort" => std::process::abort(),
         "shout" => print(&input.to_ascii_uppercase()),
         "missing" => {
