@@ -99,14 +99,8 @@ struct Judge<'a> {
 }
 
 impl Judge<'_> {
-    fn run(&self, input: &str) -> Result<CaseResult, Error> {
-        let spec = gridjudge::spec::find(&self.options.suite.name).ok_or_else(|| {
-            Error::Usage(format!(
-                "no reference for spec `{}`",
-                self.options.suite.name
-            ))
-        })?;
-        let (expected, _) = gridjudge::driver::run_bytes(spec, input.as_bytes());
+    /// Runs the target on `input` and judges it against `expected`, the reference's output.
+    fn run(&self, input: &str, expected: Vec<u8>) -> Result<CaseResult, Error> {
         let case = Case {
             spec: self.options.suite.name.clone(),
             group: "fuzz".into(),
@@ -154,8 +148,9 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
     // Catch a target that cannot run, or never finishes, before spending the budget on it.
     let mut n_timeouts = 0;
     for index in 0..3 {
-        let (generated, _) = generate::case(&options.suite.name, case_seed(options.seed, index))?;
-        if judge.run(&generated.input)?.verdict == Verdict::Timeout {
+        let (generated, expected) =
+            generate::case(&options.suite.name, case_seed(options.seed, index))?;
+        if judge.run(&generated.input, expected)?.verdict == Verdict::Timeout {
             n_timeouts += 1;
         }
     }
@@ -191,9 +186,9 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
                 }
                 let seed = case_seed(options.seed, index);
                 let outcome =
-                    generate::case(&options.suite.name, seed).and_then(|(generated, _)| {
+                    generate::case(&options.suite.name, seed).and_then(|(generated, expected)| {
                         judge
-                            .run(&generated.input)
+                            .run(&generated.input, expected)
                             .map(|result| (generated.input, result))
                     });
                 let done = runs.fetch_add(1, Ordering::Relaxed) + 1;
@@ -244,14 +239,14 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
     let (mut steps, mut shrink_runs) = (0, 0);
     'shrinking: while shrink_runs < options.max_shrink_runs {
         for candidate in shrink::candidates(&options.suite.name, &current) {
-            if !shrink::is_graded(&options.suite.name, &candidate) {
+            let Some(expected) = shrink::graded_output(&options.suite.name, &candidate) else {
                 continue;
-            }
+            };
             if shrink_runs >= options.max_shrink_runs {
                 break 'shrinking;
             }
             shrink_runs += 1;
-            let result = judge.run(&candidate)?;
+            let result = judge.run(&candidate, expected)?;
             if result.verdict == verdict {
                 steps += 1;
                 current = candidate;

@@ -8,12 +8,17 @@
 use gridjudge::driver::run_bytes;
 use gridjudge::spec;
 
+/// The reference's output for `input` when it is well formed and touches only determined and
+/// ruled behaviour; `None` otherwise.
+pub fn graded_output(spec_name: &str, input: &str) -> Option<Vec<u8>> {
+    let spec = spec::find(spec_name)?;
+    let (output, result) = run_bytes(spec, input.as_bytes());
+    matches!(result, Ok(finished) if finished.unspecified.is_none()).then_some(output)
+}
+
 /// Whether `input` is well formed and touches only determined and ruled behaviour.
 pub fn is_graded(spec_name: &str, input: &str) -> bool {
-    let Some(spec) = spec::find(spec_name) else {
-        return false;
-    };
-    matches!(run_bytes(spec, input.as_bytes()).1, Ok(finished) if finished.unspecified.is_none())
+    graded_output(spec_name, input).is_some()
 }
 
 /// Inputs a little simpler than `input`, most promising first.
