@@ -128,16 +128,9 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
 fn bless_case(options: &Options, suite: &Suite, input_path: &Path) -> Result<Found, Error> {
     let input = std::fs::read(input_path).map_err(|err| Error::io(input_path, err))?;
     let target = match &options.from {
-        Some(argv) => Target {
-            program: argv[0].clone(),
-            args: argv[1..].to_vec(),
-            dir: options.dir.clone(),
-        },
-        None => Target {
-            program: options.reference.clone().into(),
-            args: suite.file.args.iter().map(OsString::from).collect(),
-            dir: options.dir.clone(),
-        },
+        Some(argv) => Target::from_argv(argv, &options.dir)
+            .ok_or_else(|| Error::Usage("--from needs a command line".into()))?,
+        None => Target::reference(&options.reference, &suite.file.args, &options.dir),
     };
     let limits = Limits {
         timeout: suite.timeout().max(Duration::from_secs(10)),

@@ -16,7 +16,7 @@ use crate::discover::{discover, Case};
 use crate::error::Error;
 use crate::locate::locate;
 use crate::outcome::{judge, CaseResult, Verdict};
-use crate::process::{execute_confined, Limits, Target};
+use crate::process::{display_argv, execute_confined, Limits, Target};
 use crate::suite::{load_all, Suite};
 
 /// What the user asked for.
@@ -235,7 +235,7 @@ pub fn check(options: &Options) -> Result<Run, Error> {
         target: options
             .target
             .as_ref()
-            .map_or_else(|| "the reference".into(), |argv| display(argv)),
+            .map_or_else(|| "the reference".into(), |argv| display_argv(argv)),
         elapsed: start.elapsed(),
         inferred,
         warnings,
@@ -243,35 +243,16 @@ pub fn check(options: &Options) -> Result<Run, Error> {
     })
 }
 
-fn display(argv: &[OsString]) -> String {
-    argv.iter()
-        .map(|w| w.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 fn reference_target(options: &Options, suite: &Suite) -> Target {
-    Target {
-        program: options.reference.clone().into(),
-        args: suite.file.args.iter().map(OsString::from).collect(),
-        dir: options.dir.clone(),
-    }
+    Target::reference(&options.reference, &suite.file.args, &options.dir)
 }
 
 fn target_for(options: &Options, suite: &Suite) -> Result<Target, Error> {
-    Ok(match &options.target {
-        None => reference_target(options, suite),
-        Some(argv) => {
-            let (program, args) = argv
-                .split_first()
-                .ok_or_else(|| Error::Usage("the target command line is empty".into()))?;
-            Target {
-                program: program.clone(),
-                args: args.to_vec(),
-                dir: options.dir.clone(),
-            }
-        }
-    })
+    match &options.target {
+        None => Ok(reference_target(options, suite)),
+        Some(argv) => Target::from_argv(argv, &options.dir)
+            .ok_or_else(|| Error::Usage("the target command line is empty".into())),
+    }
 }
 
 /// Runs each suite's `handout` group and picks the one suite the target passes.
@@ -303,7 +284,7 @@ fn infer_spec(
     let results = run_plans(&quiet, &plans)?;
     if let Some(failed) = results.iter().find(|r| r.verdict == Verdict::CouldNotRun) {
         return Err(Error::CouldNotRun {
-            command: display(argv),
+            command: display_argv(argv),
             message: failed.detail.clone().unwrap_or_default(),
         });
     }

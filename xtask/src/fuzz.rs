@@ -127,17 +127,11 @@ impl Judge<'_> {
 }
 
 pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outcome, Error> {
-    let (program, args) = options
-        .target
-        .split_first()
+    let target = Target::from_argv(&options.target, &options.dir)
         .ok_or_else(|| Error::Usage("fuzz needs a target command line after `--`".into()))?;
     let judge = Judge {
         options,
-        target: Target {
-            program: program.clone(),
-            args: args.to_vec(),
-            dir: options.dir.clone(),
-        },
+        target,
         limits: Limits {
             timeout: options.timeout,
             stdout_cap: 16 << 20,

@@ -171,20 +171,13 @@ fn submissions(options: &Options) -> Result<Vec<(String, PathBuf)>, Error> {
     Ok(found)
 }
 
-fn display(argv: &[OsString]) -> String {
-    argv.iter()
-        .map(|w| w.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
 pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Error> {
     let suite = crate::suite::load_all(&options.check.cases_root)?
         .into_iter()
         .find(|s| s.name == options.spec)
         .ok_or_else(|| Error::Usage(format!("unknown spec `{}`", options.spec)))?;
-    let run_text = display(&options.run);
+    let run_text = crate::process::display_argv(&options.run);
     let results_dir = options.out.join("results");
     std::fs::create_dir_all(&results_dir).map_err(|err| Error::io(&results_dir, err))?;
     // Only groups with graded cases count: an empty `found` group is worth nothing yet.

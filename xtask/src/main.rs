@@ -113,9 +113,7 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
             cases_root,
             spec: Some(args.spec.clone()),
             filter: None,
-            jobs: args
-                .jobs
-                .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+            jobs: args.jobs.unwrap_or_else(cpus),
             timeout: args.timeout.map(Duration::from_secs_f64),
             fail_fast: false,
             include_unspecified: false,
@@ -282,10 +280,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
             Some(runs) => Budget::Runs(runs),
             None => Budget::Time(args.time.unwrap_or(Duration::from_secs(60))),
         },
-        jobs: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .max(1),
+        jobs: args.jobs.unwrap_or_else(cpus).max(1),
         target: args.target,
         dir: std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))?,
         timeout: args
@@ -323,11 +318,8 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
         Outcome::Found(found) => {
             let mut result = found.result;
             if let Some(difference) = &result.difference {
-                let reference_target = xtask::process::Target {
-                    program: reference.into(),
-                    args: suite.file.args.iter().map(OsString::from).collect(),
-                    dir: options.dir.clone(),
-                };
+                let reference_target =
+                    xtask::process::Target::reference(&reference, &suite.file.args, &options.dir);
                 result.location = xtask::locate::locate(
                     &reference_target,
                     found.shrunk.as_bytes(),
@@ -388,9 +380,9 @@ struct BenchArgs {
 }
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
-    let cpus = std::thread::available_parallelism().map_or(2, |n| n.get());
+    let n_cpus = cpus();
     let jobs = if args.jobs.is_empty() {
-        vec![1, cpus]
+        vec![1, n_cpus]
     } else {
         args.jobs
     };
@@ -403,7 +395,7 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
         cases_root: workspace::cases(),
         spec: None,
         filter: None,
-        jobs: cpus,
+        jobs: n_cpus,
         timeout: None,
         fail_fast: false,
         include_unspecified: false,
@@ -540,7 +532,7 @@ fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
         from,
         reference: reference_binary(args.reference)?,
         dir: std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))?,
-        jobs: std::thread::available_parallelism().map_or(2, |n| n.get()),
+        jobs: cpus(),
     };
     let summary = xtask::bless::bless(&options)?;
     print_report(&summary.render(args.check))?;
@@ -563,6 +555,11 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
         dir.display()
     ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The number of CPUs, the default number of jobs.
+fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
 }
 
 /// The reference binary: the one given, or a fresh release build.
@@ -662,9 +659,7 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
         cases_root,
         spec: args.spec,
         filter: args.filter,
-        jobs: args
-            .jobs
-            .unwrap_or_else(|| std::thread::available_parallelism().map_or(2, |n| n.get())),
+        jobs: args.jobs.unwrap_or_else(cpus),
         timeout: args.timeout.map(Duration::from_secs_f64),
         fail_fast: args.fail_fast,
         include_unspecified: args.include_unspecified,

@@ -13,7 +13,7 @@ use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -48,14 +48,41 @@ pub struct Target {
 }
 
 impl Target {
+    /// A command line given by the user (`python3 project4.py`); `None` when it is empty.
+    pub fn from_argv(argv: &[OsString], dir: &Path) -> Option<Target> {
+        let (program, args) = argv.split_first()?;
+        Some(Target {
+            program: program.clone(),
+            args: args.to_vec(),
+            dir: dir.to_path_buf(),
+        })
+    }
+
+    /// The reference binary with a suite's arguments.
+    pub fn reference(binary: &Path, args: &[String], dir: &Path) -> Target {
+        Target {
+            program: binary.into(),
+            args: args.iter().map(OsString::from).collect(),
+            dir: dir.to_path_buf(),
+        }
+    }
+
     /// The command line as a user would type it.
     pub fn display(&self) -> String {
-        std::iter::once(&self.program)
+        let argv: Vec<OsString> = std::iter::once(&self.program)
             .chain(&self.args)
-            .map(|word| word.to_string_lossy().into_owned())
-            .collect::<Vec<_>>()
-            .join(" ")
+            .cloned()
+            .collect();
+        display_argv(&argv)
     }
+}
+
+/// A command line as a user would type it.
+pub fn display_argv(argv: &[OsString]) -> String {
+    argv.iter()
+        .map(|word| word.to_string_lossy())
+        .collect::<Vec<_>>()
+        .join(" ")
 }
 
 #[derive(Debug, Clone, Copy)]
