@@ -464,35 +464,50 @@ impl Confinement {
         }
     }
 
+    /// Reads a cgroup file of the case; empty where it cannot be read.
+    fn read(dir: &Path, file: &str) -> String {
+        std::fs::read_to_string(dir.join(file)).unwrap_or_default()
+    }
+
+    /// Whether the case tried to exceed its process limit (read while it runs, so it reads
+    /// only the pids controller's events).
+    pub fn process_limit_hit(&self) -> bool {
+        let pids = match (self.v2, &self.cgroup_dirs[..]) {
+            (true, [dir]) | (false, [_, dir]) => dir,
+            _ => return false,
+        };
+        event_count(&Self::read(pids, "pids.events"), "max ") > 0
+    }
+
     /// What the cgroups saw: peak memory and whether a limit was hit.
     pub fn observed(&self) -> Observed {
-        let read =
-            |dir: &Path, file: &str| std::fs::read_to_string(dir.join(file)).unwrap_or_default();
-        let counter = |text: &str, key: &str| {
-            text.lines()
-                .find_map(|l| {
-                    l.strip_prefix(key)
-                        .map(|v| v.trim().parse::<u64>().unwrap_or(0))
-                })
-                .unwrap_or(0)
+        let (peak, memory_events) = match (self.v2, &self.cgroup_dirs[..]) {
+            (true, [dir]) => (
+                Self::read(dir, "memory.peak"),
+                Self::read(dir, "memory.events"),
+            ),
+            (false, [memory, _]) => (
+                Self::read(memory, "memory.max_usage_in_bytes"),
+                Self::read(memory, "memory.oom_control"),
+            ),
+            _ => return Observed::default(),
         };
-        match (self.v2, &self.cgroup_dirs[..]) {
-            (true, [dir]) => Observed {
-                peak_memory: read(dir, "memory.peak").trim().parse().ok(),
-                memory_limit_hit: counter(&read(dir, "memory.events"), "oom_kill ") > 0,
-                process_limit_hit: counter(&read(dir, "pids.events"), "max ") > 0,
-            },
-            (false, [memory, pids]) => Observed {
-                peak_memory: read(memory, "memory.max_usage_in_bytes")
-                    .trim()
-                    .parse()
-                    .ok(),
-                memory_limit_hit: counter(&read(memory, "memory.oom_control"), "oom_kill ") > 0,
-                process_limit_hit: counter(&read(pids, "pids.events"), "max ") > 0,
-            },
-            _ => Observed::default(),
+        Observed {
+            peak_memory: peak.trim().parse().ok(),
+            memory_limit_hit: event_count(&memory_events, "oom_kill ") > 0,
+            process_limit_hit: self.process_limit_hit(),
         }
     }
+}
+
+/// The number after `key` in a cgroup events file (`max 3`, `oom_kill 1`); 0 where absent.
+fn event_count(text: &str, key: &str) -> u64 {
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix(key)
+                .map(|v| v.trim().parse().unwrap_or(0))
+        })
+        .unwrap_or(0)
 }
 
 impl Drop for Confinement {

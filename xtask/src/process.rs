@@ -196,6 +196,13 @@ pub fn execute_confined(
     let mut process_limited = false;
     let mut exited_at: Option<Instant> = None;
     let mut buffer = vec![0u8; 64 * 1024];
+    // Everything the case started: its process group, and its cgroup for what left the group.
+    let kill_case = || {
+        kill_group(pid);
+        if let Some(confinement) = &confinement {
+            confinement.kill_all();
+        }
+    };
     loop {
         let now = Instant::now();
         if let Some(exited) = exited_at {
@@ -211,13 +218,10 @@ pub fn execute_confined(
         } else if !process_limited
             && confinement
                 .as_ref()
-                .is_some_and(|c| c.observed().process_limit_hit)
+                .is_some_and(Confinement::process_limit_hit)
         {
             // A fork bomb: stop it now rather than at the deadline.
-            kill_group(pid);
-            if let Some(confinement) = &confinement {
-                confinement.kill_all();
-            }
+            kill_case();
             process_limited = true;
         } else if let Some(limit) = watch_memory.filter(|_| !memory_killed) {
             if peak_resident(pid).is_some_and(|peak| peak > limit) {
@@ -327,11 +331,8 @@ pub fn execute_confined(
         if just_exited {
             exited_at = Some(Instant::now());
             stdin = None;
-            // Whatever the target left running goes with it, in its group or its cgroup.
-            kill_group(pid);
-            if let Some(confinement) = &confinement {
-                confinement.kill_all();
-            }
+            // Whatever the target left running goes with it.
+            kill_case();
         }
     }
     let elapsed = exited_at.map_or_else(|| start.elapsed(), |at| at - start);
