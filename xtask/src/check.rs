@@ -104,7 +104,28 @@ impl GroupScore<'_> {
     }
 }
 
+/// The graded cases of a run, counted as the verdict line reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    pub passed: usize,
+    pub failed: usize,
+    /// Not run: left out by `--filter`, or stopped by `--fail-fast` or Ctrl-C.
+    pub skipped: usize,
+}
+
 impl Run {
+    /// The counts of the verdict line `N passed, N failed, N skipped`.
+    pub fn totals(&self) -> Totals {
+        let graded = || self.results.iter().filter(|r| r.case.graded);
+        let passed = graded().filter(|r| r.verdict.passed()).count();
+        let not_run = graded().filter(|r| r.verdict == Verdict::Skipped).count();
+        Totals {
+            passed,
+            failed: graded().count() - passed - not_run,
+            skipped: not_run + self.n_filtered,
+        }
+    }
+
     /// Each graded group that has cases in this run, scored, in suite then group order.
     pub fn group_scores(&self) -> Vec<GroupScore<'_>> {
         let mut scores = Vec::new();

@@ -44,16 +44,14 @@ struct FirstDifference<'a> {
 
 /// The JSON report of `run`.
 pub fn render(run: &Run) -> String {
-    let graded = || run.results.iter().filter(|r| r.case.graded);
-    let passed = graded().filter(|r| r.verdict.passed()).count();
-    let skipped = graded().filter(|r| r.verdict == Verdict::Skipped).count();
+    let totals = run.totals();
     let report = Report {
         schema: 1,
         target: &run.target,
         elapsed_ms: run.elapsed.as_millis(),
-        passed,
-        failed: graded().count() - passed - skipped,
-        skipped: skipped + run.n_filtered,
+        passed: totals.passed,
+        failed: totals.failed,
+        skipped: totals.skipped,
         cases: run
             .results
             .iter()

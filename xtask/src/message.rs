@@ -10,7 +10,7 @@ use std::fmt::Write;
 
 use anstyle::{AnsiColor, Effects, Style};
 
-use crate::check::Run;
+use crate::check::{Run, Totals};
 use crate::compare::shape;
 use crate::diff;
 use crate::outcome::{CaseResult, Verdict};
@@ -205,17 +205,11 @@ fn totals(run: &Run) -> String {
             "  {spec:<9} {group:<28} {passed:>4} passed, {failed:>3} failed{ungraded}"
         );
     }
-    let graded = run.results.iter().filter(|r| r.case.graded);
-    let passed = graded
-        .clone()
-        .filter(|r| r.verdict == Verdict::Pass)
-        .count();
-    let skipped = graded
-        .clone()
-        .filter(|r| r.verdict == Verdict::Skipped)
-        .count()
-        + run.n_filtered;
-    let failed = graded.count() - passed - (skipped - run.n_filtered);
+    let Totals {
+        passed,
+        failed,
+        skipped,
+    } = run.totals();
     let _ = writeln!(
         out,
         "\n{} cases of {} in {:.1} s",
