@@ -10,11 +10,14 @@ fn xtask() -> Command {
     Command::cargo_bin("xtask").unwrap()
 }
 
-/// `check` on the corpus with the fixture in `mode` as the target (and as the reference).
-fn check(corpus: &Corpus, mode: &str) -> assert_cmd::assert::Assert {
+/// `check` with `options` on the corpus, the fixture in `mode` as the target (and as the
+/// reference).
+fn check_with(corpus: &Corpus, options: &[&str], mode: &str) -> assert_cmd::assert::Assert {
     xtask()
         .env("NO_COLOR", "1")
-        .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
+        .args(["check", "--no-sandbox"])
+        .args(options)
+        .arg("--cases")
         .arg(corpus.root())
         .arg("--reference")
         .arg(fixture())
@@ -23,6 +26,11 @@ fn check(corpus: &Corpus, mode: &str) -> assert_cmd::assert::Assert {
         .arg(mode)
         .arg(corpus.expected_path())
         .assert()
+}
+
+/// `check` of the suite `demo` with the fixture in `mode`.
+fn check(corpus: &Corpus, mode: &str) -> assert_cmd::assert::Assert {
+    check_with(corpus, &["--spec", "demo"], mode)
 }
 
 #[test]
@@ -151,17 +159,7 @@ fn two_suites() -> Corpus {
 #[test]
 fn the_spec_is_inferred_from_the_handout_cases() {
     let corpus = two_suites();
-    xtask()
-        .env("NO_COLOR", "1")
-        .args(["check", "--no-sandbox", "--cases"])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(fixture())
-        .arg("--")
-        .arg(fixture())
-        .arg("right")
-        .arg(corpus.expected_path())
-        .assert()
+    check_with(&corpus, &[], "right")
         .code(0)
         .stdout(predicate::str::starts_with(
             "looks like demo: 1/1 handout cases pass; pass --spec to choose\n",
@@ -171,46 +169,18 @@ fn the_spec_is_inferred_from_the_handout_cases() {
 #[test]
 fn an_unclear_spec_stops_and_lists_the_choices() {
     let corpus = two_suites();
-    xtask()
-        .args(["check", "--no-sandbox", "--cases"])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(fixture())
-        .arg("--")
-        .arg(fixture())
-        .arg("wrong")
-        .arg(corpus.expected_path())
-        .assert()
-        .code(2)
-        .stderr(
-            predicate::str::contains("pass --spec with one of")
-                .and(predicate::str::contains("demo (0/1 handout cases pass)"))
-                .and(predicate::str::contains("other (0/1 handout cases pass)")),
-        );
+    check_with(&corpus, &[], "wrong").code(2).stderr(
+        predicate::str::contains("pass --spec with one of")
+            .and(predicate::str::contains("demo (0/1 handout cases pass)"))
+            .and(predicate::str::contains("other (0/1 handout cases pass)")),
+    );
 }
 
 #[test]
 fn filtering_counts_the_cases_left_out_as_skipped() {
     let corpus = Corpus::new(b"x\n", true);
     corpus.add("002-other", b"x\n", crate::support::EXPECTED.as_bytes());
-    xtask()
-        .args([
-            "check",
-            "--no-sandbox",
-            "--spec",
-            "demo",
-            "--filter",
-            "002",
-            "--cases",
-        ])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(fixture())
-        .arg("--")
-        .arg(fixture())
-        .arg("right")
-        .arg(corpus.expected_path())
-        .assert()
+    check_with(&corpus, &["--spec", "demo", "--filter", "002"], "right")
         .code(0)
         .stdout(predicate::str::ends_with("1 passed, 0 failed, 1 skipped\n"));
 }
