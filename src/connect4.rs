@@ -90,9 +90,11 @@ pub fn parse_column(line: &[u8]) -> Option<usize> {
     }
 }
 
-/// Whether an invalid line is one a lenient reader (Python's `int()`, say) would take for a
-/// column from 0 to 7: surrounding spaces, a sign, leading zeros, `_` separators or non-ASCII
-/// digits. The handout does not say how such lines are treated.
+/// Whether an invalid line is one a lenient reader would take for a column from 0 to 7:
+/// surrounding spaces, a sign, leading zeros, `_` separators or non-ASCII digits (Python's
+/// `int()`), or digits whose first group before a `_` is a column (C's `atoi`, which reads `3_0`
+/// as 3). The handout does not say how such lines are treated (connect4.md lists them as
+/// unspecified).
 pub fn looks_like_column(line: &[u8]) -> bool {
     let Ok(text) = std::str::from_utf8(line) else {
         return false;
@@ -111,8 +113,13 @@ pub fn looks_like_column(line: &[u8]) -> bool {
     if !digits.is_ascii() {
         return true;
     }
+    let leading_group = digits.split('_').next().unwrap_or("");
+    let is_column = |value: u64| value <= 7 && !(negative && value != 0);
+    if digits.contains('_') && leading_group.parse::<u64>().is_ok_and(is_column) {
+        return true;
+    }
     match digits.replace('_', "").parse::<u64>() {
-        Ok(value) => value <= 7 && !(negative && value != 0),
+        Ok(value) => is_column(value),
         // Too many digits to be a column, except for a long run of zeros.
         Err(_) => digits.bytes().all(|b| b == b'0' || b == b'_'),
     }
@@ -164,7 +171,7 @@ impl Program for Connect4 {
             if column.is_none() && looks_like_column(line) {
                 self.unspecified.note(
                     line_no,
-                    "a column number with spaces, a sign, extra zeros or non-ASCII digits",
+                    "a column number with spaces, a sign, extra zeros, `_` or non-ASCII digits",
                 );
             }
             out.extend_from_slice(INVALID);

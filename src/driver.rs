@@ -111,6 +111,14 @@ fn emit(
     Ok(())
 }
 
+/// The output of `spec` for `input` when the input is well formed and touches only determined
+/// and ruled behaviour: the graded domain, which every generator, shrinker and corpus check
+/// asks about through this one function. `None` otherwise.
+pub fn graded_output(spec: &Spec, input: &[u8]) -> Option<Vec<u8>> {
+    let (output, result) = run_bytes(spec, input);
+    matches!(result, Ok(finished) if finished.unspecified.is_none()).then_some(output)
+}
+
 /// Runs `spec` over an in-memory input: the output, and how the run ended.
 pub fn run_bytes(spec: &Spec, input: &[u8]) -> (Vec<u8>, Result<Finished, InputError>) {
     let mut output = Vec::new();

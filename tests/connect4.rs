@@ -149,6 +149,23 @@ fn unspecified_spaces_around_a_digit() {
 }
 
 #[test]
+fn unspecified_lenient_spellings_of_a_column() {
+    // connect4.md: `+3`, `03`, `-0` and `3_0` (read as 3 by C's atoi) are unspecified, like
+    // non-ASCII digits; `3.0`, `10` and `-1` stay graded invalid inputs.
+    let expected = turn(EMPTY, 'X') + INVALID;
+    for line in ["+3", "03", "-0", "3_0", "0_7", "\u{0663}"] {
+        check_unspecified("connect4", &format!("{line}\n"), &expected, "column number");
+    }
+    for graded in ["3.0", "10", "-1", "8_0", "_3"] {
+        let (_, finished_run) = run("connect4", &format!("{graded}\n4\n{FINISH_AFTER_X4}"));
+        assert_eq!(
+            finished_run.unspecified, None,
+            "`{graded}` is a graded invalid input"
+        );
+    }
+}
+
+#[test]
 fn unspecified_input_ending_before_the_game_is_over() {
     check_unspecified("connect4", "", &turn(EMPTY, 'X'), "before the game is over");
 }
