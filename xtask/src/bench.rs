@@ -12,19 +12,36 @@ use std::path::PathBuf;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use rayon::prelude::*;
-
 use crate::check::{self, Options};
 use crate::discover::discover;
 use crate::error::Error;
 use crate::suite::load_all;
+use crate::target::Program;
 
 /// One measured target.
 pub struct Subject {
     pub label: String,
-    /// `None`: the reference, over every suite.
-    pub target: Option<Vec<OsString>>,
+    /// The reference runs over every suite, a command over `spec`'s.
+    pub program: Program,
     pub spec: Option<String>,
+}
+
+/// What `cargo xtask bench` measures: the reference over every suite and, unless
+/// `reference_only`, the bundled Python solution of go over the go suite.
+pub fn subjects(reference_only: bool) -> Vec<Subject> {
+    let mut subjects = vec![Subject {
+        label: "reference, every suite".into(),
+        program: Program::Reference,
+        spec: None,
+    }];
+    if !reference_only {
+        subjects.push(Subject {
+            label: "python3 go.py, go suite".into(),
+            program: Program::Command(vec!["python3".into(), python_go().into()]),
+            spec: Some("go".into()),
+        });
+    }
+    subjects
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -34,34 +51,30 @@ fn median(mut samples: Vec<Duration>) -> Duration {
 
 /// Spawns the command on every input, `jobs` at a time, and waits for all of them.
 fn raw_baseline(jobs: usize, runs: &[(Vec<OsString>, Vec<u8>)]) -> Result<Duration, Error> {
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(jobs)
-        .build()
-        .map_err(|err| Error::Command(err.to_string()))?;
     let start = Instant::now();
-    pool.install(|| {
-        runs.par_iter().try_for_each(|(argv, input)| {
-            let mut child = Command::new(&argv[0])
-                .args(&argv[1..])
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::null())
-                .spawn()
-                .map_err(|err| Error::Command(format!("baseline spawn failed: {err}")))?;
-            let mut stdin = child.stdin.take().expect("piped stdin");
-            let input = input.clone();
-            let feeder = std::thread::spawn(move || {
-                let _ = stdin.write_all(&input);
-            });
-            let output = child
-                .wait_with_output()
-                .map_err(|err| Error::Command(format!("baseline wait failed: {err}")))?;
-            let _ = feeder.join();
-            std::hint::black_box(output.stdout.len());
-            Ok(())
-        })
+    let spawned = crate::pool::map(jobs, runs, |(argv, input)| -> Result<(), Error> {
+        let mut child = Command::new(&argv[0])
+            .args(&argv[1..])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|err| Error::Command(format!("baseline spawn failed: {err}")))?;
+        let mut stdin = child.stdin.take().expect("piped stdin");
+        let input = input.clone();
+        let feeder = std::thread::spawn(move || {
+            let _ = stdin.write_all(&input);
+        });
+        let output = child
+            .wait_with_output()
+            .map_err(|err| Error::Command(format!("baseline wait failed: {err}")))?;
+        let _ = feeder.join();
+        std::hint::black_box(output.stdout.len());
+        Ok(())
     })?;
-    Ok(start.elapsed())
+    let elapsed = start.elapsed();
+    spawned.into_iter().collect::<Result<(), Error>>()?;
+    Ok(elapsed)
 }
 
 /// Measures each subject at each job count; returns the report.
@@ -79,12 +92,10 @@ pub fn bench(
             .iter()
             .filter(|s| subject.spec.as_ref().is_none_or(|spec| &s.name == spec))
         {
-            let argv: Vec<OsString> = match &subject.target {
-                Some(argv) => argv.clone(),
-                None => std::iter::once(base.reference.clone().into_os_string())
-                    .chain(suite.file.args.iter().map(OsString::from))
-                    .collect(),
-            };
+            let target = subject
+                .program
+                .target(&base.reference, &suite.file.args, &base.dir);
+            let argv: Vec<OsString> = std::iter::once(target.program).chain(target.args).collect();
             for case in discover(suite)?.into_iter().filter(|c| c.graded) {
                 let input =
                     std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err))?;
@@ -95,7 +106,7 @@ pub fn bench(
         for &n_jobs in jobs {
             let options = Options {
                 spec: subject.spec.clone(),
-                target: subject.target.clone(),
+                program: subject.program.clone(),
                 jobs: n_jobs,
                 progress: false,
                 ..base.clone()

@@ -5,28 +5,31 @@
 //! through a temporary file and a rename, so an interrupted bless leaves each `.out` old or new,
 //! never partial. With `check`, nothing is written.
 
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use rayon::prelude::*;
 use walkdir::WalkDir;
 
+use crate::confine::{Policy, Settings};
 use crate::diff;
-use crate::error::{write_atomically, Error};
-use crate::process::{execute, Exit, Limits, Target};
+use crate::error::Error;
+use crate::files::write_atomically;
+use crate::process::{execute, Bounds, Exit};
 use crate::suite::{load_all, Suite};
+use crate::target::{Program, Target};
 
 #[derive(Debug, Clone)]
 pub struct Options {
     pub cases_root: PathBuf,
     pub spec: Option<String>,
     pub check: bool,
-    /// Bless from this command line instead of the reference.
-    pub from: Option<Vec<OsString>>,
+    /// What writes the expected outputs: the reference, or (`--from`) a command, confined.
+    pub program: Program,
     pub reference: PathBuf,
     pub dir: PathBuf,
     pub jobs: usize,
+    /// How a `--from` command is confined.
+    pub confine: Settings,
 }
 
 /// What bless found (and, without `check`, did).
@@ -38,6 +41,8 @@ pub struct Summary {
     pub unchanged: usize,
     /// `.out` files without their `.in`.
     pub stale: Vec<PathBuf>,
+    /// Lines about the confinement of a `--from` command the user should see once.
+    pub warnings: Vec<String>,
 }
 
 impl Summary {
@@ -79,19 +84,33 @@ enum Found {
 
 pub fn bless(options: &Options) -> Result<Summary, Error> {
     let suites = load_all(&options.cases_root)?;
-    let suites: Vec<&Suite> = match &options.spec {
-        Some(spec) => {
-            let suite = suites
-                .iter()
-                .find(|s| &s.name == spec)
-                .ok_or_else(|| Error::Usage(format!("unknown spec `{spec}`")))?;
-            vec![suite]
-        }
-        None => suites.iter().collect(),
+    let suites: Vec<Suite> = match &options.spec {
+        Some(spec) => vec![crate::suite::find(&options.cases_root, spec)?],
+        None => suites,
     };
     let mut summary = Summary::default();
     let mut work = Vec::new();
-    for suite in suites {
+    let mut warnings = Vec::new();
+    let plans: Vec<(&Suite, Target, Policy)> = suites
+        .iter()
+        .map(|suite| {
+            let target = options
+                .program
+                .target(&options.reference, &suite.file.args, &options.dir);
+            let (policy, found) = Policy::for_program(
+                &options.program,
+                &options.confine,
+                suite.limits(),
+                &options.cases_root,
+                &target,
+            );
+            crate::confine::note_once(&mut warnings, found);
+            (suite, target, policy)
+        })
+        .collect();
+    summary.warnings = warnings;
+    for plan in &plans {
+        let suite = plan.0;
         for entry in WalkDir::new(&suite.dir)
             .min_depth(2)
             .max_depth(2)
@@ -100,21 +119,15 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
             let entry = entry.map_err(|err| Error::io(&suite.dir, err.into()))?;
             let path = entry.path().to_path_buf();
             match path.extension().and_then(|e| e.to_str()) {
-                Some("in") => work.push((suite, path)),
+                Some("in") => work.push((plan, path)),
                 Some("out") if !path.with_extension("in").exists() => summary.stale.push(path),
                 _ => {}
             }
         }
     }
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(options.jobs.max(1))
-        .build()
-        .map_err(|err| Error::Command(format!("failed to start worker threads: {err}")))?;
-    let found: Vec<Result<Found, Error>> = pool.install(|| {
-        work.par_iter()
-            .map(|(suite, input)| bless_case(options, suite, input))
-            .collect()
-    });
+    let found = crate::pool::map(options.jobs, &work, |((suite, target, policy), input)| {
+        bless_case(options, suite, target, policy, input)
+    })?;
     for found in found {
         match found? {
             Found::New(name) => summary.new.push(name),
@@ -125,24 +138,26 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
     Ok(summary)
 }
 
-fn bless_case(options: &Options, suite: &Suite, input_path: &Path) -> Result<Found, Error> {
+fn bless_case(
+    options: &Options,
+    suite: &Suite,
+    target: &Target,
+    policy: &Policy,
+    input_path: &Path,
+) -> Result<Found, Error> {
     let input = std::fs::read(input_path).map_err(|err| Error::io(input_path, err))?;
-    let target = match &options.from {
-        Some(argv) => Target::from_argv(argv, &options.dir)
-            .ok_or_else(|| Error::Usage("--from needs a command line".into()))?,
-        None => Target::reference(&options.reference, &suite.file.args, &options.dir),
-    };
-    let limits = Limits {
+    let bounds = Bounds {
         timeout: suite.timeout().max(Duration::from_secs(10)),
         stdout_cap: 1 << 30,
         stderr_cap: 4096,
     };
     let mut outputs = Vec::with_capacity(2);
     for _ in 0..2 {
-        let execution = execute(&target, &input, &limits).map_err(|err| Error::CouldNotRun {
-            command: target.display(),
-            message: err.to_string(),
-        })?;
+        let execution =
+            execute(target, &input, &bounds, policy).map_err(|err| Error::CouldNotRun {
+                command: target.display(),
+                message: err.to_string(),
+            })?;
         let failed = execution.timed_out
             || execution.output_limited
             || match execution.exit {

@@ -32,20 +32,8 @@ use landlock::{
     Scope, ABI,
 };
 
-use crate::process::Target;
-
-/// Per-case resource limits; `None` leaves a resource unlimited.
-#[derive(Debug, Clone, Copy, Default, PartialEq)]
-pub struct ResourceLimits {
-    pub cpu: Option<Duration>,
-    /// Bytes.
-    pub memory: Option<u64>,
-    /// Processes and threads at once.
-    pub processes: Option<u64>,
-    /// Bytes one file may grow to.
-    pub file_size: Option<u64>,
-    pub open_files: Option<u64>,
-}
+use crate::limits::ResourceLimits;
+use crate::target::{Program, Target};
 
 /// The newest Landlock ABI this code knows how to use.
 const LANDLOCK_ABI: ABI = ABI::V6;
@@ -74,9 +62,33 @@ enum Cgroups {
     V1 { memory: PathBuf, pids: PathBuf },
 }
 
+/// What the user asked of the confinement of untrusted programs (the command line's
+/// `--no-sandbox`, limits and `--pass-env`).
+#[derive(Debug, Clone)]
+pub struct Settings {
+    /// Use Landlock where the kernel has it.
+    pub sandbox: bool,
+    /// Limits over the suite's.
+    pub limits: ResourceLimits,
+    /// Environment variables passed through to targets besides PATH and LANG.
+    pub pass_env: Vec<String>,
+}
+
+impl Default for Settings {
+    fn default() -> Settings {
+        Settings {
+            sandbox: true,
+            limits: ResourceLimits::default(),
+            pass_env: Vec::new(),
+        }
+    }
+}
+
 /// What the harness learned about a run's confinement, and what it will apply to each case.
 #[derive(Debug, Clone)]
 pub struct Policy {
+    /// The bundled reference: nothing is confined or limited.
+    trusted: bool,
     pub limits: ResourceLimits,
     pub sandbox: bool,
     readable: Vec<PathBuf>,
@@ -87,7 +99,55 @@ pub struct Policy {
 /// Lines the user should see once per run (no sandbox here, no cgroup, ...).
 pub type Warnings = Vec<String>;
 
+/// Adds the `found` warnings that `warnings` does not hold yet.
+pub fn note_once(warnings: &mut Warnings, found: Warnings) {
+    for warning in found {
+        if !warnings.contains(&warning) {
+            warnings.push(warning);
+        }
+    }
+}
+
 impl Policy {
+    /// No confinement at all, for the bundled reference alone: every other program is
+    /// untrusted and runs under [`Policy::new`].
+    pub fn trusted() -> Policy {
+        Policy {
+            trusted: true,
+            limits: ResourceLimits::default(),
+            sandbox: false,
+            readable: Vec::new(),
+            env: Vec::new(),
+            cgroups: None,
+        }
+    }
+
+    /// The policy for running `program` as `target` under a suite whose limits are
+    /// `suite_limits`: trusted for the bundled reference, confined for anything else, with the
+    /// corpus at `corpus_root` kept private.
+    pub fn for_program(
+        program: &Program,
+        settings: &Settings,
+        suite_limits: ResourceLimits,
+        corpus_root: &Path,
+        target: &Target,
+    ) -> (Policy, Warnings) {
+        match program {
+            Program::Reference => (Policy::trusted(), Warnings::new()),
+            Program::Command(_) => Policy::new(
+                settings.limits.or(suite_limits),
+                settings.sandbox,
+                corpus_root,
+                target,
+                &settings.pass_env,
+            ),
+        }
+    }
+
+    pub fn is_trusted(&self) -> bool {
+        self.trusted
+    }
+
     /// A policy for running `target` with the corpus at `corpus_root` kept private.
     pub fn new(
         limits: ResourceLimits,
@@ -151,6 +211,7 @@ impl Policy {
         }
         (
             Policy {
+                trusted: false,
                 limits,
                 sandbox,
                 readable,

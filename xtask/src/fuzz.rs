@@ -9,18 +9,20 @@
 //! repeat until none does or the run budget is spent.
 
 use std::ffi::OsString;
+use std::fmt;
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use crate::discover::Case;
+use crate::confine::{Policy, Settings, Warnings};
 use crate::error::Error;
 use crate::generate;
-use crate::outcome::{judge, CaseResult, Verdict};
-use crate::process::{execute, Limits, Target};
-use crate::shrink;
+use crate::outcome::{judge, Judgement, Verdict};
+use crate::process::{execute, Bounds};
 use crate::suite::Suite;
+use crate::target::{Program, Target};
+use crate::tools::Assignment;
 
 /// When to stop looking.
 #[derive(Debug, Clone, Copy)]
@@ -31,7 +33,14 @@ pub enum Budget {
 
 #[derive(Debug, Clone)]
 pub struct Options {
+    /// The spec's engine and tools: its generator, shrinker and graded domain.
+    pub assignment: Assignment<'static>,
+    /// The spec's suite, for its rules, timeout and limits.
     pub suite: Suite,
+    /// The corpus the suite is in, kept out of the target's reach.
+    pub cases_root: PathBuf,
+    /// How the target is confined.
+    pub confine: Settings,
     pub seed: u64,
     pub budget: Budget,
     pub jobs: usize,
@@ -40,6 +49,10 @@ pub struct Options {
     pub timeout: Duration,
     /// Target runs the shrinker may spend.
     pub max_shrink_runs: usize,
+    /// Where a found case is written.
+    pub out: PathBuf,
+    /// The reference binary, to say which input line a difference answers.
+    pub reference: PathBuf,
 }
 
 /// A failure found and shrunk.
@@ -50,7 +63,7 @@ pub struct Found {
     pub original: String,
     pub shrunk: String,
     /// The judgement of the shrunk input.
-    pub result: CaseResult,
+    pub judgement: Judgement,
     /// Inputs run before the failure was found (all workers).
     pub runs: u64,
     pub time_to_find: Duration,
@@ -87,6 +100,25 @@ pub enum Event<'a> {
     },
 }
 
+impl fmt::Display for Event<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Event::Searching { runs, elapsed } => {
+                write!(f, "{runs} inputs in {:.1} s", elapsed.as_secs_f64())
+            }
+            Event::Failed { case_seed, verdict } => {
+                write!(
+                    f,
+                    "{verdict} on the input of generator seed {case_seed}: shrinking"
+                )
+            }
+            Event::Shrunk {
+                steps, runs, size, ..
+            } => write!(f, "shrink step {steps} ({runs} runs): {size} bytes"),
+        }
+    }
+}
+
 /// The seed of input `index` of a run with `seed`.
 pub fn case_seed(seed: u64, index: u64) -> u64 {
     seed.wrapping_mul(1_000_003).wrapping_add(index)
@@ -95,55 +127,63 @@ pub fn case_seed(seed: u64, index: u64) -> u64 {
 struct Judge<'a> {
     options: &'a Options,
     target: Target,
-    limits: Limits,
+    policy: Policy,
+    bounds: Bounds,
 }
 
 impl Judge<'_> {
     /// Runs the target on `input` and judges it against `expected`, the reference's output.
-    fn run(&self, input: &str, expected: Vec<u8>) -> Result<CaseResult, Error> {
-        let case = Case {
-            spec: self.options.suite.name.clone(),
-            group: "fuzz".into(),
-            name: "input".into(),
-            input: PathBuf::new(),
-            expected: PathBuf::new(),
-            graded: true,
-        };
-        let execution = execute(&self.target, input.as_bytes(), &self.limits);
-        if let Err(err) = &execution {
-            return Err(Error::CouldNotRun {
+    fn run(&self, input: &str, expected: Vec<u8>) -> Result<Judgement, Error> {
+        let execution = execute(&self.target, input.as_bytes(), &self.bounds, &self.policy)
+            .map_err(|err| Error::CouldNotRun {
                 command: self.target.display(),
                 message: err.to_string(),
-            });
-        }
+            })?;
         Ok(judge(
-            &self.options.suite,
-            &case,
+            self.options.suite.rules(),
             expected,
             execution,
-            self.limits.timeout,
+            self.bounds.timeout,
         ))
     }
 }
 
-pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outcome, Error> {
-    let target = Target::from_argv(&options.target, &options.dir)
-        .ok_or_else(|| Error::Usage("fuzz needs a target command line after `--`".into()))?;
+/// The confinement warnings of fuzzing with `options`, to show before the search starts.
+pub fn warnings(options: &Options) -> Warnings {
+    judge_of(options).1
+}
+
+fn judge_of(options: &Options) -> (Judge<'_>, Warnings) {
+    let program = Program::Command(options.target.clone());
+    let target = Target::command(&options.target, &options.dir);
+    let (policy, warnings) = Policy::for_program(
+        &program,
+        &options.confine,
+        options.suite.limits(),
+        &options.cases_root,
+        &target,
+    );
     let judge = Judge {
         options,
         target,
-        limits: Limits {
+        policy,
+        bounds: Bounds {
             timeout: options.timeout,
             stdout_cap: 16 << 20,
             stderr_cap: 64 << 10,
         },
     };
+    (judge, warnings)
+}
+
+pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outcome, Error> {
+    let (judge, _) = judge_of(options);
+    let assignment = options.assignment;
     let start = Instant::now();
     // Catch a target that cannot run, or never finishes, before spending the budget on it.
     let mut n_timeouts = 0;
     for index in 0..3 {
-        let (generated, expected) =
-            generate::case(&options.suite.name, case_seed(options.seed, index))?;
+        let (generated, expected) = generate::case(assignment, case_seed(options.seed, index))?;
         if judge.run(&generated.input, expected)?.verdict == Verdict::Timeout {
             n_timeouts += 1;
         }
@@ -162,52 +202,47 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
     let runs = AtomicU64::new(0);
     let first_failure = AtomicU64::new(u64::MAX);
     let stop = AtomicBool::new(false);
-    let failure: Mutex<Option<(u64, String, CaseResult)>> = Mutex::new(None);
+    let failure: Mutex<Option<(u64, String, Judgement)>> = Mutex::new(None);
     let error: Mutex<Option<Error>> = Mutex::new(None);
     let out_of_budget = |runs: u64| match options.budget {
         Budget::Time(limit) => start.elapsed() >= limit,
         Budget::Runs(limit) => runs >= limit,
     };
-    std::thread::scope(|scope| {
-        for _ in 0..options.jobs.max(1) {
-            scope.spawn(|| loop {
-                if stop.load(Ordering::Relaxed) {
-                    return;
-                }
-                let index = next.fetch_add(1, Ordering::Relaxed);
-                if index >= first_failure.load(Ordering::Relaxed) || out_of_budget(index) {
-                    return;
-                }
-                let seed = case_seed(options.seed, index);
-                let outcome =
-                    generate::case(&options.suite.name, seed).and_then(|(generated, expected)| {
-                        judge
-                            .run(&generated.input, expected)
-                            .map(|result| (generated.input, result))
-                    });
-                let done = runs.fetch_add(1, Ordering::Relaxed) + 1;
-                if done.is_multiple_of(500) {
-                    progress(Event::Searching {
-                        runs: done,
-                        elapsed: start.elapsed(),
-                    });
-                }
-                match outcome {
-                    Err(err) => {
-                        error.lock().unwrap().get_or_insert(err);
-                        stop.store(true, Ordering::Relaxed);
-                        return;
-                    }
-                    Ok((input, result)) if !result.verdict.passed() => {
-                        let mut slot = failure.lock().unwrap();
-                        if slot.as_ref().is_none_or(|(k, _, _)| index < *k) {
-                            *slot = Some((index, input, result));
-                            first_failure.fetch_min(index, Ordering::Relaxed);
-                        }
-                    }
-                    Ok(_) => {}
-                }
+    crate::pool::workers(options.jobs, || loop {
+        if stop.load(Ordering::Relaxed) {
+            return;
+        }
+        let index = next.fetch_add(1, Ordering::Relaxed);
+        if index >= first_failure.load(Ordering::Relaxed) || out_of_budget(index) {
+            return;
+        }
+        let seed = case_seed(options.seed, index);
+        let outcome = generate::case(assignment, seed).and_then(|(generated, expected)| {
+            judge
+                .run(&generated.input, expected)
+                .map(|result| (generated.input, result))
+        });
+        let done = runs.fetch_add(1, Ordering::Relaxed) + 1;
+        if done.is_multiple_of(500) {
+            progress(Event::Searching {
+                runs: done,
+                elapsed: start.elapsed(),
             });
+        }
+        match outcome {
+            Err(err) => {
+                error.lock().unwrap().get_or_insert(err);
+                stop.store(true, Ordering::Relaxed);
+                return;
+            }
+            Ok((input, result)) if !result.verdict.passed() => {
+                let mut slot = failure.lock().unwrap();
+                if slot.as_ref().is_none_or(|(k, _, _)| index < *k) {
+                    *slot = Some((index, input, result));
+                    first_failure.fetch_min(index, Ordering::Relaxed);
+                }
+            }
+            Ok(_) => {}
         }
     });
     if let Some(err) = error.into_inner().unwrap() {
@@ -232,8 +267,8 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
     let (mut current, mut current_result) = (original.clone(), result);
     let (mut steps, mut shrink_runs) = (0, 0);
     'shrinking: while shrink_runs < options.max_shrink_runs {
-        for candidate in shrink::candidates(&options.suite.name, &current) {
-            let Some(expected) = shrink::graded_output(&options.suite.name, &candidate) else {
+        for candidate in assignment.tools.candidates(&current) {
+            let Some(expected) = assignment.graded_output(&candidate) else {
                 continue;
             };
             if shrink_runs >= options.max_shrink_runs {
@@ -260,7 +295,7 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
         case_seed,
         original,
         shrunk: current,
-        result: current_result,
+        judgement: current_result,
         runs: n_runs,
         time_to_find,
         shrink_steps: steps,
@@ -287,7 +322,69 @@ pub fn write_case(
         }
     }
     let stem = format!("{:03}-fuzz-seed-{seed}", highest + 1);
-    crate::error::write_atomically(&dir.join(format!("{stem}.in")), input.as_bytes())?;
-    crate::error::write_atomically(&dir.join(format!("{stem}.out")), expected)?;
+    crate::files::write_atomically(&dir.join(format!("{stem}.in")), input.as_bytes())?;
+    crate::files::write_atomically(&dir.join(format!("{stem}.out")), expected)?;
     Ok(stem)
+}
+
+/// What `fuzz` prints when it is done; a found case is localised with the reference and
+/// written into `options.out` first.
+pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
+    let seed = options.seed;
+    let found = match outcome {
+        Outcome::Clean { runs, elapsed } => {
+            return Ok(format!(
+                "no disagreement in {runs} inputs ({:.1} s, {:.0} runs/s), seed {seed}\n",
+                elapsed.as_secs_f64(),
+                runs as f64 / elapsed.as_secs_f64()
+            ))
+        }
+        Outcome::Found(found) => found,
+    };
+    let mut judgement = found.judgement;
+    if let Some(difference) = &judgement.difference {
+        let reference =
+            Program::Reference.target(&options.reference, &options.suite.file.args, &options.dir);
+        judgement.location = crate::locate::locate(
+            &reference,
+            found.shrunk.as_bytes(),
+            difference.expected_offset,
+        );
+    }
+    let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;
+    let mut report = format!(
+        "seed {seed}: {} after {} inputs in {:.1} s ({:.0} runs/s), on the input of generator seed {}\n",
+        judgement.verdict,
+        found.runs,
+        found.time_to_find.as_secs_f64(),
+        found.runs as f64 / found.time_to_find.as_secs_f64().max(1e-9),
+        found.case_seed
+    );
+    report += &format!(
+        "shrunk in {} steps ({} target runs, {:.1} s): {} lines, {} bytes -> {} lines, {} bytes\n\ninput:\n",
+        found.shrink_steps,
+        found.shrink_runs,
+        found.shrink_time.as_secs_f64(),
+        found.original.lines().count(),
+        found.original.len(),
+        found.shrunk.lines().count(),
+        found.shrunk.len()
+    );
+    for line in found.shrunk.lines() {
+        report += &format!("  | {line}\n");
+    }
+    report += "\n";
+    let id = format!("{}/{}/{stem}", options.suite.name, file_name(&options.out));
+    report += &crate::message::case_block(&id, true, &judgement);
+    report += &format!(
+        "\nwrote `{}.in` and `.out`: commit them to keep this case\n",
+        options.out.join(stem).display()
+    );
+    Ok(report)
+}
+
+fn file_name(path: &std::path::Path) -> String {
+    path.file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }

@@ -13,11 +13,13 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::check::{self, Options as CheckOptions, Run};
-use crate::error::{write_atomically, Error};
-use crate::message::cause;
+use crate::check::{self, Options as CheckOptions};
+use crate::error::Error;
+use crate::files::write_atomically;
 use crate::outcome::Verdict;
+use crate::run::Run;
 use crate::shard::Shard;
+use crate::target::{display_argv, Program};
 
 /// One case of one submission, as the grade files keep it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -86,19 +88,72 @@ pub struct Summary {
     pub warnings: Vec<String>,
 }
 
-fn verdict_name(verdict: Verdict) -> String {
-    serde_json::to_value(verdict)
-        .ok()
-        .and_then(|v| v.as_str().map(String::from))
-        .unwrap_or_default()
-}
-
 fn verdict_counts() -> BTreeMap<String, usize> {
     Verdict::ALL
         .iter()
         .filter(|v| **v != Verdict::Skipped)
-        .map(|v| (verdict_name(*v), 0))
+        .map(|v| (v.slug().to_string(), 0))
         .collect()
+}
+
+impl Summary {
+    /// What `grade` prints when it is done; `out` is where it wrote.
+    pub fn render(&self, out: &Path) -> String {
+        let failed = self
+            .grades
+            .submissions
+            .iter()
+            .filter(|s| s.error.is_some())
+            .count();
+        let mut report = format!(
+            "{} submissions: {} graded now, {} reused from an earlier run, {} could not run\n",
+            self.grades.submissions.len(),
+            self.n_graded,
+            self.n_reused,
+            failed
+        );
+        if self.interrupted {
+            report += "interrupted: run the same command again to resume\n";
+        } else {
+            report += &format!(
+                "wrote `{}` and `{}`\n",
+                out.join("grades.csv").display(),
+                out.join("grades.json").display()
+            );
+        }
+        report
+    }
+}
+
+/// The progress bar of a grading: submissions done, and the last one's id.
+pub struct Progress(indicatif::ProgressBar);
+
+impl Progress {
+    /// A bar on stderr when `show`, a hidden one otherwise.
+    pub fn new(show: bool) -> Progress {
+        let bar = if show {
+            indicatif::ProgressBar::new(0)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{bar:40} {pos} submissions graded, last {msg} {elapsed}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        Progress(bar)
+    }
+
+    /// Submission `id` is done.
+    pub fn graded(&self, id: &str) {
+        self.0.inc(1);
+        self.0.set_message(id.to_string());
+    }
+
+    pub fn finish(&self) {
+        self.0.finish_and_clear();
+    }
 }
 
 /// The grade of one finished check of a submission.
@@ -110,16 +165,25 @@ fn submission_of(id: &str, run: &Run) -> Submission {
         .collect();
     let mut verdicts = verdict_counts();
     for result in run.results.iter().filter(|r| r.case.graded) {
-        *verdicts.entry(verdict_name(result.verdict)).or_default() += 1;
+        *verdicts
+            .entry(result.judgement.verdict.slug().to_string())
+            .or_default() += 1;
     }
     let graded: Vec<_> = run.results.iter().filter(|r| r.case.graded).collect();
     // A program that fails every case the same way without a byte of output never really ran.
     let error = graded
         .iter()
-        .all(|r| !r.verdict.passed() && r.execution.as_ref().is_some_and(|e| e.stdout.is_empty()))
+        .all(|r| {
+            !r.judgement.verdict.passed()
+                && r.judgement
+                    .execution
+                    .as_ref()
+                    .is_some_and(|e| e.stdout.is_empty())
+        })
         .then(|| {
             let first = graded.first()?;
             let stderr = first
+                .judgement
                 .execution
                 .as_ref()
                 .map(|e| String::from_utf8_lossy(&e.stderr).into_owned())?;
@@ -144,10 +208,10 @@ fn submission_of(id: &str, run: &Run) -> Submission {
             .map(|r| CaseRow {
                 id: r.case.id(),
                 group: r.case.group.clone(),
-                verdict: verdict_name(r.verdict),
-                cause: (!r.verdict.passed()).then(|| cause(r)),
-                line: r.difference.as_ref().map(|d| d.line),
-                column: r.difference.as_ref().map(|d| d.column),
+                verdict: r.judgement.verdict.slug().to_string(),
+                cause: (!r.judgement.verdict.passed()).then(|| r.judgement.cause()),
+                line: r.judgement.difference.as_ref().map(|d| d.line),
+                column: r.judgement.difference.as_ref().map(|d| d.column),
             })
             .collect(),
     }
@@ -173,11 +237,8 @@ fn submissions(options: &Options) -> Result<Vec<(String, PathBuf)>, Error> {
 
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
 pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Error> {
-    let suite = crate::suite::load_all(&options.check.cases_root)?
-        .into_iter()
-        .find(|s| s.name == options.spec)
-        .ok_or_else(|| Error::Usage(format!("unknown spec `{}`", options.spec)))?;
-    let run_text = crate::process::display_argv(&options.run);
+    let suite = crate::suite::find(&options.check.cases_root, &options.spec)?;
+    let run_text = display_argv(&options.run);
     let results_dir = options.out.join("results");
     std::fs::create_dir_all(&results_dir).map_err(|err| Error::io(&results_dir, err))?;
     // Only groups with graded cases count: an empty `found` group is worth nothing yet.
@@ -221,7 +282,7 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
         }
         let check_options = CheckOptions {
             spec: Some(suite.name.clone()),
-            target: Some(options.run.clone()),
+            program: Program::Command(options.run.clone()),
             dir: dir.clone(),
             ..options.check.clone()
         };
@@ -236,11 +297,7 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
                 });
             }
             Ok(run) => {
-                for warning in &run.warnings {
-                    if !warnings.contains(warning) {
-                        warnings.push(warning.clone());
-                    }
-                }
+                crate::confine::note_once(&mut warnings, run.warnings.clone());
                 if options.gradescope {
                     let path = options
                         .out

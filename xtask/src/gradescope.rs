@@ -4,8 +4,7 @@
 
 use serde::Serialize;
 
-use crate::check::Run;
-use crate::message::cause;
+use crate::run::Run;
 
 #[derive(Serialize)]
 struct Results {
@@ -32,8 +31,8 @@ pub fn render(run: &Run) -> String {
             let output: Vec<String> = group
                 .cases
                 .iter()
-                .filter(|r| !r.verdict.passed())
-                .map(|r| format!("{}: {}", r.case.name, cause(r)))
+                .filter(|r| !r.judgement.verdict.passed())
+                .map(|r| format!("{}: {}", r.case.name, r.judgement.cause()))
                 .collect();
             let all_pass = group.passed == group.cases.len();
             Test {

@@ -2,9 +2,8 @@
 
 use serde::Serialize;
 
-use crate::check::Run;
-use crate::message::cause;
 use crate::outcome::Verdict;
+use crate::run::Run;
 
 #[derive(Serialize)]
 struct Report<'a> {
@@ -45,37 +44,41 @@ struct FirstDifference<'a> {
 /// The JSON report of `run`.
 pub fn render(run: &Run) -> String {
     let totals = run.totals();
-    let report = Report {
-        schema: 1,
-        target: &run.target,
-        elapsed_ms: run.elapsed.as_millis(),
-        passed: totals.passed,
-        failed: totals.failed,
-        skipped: totals.skipped,
-        cases: run
-            .results
-            .iter()
-            .map(|result| Case {
-                id: result.case.id(),
-                spec: &result.case.spec,
-                group: &result.case.group,
-                name: &result.case.name,
-                graded: result.case.graded,
-                verdict: result.verdict,
-                cause: (!result.verdict.passed() && result.verdict != Verdict::Skipped)
-                    .then(|| cause(result)),
-                detail: result.detail.as_deref(),
-                elapsed_ms: result.elapsed.as_secs_f64() * 1000.0,
-                first_difference: result.difference.as_ref().map(|d| FirstDifference {
-                    line: d.line,
-                    column: d.column,
-                    cause: &d.cause,
-                    location: result.location.as_deref(),
-                    expected_line: d.expected_line.as_deref(),
-                    actual_line: d.actual_line.as_deref(),
-                }),
-            })
-            .collect(),
-    };
+    let report =
+        Report {
+            schema: 1,
+            target: &run.target,
+            elapsed_ms: run.elapsed.as_millis(),
+            passed: totals.passed,
+            failed: totals.failed,
+            skipped: totals.skipped,
+            cases: run
+                .results
+                .iter()
+                .map(|result| Case {
+                    id: result.case.id(),
+                    spec: &result.case.spec,
+                    group: &result.case.group,
+                    name: &result.case.name,
+                    graded: result.case.graded,
+                    verdict: result.judgement.verdict,
+                    cause: (!result.judgement.verdict.passed()
+                        && result.judgement.verdict != Verdict::Skipped)
+                        .then(|| result.judgement.cause()),
+                    detail: result.judgement.detail.as_deref(),
+                    elapsed_ms: result.judgement.elapsed.as_secs_f64() * 1000.0,
+                    first_difference: result.judgement.difference.as_ref().map(|d| {
+                        FirstDifference {
+                            line: d.line,
+                            column: d.column,
+                            cause: &d.cause,
+                            location: result.judgement.location.as_deref(),
+                            expected_line: d.expected_line.as_deref(),
+                            actual_line: d.actual_line.as_deref(),
+                        }
+                    }),
+                })
+                .collect(),
+        };
     serde_json::to_string_pretty(&report).unwrap_or_default() + "\n"
 }

@@ -2,9 +2,8 @@
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
-use crate::check::Run;
-use crate::message::cause;
 use crate::outcome::Verdict;
+use crate::run::Run;
 
 /// The JUnit XML report of `run`.
 pub fn render(run: &Run) -> String {
@@ -12,22 +11,22 @@ pub fn render(run: &Run) -> String {
     for suite in &run.suites {
         let mut test_suite = TestSuite::new(suite.name.as_str());
         for result in run.results.iter().filter(|r| r.case.spec == suite.name) {
-            let status = match result.verdict {
+            let status = match result.judgement.verdict {
                 Verdict::Pass => TestCaseStatus::success(),
                 Verdict::Skipped => TestCaseStatus::skipped(),
                 _ => {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    status.set_message(cause(result));
-                    status.set_type(result.verdict.to_string());
+                    status.set_message(result.judgement.cause());
+                    status.set_type(result.judgement.verdict.to_string());
                     let mut description = String::new();
-                    if let Some(difference) = &result.difference {
+                    if let Some(difference) = &result.judgement.difference {
                         description =
                             format!("line {}, column {}", difference.line, difference.column);
-                        if let Some(location) = &result.location {
+                        if let Some(location) = &result.judgement.location {
                             description += &format!(", {location}");
                         }
                     }
-                    if let Some(detail) = &result.detail {
+                    if let Some(detail) = &result.judgement.detail {
                         description += &format!("\n{detail}");
                     }
                     status.set_description(description);
@@ -36,7 +35,7 @@ pub fn render(run: &Run) -> String {
             };
             let mut test_case = TestCase::new(result.case.name.as_str(), status);
             test_case.set_classname(format!("{}.{}", result.case.spec, result.case.group));
-            test_case.set_time(result.elapsed);
+            test_case.set_time(result.judgement.elapsed);
             test_suite.add_test_case(test_case);
         }
         report.add_test_suite(test_suite);

@@ -1,10 +1,13 @@
 //! gridjudge's harness: runs any program against a folder of stdin / expected-stdout cases.
 //!
-//! One module per stage: `suite` and `discover` find the cases, `process` runs one target on one
-//! input, `compare` and `outcome` judge it, `locate` maps a difference to an input line, `check`
-//! runs a whole corpus in parallel, and `message`, `diff`, `json`, `junit` and `gradescope`
-//! report. The harness never imports the reference's game modules: it sees a folder of cases
-//! and a command line, so it works unchanged for any target.
+//! One module per stage. Finding cases: `suite`, `discover`, `shard`. Running one target on one
+//! input: `target` (what runs), `confine` and `limits` (how it is confined), `process` (the
+//! run itself), `pool` (how many at once). Judging: `compare`, `outcome`, `locate`. The result
+//! model: `run`. Reporting it: `message` (the terminal), `diff`, `json`, `junit`, `gradescope`.
+//! Tasks: `check`, `bless`, `grade`, `bench`, `fuzz` with `generate`, `tools`, `random` and
+//! `shrink`; `flags` is the command line. The harness never imports the reference's game
+//! modules outside `tools` (generators and shrinkers): it sees a folder of cases and a command
+//! line, so it works unchanged for any target.
 
 pub mod bench;
 pub mod bless;
@@ -14,17 +17,25 @@ pub mod confine;
 pub mod diff;
 pub mod discover;
 pub mod error;
+pub mod files;
+pub mod flags;
 pub mod fuzz;
 pub mod generate;
 pub mod grade;
 pub mod gradescope;
 pub mod json;
 pub mod junit;
+pub mod limits;
 pub mod locate;
 pub mod message;
 pub mod outcome;
+pub mod pool;
 pub mod process;
+pub mod random;
+pub mod run;
 pub mod shard;
 pub mod shrink;
 pub mod suite;
+pub mod target;
+pub mod tools;
 pub mod workspace;

@@ -7,22 +7,25 @@
 use std::path::Path;
 use std::time::Duration;
 
-use crate::process::{execute, Limits, Target};
+use crate::confine::Policy;
+use crate::process::{execute, Bounds};
+use crate::target::Target;
 
 /// A phrase like ``in the output after input line 12: `R` `` for the byte `offset` of the
 /// expected output, or `None` when the reference cannot say.
+/// `reference` must be the bundled reference: it runs trusted.
 pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<String> {
     let dir = tempfile::tempdir().ok()?;
     let trace_path = dir.path().join("trace");
     let mut traced = reference.clone();
     traced.args.push("--trace".into());
     traced.args.push(trace_path.clone().into());
-    let limits = Limits {
+    let bounds = Bounds {
         timeout: Duration::from_secs(30),
         stdout_cap: usize::MAX / 2,
         stderr_cap: 4096,
     };
-    execute(&traced, input, &limits).ok()?;
+    execute(&traced, input, &bounds, &Policy::trusted()).ok()?;
     phrase(&trace_path, input, offset)
 }
 

@@ -10,10 +10,9 @@ use std::fmt::Write;
 
 use anstyle::{AnsiColor, Effects, Style};
 
-use crate::check::{Run, Totals};
-use crate::compare::shape;
 use crate::diff;
-use crate::outcome::{CaseResult, Verdict};
+use crate::outcome::{CaseResult, Judgement, Verdict};
+use crate::run::{Run, Totals};
 
 const FAIL: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
 const PASS: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
@@ -21,45 +20,6 @@ const DIM: Style = Style::new().effects(Effects::DIMMED);
 
 /// Lines of stderr shown under a failing case.
 const STDERR_LINES: usize = 12;
-
-/// What a failure is, in words shared by every case that fails the same way.
-pub fn cause(result: &CaseResult) -> String {
-    match (&result.difference, result.verdict) {
-        (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
-            let example = difference
-                .expected_line
-                .as_deref()
-                .or(difference.actual_line.as_deref())
-                .unwrap_or("");
-            format!(
-                "{}: {} (like `{}`)",
-                result.verdict, difference.cause, example
-            )
-        }
-        (_, Verdict::ExitStatus) => match &result.detail {
-            Some(detail) if detail.starts_with("killed by") => format!("exit status: {detail}"),
-            _ => "exit status: right output, non-zero exit status".into(),
-        },
-        (_, verdict) => verdict.to_string(),
-    }
-}
-
-/// The key failures are grouped by: the cause with the line's shape instead of the line.
-fn cause_key(result: &CaseResult) -> (Verdict, String, String) {
-    let difference = result.difference.as_ref();
-    let line_shape = difference
-        .and_then(|d| d.expected_line.as_deref().or(d.actual_line.as_deref()))
-        .map(shape)
-        .unwrap_or_default();
-    match result.verdict {
-        Verdict::WrongOutput | Verdict::PresentationError => (
-            result.verdict,
-            difference.map(|d| d.cause.clone()).unwrap_or_default(),
-            line_shape,
-        ),
-        verdict => (verdict, cause(result), String::new()),
-    }
-}
 
 /// The full report for a finished run, with ANSI styles (print through `anstream`).
 pub fn render(run: &Run, verbose: bool) -> String {
@@ -74,12 +34,14 @@ pub fn render(run: &Run, verbose: bool) -> String {
         let _ = writeln!(out, "{note}");
     }
     let mut causes: BTreeMap<(Verdict, String, String), Vec<&CaseResult>> = BTreeMap::new();
-    for result in run
-        .results
-        .iter()
-        .filter(|r| !r.verdict.passed() && r.verdict != Verdict::Skipped)
-    {
-        causes.entry(cause_key(result)).or_default().push(result);
+    for result in run.results.iter().filter(|r| {
+        let verdict = r.judgement.verdict;
+        !verdict.passed() && verdict != Verdict::Skipped
+    }) {
+        causes
+            .entry(result.judgement.cause_key())
+            .or_default()
+            .push(result);
     }
     for result in &run.results {
         let id = result.case.id();
@@ -88,24 +50,24 @@ pub fn render(run: &Run, verbose: bool) -> String {
         } else {
             " (ungraded)"
         };
-        if result.verdict.passed() {
+        let verdict = result.judgement.verdict;
+        if verdict.passed() {
             if verbose {
                 let _ = writeln!(out, "{PASS}PASS{PASS:#} {id}{ungraded}");
             }
             continue;
         }
-        if result.verdict == Verdict::Skipped {
+        if verdict == Verdict::Skipped {
             continue;
         }
-        let siblings = &causes[&cause_key(result)];
+        let siblings = &causes[&result.judgement.cause_key()];
         let first = std::ptr::eq(siblings[0], result);
         if first || verbose {
-            out += &case_block(result);
+            out += &case_block(&id, result.case.graded, &result.judgement);
         } else {
             let _ = writeln!(
                 out,
-                "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {} {DIM}(as {}){DIM:#}",
-                result.verdict,
+                "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {verdict} {DIM}(as {}){DIM:#}",
                 siblings[0].case.id()
             );
         }
@@ -117,7 +79,7 @@ pub fn render(run: &Run, verbose: bool) -> String {
         for results in by_size {
             let n = results.len();
             let plural = if n == 1 { "case" } else { "cases" };
-            let _ = writeln!(out, "  {n} {plural}: {}", cause(results[0]));
+            let _ = writeln!(out, "  {n} {plural}: {}", results[0].judgement.cause());
             let names: Vec<String> = results.iter().take(5).map(|r| r.case.id()).collect();
             let more = if n > 5 {
                 format!(", and {} more", n - 5)
@@ -131,25 +93,20 @@ pub fn render(run: &Run, verbose: bool) -> String {
     out
 }
 
-/// The full block for one failing case: verdict, first difference, diff and stderr.
-pub fn case_block(result: &CaseResult) -> String {
+/// The full block for one failing case `id`: verdict, first difference, diff and stderr.
+pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
     let mut out = String::new();
-    let ungraded = if result.case.graded {
-        ""
-    } else {
-        " (ungraded)"
-    };
+    let ungraded = if graded { "" } else { " (ungraded)" };
     let _ = writeln!(
         out,
-        "{FAIL}FAIL{FAIL:#} {}{ungraded}: {}",
-        result.case.id(),
-        result.verdict
+        "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {}",
+        judgement.verdict
     );
-    if let Some(detail) = &result.detail {
+    if let Some(detail) = &judgement.detail {
         let _ = writeln!(out, "  {detail}");
     }
-    if let Some(difference) = &result.difference {
-        let location = result
+    if let Some(difference) = &judgement.difference {
+        let location = judgement
             .location
             .as_deref()
             .map(|l| format!(", {l}"))
@@ -166,11 +123,11 @@ pub fn case_block(result: &CaseResult) -> String {
         };
         let _ = writeln!(out, "  expected: {}", show(&difference.expected_line));
         let _ = writeln!(out, "       got: {}", show(&difference.actual_line));
-        if let Some(execution) = &result.execution {
-            out += &diff::render(&result.expected, &execution.stdout, "  ");
+        if let Some(execution) = &judgement.execution {
+            out += &diff::render(&judgement.expected, &execution.stdout, "  ");
         }
     }
-    if let Some(execution) = &result.execution {
+    if let Some(execution) = &judgement.execution {
         if !execution.stderr.is_empty() {
             let _ = writeln!(out, "  stderr:");
             let text = String::from_utf8_lossy(&execution.stderr);
@@ -192,7 +149,7 @@ fn totals(run: &Run) -> String {
         let entry = groups
             .entry((&result.case.spec, &result.case.group))
             .or_insert((0, 0, result.case.graded));
-        match result.verdict {
+        match result.judgement.verdict {
             Verdict::Pass => entry.0 += 1,
             Verdict::Skipped => {}
             _ => entry.1 += 1,

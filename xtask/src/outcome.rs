@@ -7,9 +7,10 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::compare::{compare, Difference};
+use crate::compare::{compare, shape, Difference};
 use crate::discover::Case;
 use crate::process::{Execution, Exit, Limit};
+use crate::suite::Rules;
 
 fn megabytes(bytes: Option<u64>) -> String {
     bytes.map_or_else(
@@ -17,10 +18,8 @@ fn megabytes(bytes: Option<u64>) -> String {
         |b| format!("{:.0} MiB", b as f64 / (1 << 20) as f64),
     )
 }
-use crate::suite::Suite;
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum Verdict {
     Pass,
     /// The output differs in its content.
@@ -79,6 +78,33 @@ impl Verdict {
     ];
 }
 
+impl Verdict {
+    /// The verdict's name in machine-readable reports (JSON, CSV): `wrong-output`.
+    pub fn slug(self) -> &'static str {
+        match self {
+            Verdict::Pass => "pass",
+            Verdict::WrongOutput => "wrong-output",
+            Verdict::PresentationError => "presentation-error",
+            Verdict::ExitStatus => "exit-status",
+            Verdict::Timeout => "timeout",
+            Verdict::OutputLimit => "output-limit",
+            Verdict::MemoryLimit => "memory-limit",
+            Verdict::CpuLimit => "cpu-limit",
+            Verdict::ProcessLimit => "process-limit",
+            Verdict::FileSizeLimit => "file-size-limit",
+            Verdict::OpenFilesLimit => "open-files-limit",
+            Verdict::CouldNotRun => "could-not-run",
+            Verdict::Skipped => "skipped",
+        }
+    }
+}
+
+impl Serialize for Verdict {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.slug())
+    }
+}
+
 impl fmt::Display for Verdict {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(match self {
@@ -99,10 +125,9 @@ impl fmt::Display for Verdict {
     }
 }
 
-/// Everything a report needs about one case.
+/// How one run of a target was judged: everything a report needs but the case's name.
 #[derive(Debug, Clone)]
-pub struct CaseResult {
-    pub case: Case,
+pub struct Judgement {
     pub verdict: Verdict,
     /// A sentence on the verdict: the exit status, the limit hit, why it could not run.
     pub detail: Option<String>,
@@ -114,34 +139,93 @@ pub struct CaseResult {
     pub elapsed: Duration,
 }
 
-/// Judges one run of `case`.
-pub fn judge(
-    suite: &Suite,
-    case: &Case,
-    expected: Vec<u8>,
-    run: std::io::Result<Execution>,
-    timeout: Duration,
-) -> CaseResult {
-    let mut result = CaseResult {
-        case: case.clone(),
-        verdict: Verdict::Pass,
-        detail: None,
-        difference: None,
-        location: None,
-        execution: None,
-        expected,
-        elapsed: Duration::ZERO,
-    };
-    let execution = match run {
-        Ok(execution) => execution,
-        Err(err) => {
-            result.verdict = Verdict::CouldNotRun;
-            result.detail = Some(err.to_string());
-            return result;
+impl Judgement {
+    /// A judgement with no run behind it (`verdict` is could-not-run or skipped).
+    fn without_run(verdict: Verdict, detail: Option<String>, expected: Vec<u8>) -> Judgement {
+        Judgement {
+            verdict,
+            detail,
+            difference: None,
+            location: None,
+            execution: None,
+            expected,
+            elapsed: Duration::ZERO,
         }
-    };
-    result.elapsed = execution.elapsed;
-    result.difference = compare(suite.file.compare, &result.expected, &execution.stdout);
+    }
+
+    /// The target could not be started: `why` says what the system answered.
+    pub fn could_not_run(why: String, expected: Vec<u8>) -> Judgement {
+        Judgement::without_run(Verdict::CouldNotRun, Some(why), expected)
+    }
+
+    /// Not run: `--fail-fast` or Ctrl-C stopped the run first.
+    pub fn skipped(expected: Vec<u8>) -> Judgement {
+        Judgement::without_run(Verdict::Skipped, None, expected)
+    }
+
+    /// The signal that ended the target, if one did.
+    fn signal(&self) -> Option<i32> {
+        match self.execution.as_ref()?.exit {
+            Exit::Signal(signal) => Some(signal),
+            Exit::Code(_) => None,
+        }
+    }
+
+    /// What a failure is, in words shared by every case that fails the same way.
+    pub fn cause(&self) -> String {
+        match (&self.difference, self.verdict) {
+            (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
+                let example = difference
+                    .expected_line
+                    .as_deref()
+                    .or(difference.actual_line.as_deref())
+                    .unwrap_or("");
+                format!(
+                    "{}: {} (like `{}`)",
+                    self.verdict, difference.cause, example
+                )
+            }
+            (_, Verdict::ExitStatus) => match self.signal() {
+                Some(signal) => format!("exit status: {}", killed_by(signal)),
+                None => "exit status: right output, non-zero exit status".into(),
+            },
+            (_, verdict) => verdict.to_string(),
+        }
+    }
+
+    /// The key failures are grouped by: the cause with the line's shape instead of the line.
+    pub fn cause_key(&self) -> (Verdict, String, String) {
+        let difference = self.difference.as_ref();
+        match self.verdict {
+            Verdict::WrongOutput | Verdict::PresentationError => (
+                self.verdict,
+                difference.map(|d| d.cause.clone()).unwrap_or_default(),
+                difference
+                    .and_then(|d| d.expected_line.as_deref().or(d.actual_line.as_deref()))
+                    .map(shape)
+                    .unwrap_or_default(),
+            ),
+            verdict => (verdict, self.cause(), String::new()),
+        }
+    }
+}
+
+/// One case of a run and its judgement.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    pub case: Case,
+    pub judgement: Judgement,
+}
+
+/// Judges one run of a target whose right output is `expected`, under a suite's `rules`;
+/// `timeout` is the deadline it ran under, for the wording.
+pub fn judge(
+    rules: Rules,
+    expected: Vec<u8>,
+    execution: Execution,
+    timeout: Duration,
+) -> Judgement {
+    let difference = compare(rules.compare, &expected, &execution.stdout);
     let limit = execution.limit.map(|limit| match limit {
         Limit::Memory => (
             Verdict::MemoryLimit,
@@ -170,7 +254,7 @@ pub fn judge(
             "opened more files than allowed".into(),
         ),
     });
-    let (verdict, detail) = if let Some((verdict, detail)) = limit {
+    let (verdict, mut detail) = if let Some((verdict, detail)) = limit {
         (verdict, Some(detail))
     } else if execution.interrupted {
         (Verdict::Skipped, Some("interrupted".into()))
@@ -191,14 +275,8 @@ pub fn judge(
             )),
         )
     } else if let Exit::Signal(signal) = execution.exit {
-        (
-            Verdict::ExitStatus,
-            Some(format!(
-                "killed by signal {signal} ({})",
-                signal_name(signal)
-            )),
-        )
-    } else if let Some(difference) = &result.difference {
+        (Verdict::ExitStatus, Some(killed_by(signal)))
+    } else if let Some(difference) = &difference {
         let verdict = if difference.presentation_only {
             Verdict::PresentationError
         } else {
@@ -212,28 +290,37 @@ pub fn judge(
         (verdict, detail)
     } else {
         match execution.exit {
-            Exit::Code(code) if code != 0 && suite.file.grade_exit_status => (
+            Exit::Code(code) if code != 0 && rules.grade_exit_status => (
                 Verdict::ExitStatus,
                 Some(format!("right output, but exited with status {code}")),
             ),
             _ => (Verdict::Pass, None),
         }
     };
-    result.verdict = verdict;
-    result.detail = detail;
     let stderr = String::from_utf8_lossy(&execution.stderr);
     if !verdict.passed()
         && (stderr.contains("Permission denied") || stderr.contains("Operation not permitted"))
     {
         let note = "the sandbox denied an access (stderr says `Permission denied`): targets may not read the \
                     corpus or write outside their temporary folder";
-        result.detail = Some(match result.detail.take() {
+        detail = Some(match detail.take() {
             Some(detail) => format!("{detail}; {note}"),
             None => note.to_string(),
         });
     }
-    result.execution = Some(execution);
-    result
+    Judgement {
+        verdict,
+        detail,
+        difference,
+        location: None,
+        elapsed: execution.elapsed,
+        execution: Some(execution),
+        expected,
+    }
+}
+
+fn killed_by(signal: i32) -> String {
+    format!("killed by signal {signal} ({})", signal_name(signal))
 }
 
 fn signal_name(signal: i32) -> &'static str {
@@ -249,5 +336,23 @@ fn signal_name(signal: i32) -> &'static str {
         libc::SIGXCPU => "CPU time limit",
         libc::SIGXFSZ => "file size limit",
         _ => "signal",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slugs_are_the_kebab_case_of_the_names() {
+        for verdict in Verdict::ALL {
+            let kebab = verdict.to_string().to_lowercase().replace(' ', "-");
+            let kebab = kebab.replace("cpu-time-limit", "cpu-limit");
+            assert_eq!(verdict.slug(), kebab);
+            assert_eq!(
+                serde_json::to_value(verdict).unwrap(),
+                serde_json::Value::from(verdict.slug())
+            );
+        }
     }
 }

@@ -9,21 +9,20 @@
 //! waited for only briefly. The group is killed before the target is reaped, while its pid
 //! cannot yet be reused.
 
-use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
-use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::confine::{Confinement, Policy};
+use crate::target::Target;
 
 /// Set by the Ctrl-C handler: every running target is killed and no new one starts.
 static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
-/// Asks every running and future `execute` to stop (Ctrl-C).
+/// Asks every running and future [`execute`] to stop (Ctrl-C).
 pub fn interrupt() {
     INTERRUPTED.store(true, Ordering::SeqCst);
 }
@@ -39,54 +38,9 @@ const TICK: Duration = Duration::from_millis(50);
 /// its process group.
 const DRAIN: Duration = Duration::from_millis(200);
 
-/// A command line to run, and the folder to run it in.
-#[derive(Debug, Clone)]
-pub struct Target {
-    pub program: OsString,
-    pub args: Vec<OsString>,
-    pub dir: PathBuf,
-}
-
-impl Target {
-    /// A command line given by the user (`python3 project4.py`); `None` when it is empty.
-    pub fn from_argv(argv: &[OsString], dir: &Path) -> Option<Target> {
-        let (program, args) = argv.split_first()?;
-        Some(Target {
-            program: program.clone(),
-            args: args.to_vec(),
-            dir: dir.to_path_buf(),
-        })
-    }
-
-    /// The reference binary with a suite's arguments.
-    pub fn reference(binary: &Path, args: &[String], dir: &Path) -> Target {
-        Target {
-            program: binary.into(),
-            args: args.iter().map(OsString::from).collect(),
-            dir: dir.to_path_buf(),
-        }
-    }
-
-    /// The command line as a user would type it.
-    pub fn display(&self) -> String {
-        let argv: Vec<OsString> = std::iter::once(&self.program)
-            .chain(&self.args)
-            .cloned()
-            .collect();
-        display_argv(&argv)
-    }
-}
-
-/// A command line as a user would type it.
-pub fn display_argv(argv: &[OsString]) -> String {
-    argv.iter()
-        .map(|word| word.to_string_lossy())
-        .collect::<Vec<_>>()
-        .join(" ")
-}
-
+/// How long a run may take and how much of its output is kept.
 #[derive(Debug, Clone, Copy)]
-pub struct Limits {
+pub struct Bounds {
     pub timeout: Duration,
     /// Bytes of stdout kept; more is an output-limit verdict.
     pub stdout_cap: usize,
@@ -142,20 +96,19 @@ enum Stream {
     Exit,
 }
 
-/// Runs `target` with `input` on stdin. `Err` only when it cannot be started.
-pub fn execute(target: &Target, input: &[u8], limits: &Limits) -> io::Result<Execution> {
-    execute_confined(target, input, limits, None)
-}
-
-/// Runs `target` with `input` on stdin under `policy`, if any. `Err` only when it cannot be
-/// started.
-pub fn execute_confined(
+/// Runs `target` with `input` on stdin under `policy` ([`Policy::trusted`] for the bundled
+/// reference only). `Err` only when it cannot be started.
+pub fn execute(
     target: &Target,
     input: &[u8],
-    limits: &Limits,
-    policy: Option<&Policy>,
+    bounds: &Bounds,
+    policy: &Policy,
 ) -> io::Result<Execution> {
-    let confinement = policy.map(Confinement::new).transpose()?;
+    let confinement = if policy.is_trusted() {
+        None
+    } else {
+        Some(Confinement::new(policy)?)
+    };
     let mut command = Command::new(&target.program);
     command
         .args(&target.args)
@@ -168,11 +121,11 @@ pub fn execute_confined(
     if std::env::current_dir().is_ok_and(|cwd| cwd != target.dir) {
         command.current_dir(&target.dir);
     }
-    if let (Some(confinement), Some(policy)) = (&confinement, policy) {
+    if let Some(confinement) = &confinement {
         confinement.configure(&mut command, policy);
     }
     // Without a cgroup, memory is watched by polling the main process's peak.
-    let watch_memory = policy.and_then(|p| p.limits.memory.filter(|_| !p.has_cgroups()));
+    let watch_memory = policy.limits.memory.filter(|_| !policy.has_cgroups());
     let mut memory_killed = false;
     let start = Instant::now();
     let mut child = command.spawn()?;
@@ -188,7 +141,7 @@ pub fn execute_confined(
         stdin = None;
     }
 
-    let deadline = start + limits.timeout;
+    let deadline = start + bounds.timeout;
     let mut written = 0;
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let (mut timed_out, mut output_limited, mut stderr_truncated) = (false, false, false);
@@ -305,8 +258,8 @@ pub fn execute_confined(
                     Read::End => stdout = None,
                     Read::Data(n) => {
                         out.extend_from_slice(&buffer[..n]);
-                        if out.len() > limits.stdout_cap {
-                            out.truncate(limits.stdout_cap);
+                        if out.len() > bounds.stdout_cap {
+                            out.truncate(bounds.stdout_cap);
                             output_limited = true;
                             stdout = None;
                             kill_group(pid);
@@ -317,7 +270,7 @@ pub fn execute_confined(
                     Read::Again => {}
                     Read::End => stderr = None,
                     Read::Data(n) => {
-                        let room = limits.stderr_cap.saturating_sub(err.len());
+                        let room = bounds.stderr_cap.saturating_sub(err.len());
                         err.extend_from_slice(&buffer[..n.min(room)]);
                         stderr_truncated |= n > room;
                     }
@@ -350,7 +303,7 @@ pub fn execute_confined(
         .unwrap_or_default();
     let peak_memory = observed.peak_memory.or(Some(usage.ru_maxrss as u64 * 1024));
     let stderr_text = String::from_utf8_lossy(&err);
-    let resource_limits = policy.map(|p| p.limits).unwrap_or_default();
+    let resource_limits = policy.limits;
     let limit = if observed.memory_limit_hit || memory_killed {
         Some(Limit::Memory)
     } else if observed.process_limit_hit {

@@ -11,6 +11,7 @@ use std::time::Duration;
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::limits::{self, ResourceLimits};
 
 /// How an output is compared with the expected one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -20,6 +21,14 @@ pub enum CompareMode {
     Exact,
     /// Line by line, with spaces at the ends of lines ignored.
     IgnoreTrailingSpaces,
+}
+
+/// How a suite judges one output: what [`crate::outcome::judge`] needs of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Rules {
+    pub compare: CompareMode,
+    /// Whether a non-zero exit status fails a case whose output is right.
+    pub grade_exit_status: bool,
 }
 
 /// The contents of a `suite.toml`.
@@ -33,6 +42,9 @@ pub struct SuiteFile {
     pub grade_exit_status: bool,
     /// Seconds a case may run.
     pub timeout: f64,
+    /// The fewest graded cases the corpus promises for this suite (a tidy test holds it).
+    #[serde(default)]
+    pub min_graded_cases: usize,
     /// Graded groups and the points each is worth in scored reports.
     pub groups: BTreeMap<String, f64>,
     /// Groups that are run and reported but never graded, with the reason.
@@ -43,7 +55,8 @@ pub struct SuiteFile {
     pub limits: SuiteLimits,
 }
 
-/// The `[limits]` table: per-case resource limits for untrusted targets.
+/// The `[limits]` table: per-case resource limits for untrusted targets, in the units a person
+/// writes; [`Suite::limits`] gives them as [`ResourceLimits`].
 #[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct SuiteLimits {
@@ -78,8 +91,28 @@ pub struct Suite {
 }
 
 impl Suite {
+    /// Seconds a case may run (checked when the suite was loaded).
     pub fn timeout(&self) -> Duration {
-        Duration::from_secs_f64(self.file.timeout)
+        limits::seconds(self.file.timeout).unwrap_or(Duration::from_secs(10))
+    }
+
+    /// The suite's resource limits (checked when the suite was loaded).
+    pub fn limits(&self) -> ResourceLimits {
+        let table = &self.file.limits;
+        ResourceLimits {
+            cpu: limits::seconds(table.cpu).ok(),
+            memory: limits::mebibytes(table.memory_mib).ok(),
+            processes: limits::count(table.processes).ok(),
+            file_size: limits::mebibytes(table.file_size_mib).ok(),
+            open_files: limits::count(table.open_files).ok(),
+        }
+    }
+
+    pub fn rules(&self) -> Rules {
+        Rules {
+            compare: self.file.compare,
+            grade_exit_status: self.file.grade_exit_status,
+        }
     }
 
     /// Whether `group` is graded; `None` for a group the suite file does not know.
@@ -94,6 +127,45 @@ impl Suite {
     }
 }
 
+/// Every number of a suite file is in range, so that nothing downstream can panic or wrap.
+fn check_numbers(file: &SuiteFile) -> Result<(), String> {
+    let field = |name: &'static str| move |err: String| format!("`{name}`: {err}");
+    limits::seconds(file.timeout).map_err(field("timeout"))?;
+    let table = &file.limits;
+    limits::seconds(table.cpu).map_err(field("limits.cpu"))?;
+    limits::mebibytes(table.memory_mib).map_err(field("limits.memory_mib"))?;
+    limits::count(table.processes).map_err(field("limits.processes"))?;
+    limits::mebibytes(table.file_size_mib).map_err(field("limits.file_size_mib"))?;
+    limits::count(table.open_files).map_err(field("limits.open_files"))?;
+    if let Some((group, points)) = file
+        .groups
+        .iter()
+        .find(|(_, points)| !(points.is_finite() && **points >= 0.0 && **points <= 1e6))
+    {
+        return Err(format!(
+            "group `{group}`: `{points}` is not a number of points from 0 to 1000000"
+        ));
+    }
+    Ok(())
+}
+
+/// The suite called `name` under the corpus `root`.
+pub fn find(root: &Path, name: &str) -> Result<Suite, Error> {
+    let suites = load_all(root)?;
+    let names: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
+    let listed = names.join(", ");
+    suites
+        .iter()
+        .find(|s| s.name == name)
+        .cloned()
+        .ok_or_else(|| {
+            Error::Usage(format!(
+                "unknown spec `{name}` in `{}` (expected one of: {listed})",
+                root.display()
+            ))
+        })
+}
+
 /// Loads every suite under the corpus `root`, sorted by name.
 pub fn load_all(root: &Path) -> Result<Vec<Suite>, Error> {
     let entries = std::fs::read_dir(root).map_err(|err| Error::io(root, err))?;
@@ -105,14 +177,15 @@ pub fn load_all(root: &Path) -> Result<Vec<Suite>, Error> {
             continue;
         }
         let text = std::fs::read_to_string(&path).map_err(|err| Error::io(&path, err))?;
-        let file: SuiteFile =
-            toml::from_str(&text).map_err(|err| Error::corpus(&path, err.to_string()))?;
-        if file.timeout <= 0.0 || !file.timeout.is_finite() {
-            return Err(Error::corpus(
-                &path,
-                "`timeout` must be a positive number of seconds",
-            ));
-        }
+        let file: SuiteFile = toml::from_str(&text).map_err(|err| {
+            // One line: toml's own rendering quotes the source over several.
+            let line = err
+                .span()
+                .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+            let at = line.map(|n| format!("line {n}: ")).unwrap_or_default();
+            Error::corpus(&path, format!("{at}{}", err.message().trim()))
+        })?;
+        check_numbers(&file).map_err(|message| Error::corpus(&path, message))?;
         if let Some(both) = file.groups.keys().find(|g| file.ungraded.contains_key(*g)) {
             return Err(Error::corpus(
                 &path,

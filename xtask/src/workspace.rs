@@ -18,6 +18,49 @@ pub fn cases() -> PathBuf {
     root().join("cases")
 }
 
+/// What an assignment called `name` lacks of the files every assignment has under the project
+/// `root`, as sentences naming each missing file: its spec document and the handout's examples
+/// (`docs/specs/`), its suite file and handout cases (`cases/`), and its rule tests (`tests/`).
+/// The two tables (the reference's `SPECS`, the harness's `tools::TOOLS`) are checked by
+/// [`crate::tools::missing`].
+pub fn missing_pieces(root: &Path, name: &str) -> Vec<String> {
+    let has_example = |dir: &Path| {
+        std::fs::read_dir(dir).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.path().extension().is_some_and(|ext| ext == "in"))
+        })
+    };
+    let mut missing = Vec::new();
+    let mut need = |present: bool, what: String| {
+        if !present {
+            missing.push(format!("spec `{name}` has no {what}"));
+        }
+    };
+    let doc = root.join("docs/specs").join(format!("{name}.md"));
+    need(doc.is_file(), format!("spec document `{}`", doc.display()));
+    let examples = root.join("docs/specs").join(name);
+    need(
+        has_example(&examples),
+        format!("handout examples in `{}`", examples.display()),
+    );
+    let suite = root.join("cases").join(name).join("suite.toml");
+    need(suite.is_file(), format!("suite file `{}`", suite.display()));
+    let handout = root.join("cases").join(name).join("handout");
+    need(
+        has_example(&handout),
+        format!("handout cases in `{}`", handout.display()),
+    );
+    let rules = root.join("tests").join(format!("{name}.rs"));
+    need(rules.is_file(), format!("rule tests `{}`", rules.display()));
+    let listed = std::fs::read_to_string(root.join("tests/tests.rs")).is_ok_and(|text| {
+        text.lines()
+            .any(|line| line.trim() == format!("mod {name};"))
+    });
+    need(listed, "`mod` line in `tests/tests.rs`".to_string());
+    missing
+}
+
 /// Builds the reference binary in release mode and returns its path.
 pub fn build_reference() -> Result<PathBuf, Error> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());

@@ -198,7 +198,9 @@ fn bless_writes_atomically_reports_and_checks() {
         if check {
             command.arg("--check");
         }
+        // The fixture reads the corpus, which a confined `--from` command may not.
         command
+            .arg("--no-sandbox")
             .arg("--cases")
             .arg(corpus.root())
             .arg("--reference")
@@ -228,6 +230,29 @@ fn bless_writes_atomically_reports_and_checks() {
     bless(true).code(0).stdout(predicate::str::contains(
         "would bless: 0 new, 0 changed, 3 unchanged, 0 stale",
     ));
+}
+
+#[test]
+fn bless_from_a_command_confines_it_like_check() {
+    if xtask::confine::landlock_version() == 0 {
+        eprintln!("skipped: this kernel has no Landlock, so the sandbox cannot deny the read");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let before = std::fs::read(corpus.expected_path()).unwrap();
+    xtask()
+        .args(["bless", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .args(["--from", "--"])
+        .arg(fixture())
+        .arg("right")
+        .arg(corpus.expected_path())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("refusing to bless"));
+    assert_eq!(std::fs::read(corpus.expected_path()).unwrap(), before);
 }
 
 #[test]

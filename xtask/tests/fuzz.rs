@@ -7,7 +7,8 @@ use std::process::Command;
 use std::time::Duration;
 
 use xtask::fuzz::{fuzz, Budget, Event, Found, Options, Outcome};
-use xtask::suite::load_all;
+
+use crate::support::fuzz_options;
 
 /// Builds the reference from a copy of its source with `patches` (file, text, replacement)
 /// applied, and returns the binary. A patch whose text is missing fails the test: the variant
@@ -55,22 +56,7 @@ fn build_variant(name: &str, patches: &[(&str, &str, &str)]) -> (tempfile::TempD
 }
 
 fn options(spec: &str, binary: &Path, budget: Budget, seed: u64) -> Options {
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-    let suite = load_all(&cases)
-        .unwrap()
-        .into_iter()
-        .find(|s| s.name == spec)
-        .unwrap();
-    Options {
-        suite,
-        seed,
-        budget,
-        jobs: 2,
-        target: vec![binary.into(), spec.into()],
-        dir: std::env::temp_dir(),
-        timeout: Duration::from_secs(10),
-        max_shrink_runs: 5000,
-    }
+    fuzz_options(spec, vec![binary.into(), spec.into()], binary, budget, seed)
 }
 
 fn quiet(_: Event) {}
@@ -102,11 +88,14 @@ fn check_variant(
         .output()
         .unwrap();
     assert_ne!(
-        output.stdout, found.result.expected,
+        output.stdout, found.judgement.expected,
         "{name}: the shrunk input no longer fails"
     );
     assert!(
-        xtask::shrink::is_graded(spec, &found.shrunk),
+        xtask::tools::find(spec)
+            .unwrap()
+            .graded_output(&found.shrunk)
+            .is_some(),
         "{name}: the shrunk input left the graded domain"
     );
     let lines = found.shrunk.lines().count();

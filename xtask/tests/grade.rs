@@ -48,21 +48,13 @@ impl Class {
     fn options(&self, out: &Path, shard: Option<Shard>) -> Options {
         Options {
             check: CheckOptions {
-                cases_root: self.dir.path().join("cases"),
-                spec: None,
-                filter: None,
                 jobs: 2,
                 timeout: Some(Duration::from_millis(500)),
-                fail_fast: false,
-                include_unspecified: false,
-                target: None,
-                reference: PathBuf::from("/nonexistent/reference"),
-                dir: PathBuf::new(),
-                progress: false,
-                sandbox: true,
-                limits: Default::default(),
-                pass_env: Vec::new(),
-                shard: None,
+                ..CheckOptions::new(
+                    self.dir.path().join("cases"),
+                    PathBuf::from("/nonexistent/reference"),
+                    PathBuf::new(),
+                )
             },
             spec: "echo".into(),
             submissions: self.dir.path().join("class"),

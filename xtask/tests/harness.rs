@@ -21,8 +21,12 @@ fn verdict_of(mode: &str, input: &[u8], grade_exit_status: bool) -> (Verdict, Op
     assert_eq!(run.results.len(), 1);
     let result = &run.results[0];
     (
-        result.verdict,
-        result.difference.as_ref().map(|d| d.cause.clone()),
+        result.judgement.verdict,
+        result
+            .judgement
+            .difference
+            .as_ref()
+            .map(|d| d.cause.clone()),
     )
 }
 
@@ -109,7 +113,7 @@ fn a_child_that_keeps_the_pipes_open_is_killed_with_its_parent() {
         "waited {:?} for the orphan",
         start.elapsed()
     );
-    assert_eq!(run.results[0].verdict, Verdict::Pass);
+    assert_eq!(run.results[0].judgement.verdict, Verdict::Pass);
     // Give the kernel a moment to reap the killed child.
     for _ in 0..50 {
         if orphaned_sleepers() == 0 {
@@ -125,8 +129,8 @@ fn a_timeout_kills_the_whole_process_group() {
     let corpus = Corpus::new(b"x\n", true);
     let run = check(&options(&corpus, "sleep", Duration::from_millis(300))).unwrap();
     let result = &run.results[0];
-    assert_eq!(result.verdict, Verdict::Timeout);
-    assert!(result.elapsed >= Duration::from_millis(300));
+    assert_eq!(result.judgement.verdict, Verdict::Timeout);
+    assert!(result.judgement.elapsed >= Duration::from_millis(300));
 }
 
 #[test]
@@ -161,7 +165,7 @@ fn fail_fast_skips_what_is_left() {
     let skipped = run
         .results
         .iter()
-        .filter(|r| r.verdict == Verdict::Skipped)
+        .filter(|r| r.judgement.verdict == Verdict::Skipped)
         .count();
     assert_eq!(skipped, 7, "001 passes, 002 fails, the rest are skipped");
 }

@@ -5,8 +5,10 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use xtask::check::{check, LimitOverrides, Options};
+use xtask::check::{check, Options};
+use xtask::limits::ResourceLimits;
 use xtask::outcome::Verdict;
+use xtask::target::Program;
 
 use crate::support::{fixture, options, Corpus, EXPECTED};
 
@@ -47,15 +49,15 @@ fn survivors(marker: &str) -> Vec<String> {
 
 fn hostile_options(corpus: &Corpus, mode: &str, expected_arg: &Path) -> Options {
     let mut options = options(corpus, mode, Duration::from_secs(10));
-    options.sandbox = true;
-    options.limits = LimitOverrides {
-        cpu: Some(1.0),
-        memory_mib: Some(256),
+    options.confine.sandbox = true;
+    options.confine.limits = ResourceLimits {
+        cpu: Some(Duration::from_secs(1)),
+        memory: Some(256 << 20),
         processes: Some(64),
-        file_size_mib: Some(16),
+        file_size: Some(16 << 20),
         open_files: Some(128),
     };
-    options.target = Some(vec![fixture(), mode.into(), expected_arg.into()]);
+    options.program = Program::Command(vec![fixture(), mode.into(), expected_arg.into()]);
     options
 }
 
@@ -99,13 +101,13 @@ fn run_hostile(
     let result = &run.results[0];
     eprintln!(
         "{mode}: {} in {:.2} s ({})",
-        result.verdict,
+        result.judgement.verdict,
         elapsed.as_secs_f64(),
-        result.detail.clone().unwrap_or_default()
+        result.judgement.detail.clone().unwrap_or_default()
     );
     (
-        result.verdict,
-        result.detail.clone().unwrap_or_default(),
+        result.judgement.verdict,
+        result.judgement.detail.clone().unwrap_or_default(),
         elapsed,
     )
 }
@@ -193,14 +195,47 @@ fn an_interpreted_program_runs_in_the_sandbox() {
     )
     .unwrap();
     let mut options = options(&corpus, "unused", Duration::from_secs(20));
-    options.sandbox = true;
+    options.confine.sandbox = true;
     options.dir = script.path().to_path_buf();
-    options.target = Some(vec!["python3".into(), "prog.py".into()]);
+    options.program = Program::Command(vec!["python3".into(), "prog.py".into()]);
     let run = check(&options).unwrap();
     let result = &run.results[0];
     let stderr = result
+        .judgement
         .execution
         .as_ref()
         .map(|e| String::from_utf8_lossy(&e.stderr).into_owned());
-    assert_eq!(result.verdict, Verdict::Pass, "{stderr:?}");
+    assert_eq!(result.judgement.verdict, Verdict::Pass, "{stderr:?}");
+}
+
+#[test]
+fn fuzz_confines_its_target_like_check() {
+    if !sandbox_available() {
+        eprintln!("skipped: this kernel has no Landlock, so the sandbox cannot deny the read");
+        return;
+    }
+    let corpus_file = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../cases/go/handout")
+        .read_dir()
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .find(|path| path.extension().is_some_and(|ext| ext == "out"))
+        .unwrap();
+    let before = std::fs::read(&corpus_file).unwrap();
+    let mut options = crate::support::fuzz_options(
+        "go",
+        vec![fixture(), "read-corpus".into(), corpus_file.clone().into()],
+        Path::new("/nonexistent/reference"),
+        xtask::fuzz::Budget::Runs(4),
+        1,
+    );
+    options.max_shrink_runs = 5;
+    match xtask::fuzz::fuzz(&options, &|_| {}).unwrap() {
+        xtask::fuzz::Outcome::Found(found) => {
+            let detail = found.judgement.detail.unwrap_or_default();
+            assert!(detail.contains("sandbox denied"), "{detail}");
+        }
+        xtask::fuzz::Outcome::Clean { .. } => panic!("the target read the corpus unhindered"),
+    }
+    assert_eq!(std::fs::read(&corpus_file).unwrap(), before);
 }

@@ -9,7 +9,7 @@ use crate::support::{options, Corpus, EXPECTED};
 
 /// A corpus of two groups: `basic` (4 points, 1 of 2 cases passes) and `extra` (6 points, 1 of
 /// 1 passes), checked with the fixture that prints the expected output of case 001.
-fn run() -> (Corpus, xtask::check::Run) {
+fn run() -> (Corpus, xtask::run::Run) {
     let corpus = Corpus::new(b"x\n", true);
     corpus.add("002-fails", b"x\n", b"different\n");
     let suite = corpus.root().join("demo");

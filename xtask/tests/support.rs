@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use xtask::check::Options;
+use xtask::target::Program;
 
 pub const EXPECTED: &str = "The Stones\n   ABC\n 1 ..B\n--- the end ---\n";
 
@@ -53,22 +54,43 @@ pub fn fixture() -> OsString {
 
 /// Options that run the fixture in `mode` on the corpus, with no reference to localise with.
 pub fn options(corpus: &Corpus, mode: &str, timeout: Duration) -> Options {
-    Options {
-        cases_root: corpus.root().to_path_buf(),
-        spec: Some("demo".into()),
-        filter: None,
+    let mut options = Options::new(
+        corpus.root().to_path_buf(),
+        PathBuf::from("/nonexistent/reference"),
+        corpus.root().to_path_buf(),
+    );
+    options.spec = Some("demo".into());
+    options.jobs = 2;
+    options.timeout = Some(timeout);
+    options.program = Program::Command(vec![fixture(), mode.into(), corpus.expected_path().into()]);
+    // The fixture reads its expected output from the corpus, which the sandbox forbids.
+    options.confine.sandbox = false;
+    options
+}
+
+/// Options that fuzz `target` on `spec` against the bundled corpus's suite, confined, with
+/// `reference` to localise a difference and a throw-away folder for the found case.
+pub fn fuzz_options(
+    spec: &str,
+    target: Vec<OsString>,
+    reference: &Path,
+    budget: xtask::fuzz::Budget,
+    seed: u64,
+) -> xtask::fuzz::Options {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    xtask::fuzz::Options {
+        assignment: xtask::tools::find(spec).unwrap(),
+        suite: xtask::suite::find(&cases, spec).unwrap(),
+        cases_root: cases,
+        confine: xtask::confine::Settings::default(),
+        seed,
+        budget,
         jobs: 2,
-        timeout: Some(timeout),
-        fail_fast: false,
-        include_unspecified: false,
-        target: Some(vec![fixture(), mode.into(), corpus.expected_path().into()]),
-        reference: PathBuf::from("/nonexistent/reference"),
-        dir: corpus.root().to_path_buf(),
-        progress: false,
-        // The fixture reads its expected output from the corpus, which the sandbox forbids.
-        sandbox: false,
-        limits: Default::default(),
-        pass_env: Vec::new(),
-        shard: None,
+        target,
+        dir: std::env::temp_dir(),
+        timeout: Duration::from_secs(10),
+        max_shrink_runs: 5000,
+        reference: reference.to_path_buf(),
+        out: tempfile::tempdir().unwrap().keep(),
     }
 }

@@ -1,6 +1,7 @@
 //! The harness's test suite: one binary, one module per concern.
 
 mod cli;
+mod flags;
 mod fuzz;
 mod grade;
 mod harness;
@@ -8,3 +9,4 @@ mod hostile;
 mod reports;
 mod support;
 mod tidy;
+mod toy;

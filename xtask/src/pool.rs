@@ -1,0 +1,61 @@
+//! The harness's one way to run work in parallel: `jobs` threads, results in input order.
+//!
+//! Every task that runs targets (`check`, `bless`, `bench`, `fuzz`) goes through here, so the
+//! number of targets running at once is always the `--jobs` the user gave.
+
+use rayon::prelude::*;
+
+use crate::error::Error;
+
+/// The number of CPUs: the default number of jobs.
+pub fn cpus() -> usize {
+    std::thread::available_parallelism().map_or(2, |n| n.get())
+}
+
+/// `work(item)` for every item, `jobs` at a time; the results in the items' order.
+pub fn map<T: Sync, R: Send>(
+    jobs: usize,
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync + Send,
+) -> Result<Vec<R>, Error> {
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(jobs.max(1))
+        .build()
+        .map_err(|err| Error::Command(format!("failed to start {jobs} worker threads: {err}")))?;
+    Ok(pool.install(|| items.par_iter().map(work).collect()))
+}
+
+/// Runs `worker` on `jobs` threads at once and waits for all of them: for work that the workers
+/// take from a shared queue until it runs out (fuzzing).
+pub fn workers(jobs: usize, worker: impl Fn() + Sync) {
+    std::thread::scope(|scope| {
+        for _ in 0..jobs.max(1) {
+            scope.spawn(&worker);
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn results_come_back_in_input_order() {
+        let items: Vec<u64> = (0..100).collect();
+        let doubled = map(3, &items, |n| {
+            std::thread::sleep(std::time::Duration::from_micros(100 - n));
+            n * 2
+        })
+        .unwrap();
+        assert_eq!(doubled, items.iter().map(|n| n * 2).collect::<Vec<_>>());
+    }
+
+    #[test]
+    fn every_worker_runs() {
+        let count = std::sync::atomic::AtomicUsize::new(0);
+        workers(4, || {
+            count.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        });
+        assert_eq!(count.into_inner(), 4);
+    }
+}
