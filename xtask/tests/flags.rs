@@ -87,6 +87,23 @@ fn every_numeric_flag_refuses_absurd_values_in_one_line() {
     assert!(n_checked >= 150, "{n_checked}");
 }
 
+/// `check` of the fixture on `corpus` with `suite` as its suite file.
+fn check_with_suite(corpus: &Corpus, suite: &str) -> std::process::Output {
+    std::fs::write(corpus.root().join("demo/suite.toml"), suite).unwrap();
+    Command::cargo_bin("xtask")
+        .unwrap()
+        .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(fixture())
+        .arg("--")
+        .arg(fixture())
+        .arg("right")
+        .arg(corpus.expected_path())
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn every_numeric_suite_field_refuses_absurd_values_in_one_line() {
     let fields = [
@@ -106,19 +123,7 @@ fn every_numeric_suite_field_refuses_absurd_values_in_one_line() {
             } else {
                 format!("{base}timeout = 5.0\n[groups]\nbasic = 4\n{table}{field} = {value}\n")
             };
-            std::fs::write(corpus.root().join("demo/suite.toml"), text).unwrap();
-            let output = Command::cargo_bin("xtask")
-                .unwrap()
-                .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
-                .arg(corpus.root())
-                .arg("--reference")
-                .arg(fixture())
-                .arg("--")
-                .arg(fixture())
-                .arg("right")
-                .arg(corpus.expected_path())
-                .output()
-                .unwrap();
+            let output = check_with_suite(&corpus, &text);
             assert_one_error_line(&output, "suite.toml", &format!("{field} = {value}"));
         }
     }
@@ -128,15 +133,7 @@ fn every_numeric_suite_field_refuses_absurd_values_in_one_line() {
             "args = [\"demo\"]\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n\
              [groups]\nbasic = {value}\n"
         );
-        std::fs::write(corpus.root().join("demo/suite.toml"), text).unwrap();
-        let output = Command::cargo_bin("xtask")
-            .unwrap()
-            .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(fixture())
-            .output()
-            .unwrap();
+        let output = check_with_suite(&corpus, &text);
         assert_one_error_line(&output, "basic", &format!("points = {value}"));
     }
 }
