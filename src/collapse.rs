@@ -6,6 +6,7 @@
 //! blocks cannot overflow the stack), gravity within each column, and each half of the board
 //! closing up toward the centre.
 
+use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
 
 const EMPTY: u8 = b'.';
@@ -45,6 +46,9 @@ impl Board {
         if color == EMPTY {
             return Vec::new();
         }
+        if on(Mutant::CollapseStraightLines) {
+            return self.straight_lines(row, col);
+        }
         let mut seen = vec![false; self.cells.len()];
         let mut group = vec![start];
         seen[start] = true;
@@ -53,14 +57,22 @@ impl Board {
             let index = group[next];
             next += 1;
             let (r, c) = (index / self.cols, index % self.cols);
+            let (up, down, left, right) = (r > 0, r + 1 < self.rows, c > 0, c + 1 < self.cols);
+            let diagonal = on(Mutant::CollapseEightConnected);
             let neighbours = [
-                (r > 0).then(|| index - self.cols),
-                (r + 1 < self.rows).then(|| index + self.cols),
-                (c > 0).then(|| index - 1),
-                (c + 1 < self.cols).then(|| index + 1),
+                up.then(|| index - self.cols),
+                down.then(|| index + self.cols),
+                left.then(|| index - 1),
+                right.then(|| index + 1),
+                (diagonal && up && left).then(|| index - self.cols - 1),
+                (diagonal && up && right).then(|| index - self.cols + 1),
+                (diagonal && down && left).then(|| index + self.cols - 1),
+                (diagonal && down && right).then(|| index + self.cols + 1),
             ];
             for neighbour in neighbours.into_iter().flatten() {
-                if !seen[neighbour] && self.cells[neighbour] == color {
+                let same = self.cells[neighbour] == color
+                    || (on(Mutant::CollapseAnyColor) && self.cells[neighbour] != EMPTY);
+                if !seen[neighbour] && same {
                     seen[neighbour] = true;
                     group.push(neighbour);
                 }
@@ -73,15 +85,49 @@ impl Board {
     /// Returns whether anything was removed.
     pub fn remove(&mut self, row: usize, col: usize) -> bool {
         let group = self.group(row, col);
-        if group.len() < 4 {
+        let enough = if on(Mutant::CollapseThree) {
+            3
+        } else if on(Mutant::CollapseFiveOrMore) {
+            5
+        } else {
+            4
+        };
+        if group.len() < enough {
             return false;
         }
         for index in group {
             self.cells[index] = EMPTY;
         }
-        self.fall();
-        self.close_columns();
+        if on(Mutant::CollapseShiftBeforeFall) {
+            self.close_columns();
+            self.fall();
+            return true;
+        }
+        if !on(Mutant::CollapseNoFall) {
+            self.fall();
+        }
+        if !on(Mutant::CollapseNoShift) {
+            self.close_columns();
+        }
         true
+    }
+
+    /// The wrong variant `collapse-straight-lines`: the selected block and the same-coloured
+    /// blocks in an unbroken straight line from it, in each of the four directions.
+    fn straight_lines(&self, row: usize, col: usize) -> Vec<usize> {
+        let color = self.cell(row, col);
+        let mut group = vec![row * self.cols + col];
+        for (d_row, d_col) in [(-1isize, 0isize), (1, 0), (0, -1), (0, 1)] {
+            let (mut r, mut c) = (row as isize + d_row, col as isize + d_col);
+            while (0..self.rows as isize).contains(&r)
+                && (0..self.cols as isize).contains(&c)
+                && self.cell(r as usize, c as usize) == color
+            {
+                group.push(r as usize * self.cols + c as usize);
+                (r, c) = (r + d_row, c + d_col);
+            }
+        }
+        group
     }
 
     /// Blocks fall straight down within their column.
@@ -106,15 +152,28 @@ impl Board {
 
     /// Each half closes up toward the centre, keeping the order of its non-empty columns.
     fn close_columns(&mut self) {
-        let half = self.cols / 2;
-        let left: Vec<usize> = (0..half).filter(|&c| !self.column_is_empty(c)).collect();
+        let half = if on(Mutant::CollapseWideLeftHalf) {
+            (self.cols / 2 + 1).min(self.cols)
+        } else {
+            self.cols / 2
+        };
+        let mut left: Vec<usize> = (0..half).filter(|&c| !self.column_is_empty(c)).collect();
+        if on(Mutant::CollapseReversedHalf) {
+            left.reverse();
+        }
         let right: Vec<usize> = (half..self.cols)
             .filter(|&c| !self.column_is_empty(c))
             .collect();
         // Where each final column comes from: left columns pushed against the centre from the
         // left, right columns against it from the right, empty columns at the sides.
         let mut order: Vec<Option<usize>> = vec![None; half - left.len()];
-        order.extend(left.into_iter().map(Some));
+        if on(Mutant::CollapseAllShiftLeft) {
+            order.clear();
+            order.extend(left.into_iter().map(Some));
+            order.extend(std::iter::repeat_n(None, half - order.len()));
+        } else {
+            order.extend(left.into_iter().map(Some));
+        }
         let right_gap = self.cols - half - right.len();
         order.extend(right.into_iter().map(Some));
         order.extend(std::iter::repeat_n(None, right_gap));
@@ -194,7 +253,11 @@ impl Collapse {
                 Some((row, col)) if row < rows && col < cols => Phase::Board {
                     rows,
                     cols,
-                    selected: (row, col),
+                    selected: if on(Mutant::CollapseSwappedSelection) && col < rows && row < cols {
+                        (col, row)
+                    } else {
+                        (row, col)
+                    },
                     cells: Vec::new(),
                 },
                 _ => {
@@ -234,8 +297,10 @@ impl Collapse {
                     let mut board = Board::new(rows, cols, cells);
                     check_legal(&board, line_no)?;
                     self.note_wide_empty_sides(&board, line_no);
-                    board.remove(selected.0, selected.1);
-                    board.render(out);
+                    let removed = board.remove(selected.0, selected.1);
+                    if removed || !on(Mutant::CollapseSilentWhenUnchanged) {
+                        board.render(out);
+                    }
                     Phase::Done
                 }
             }

@@ -11,6 +11,7 @@
 //! Whenever a step reaches behaviour the handout leaves unspecified, [`Field::unspecified`]
 //! says so, so that graded cases and the case generator can stay clear of it.
 
+use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
 
 /// The jewel colours, as the letters the input and the display use.
@@ -83,7 +84,11 @@ impl Command {
                 String::from_utf8_lossy(line)
             ));
         }
-        let col = parse_number(words[1])
+        let col_word = match words[1] {
+            [first, _, ..] if on(Mutant::ColumnsFirstDigitColumn) => std::slice::from_ref(first),
+            word => word,
+        };
+        let col = parse_number(col_word)
             .filter(|col| (1..=cols).contains(col))
             .ok_or_else(|| {
                 format!(
@@ -153,12 +158,24 @@ impl Field {
         for (row, line) in lines.iter().enumerate() {
             for (col, &byte) in line.iter().enumerate() {
                 if byte != b' ' {
+                    let col = if on(Mutant::ColumnsMirroredContents) {
+                        cols - 1 - col
+                    } else {
+                        col
+                    };
                     field.cells[row * cols + col] = Cell::Frozen(byte);
                 }
             }
         }
-        field.settle();
-        field.mark_matches();
+        if on(Mutant::ColumnsStartMatchBeforeFall) {
+            field.mark_matches();
+        }
+        if !on(Mutant::ColumnsHolesStay) {
+            field.settle();
+        }
+        if !on(Mutant::ColumnsNoStartMatch) && !on(Mutant::ColumnsStartMatchBeforeFall) {
+            field.mark_matches();
+        }
         field
     }
 
@@ -199,8 +216,12 @@ impl Field {
         if let Some(faller) = &self.faller {
             let offset = faller.bottom - row as isize;
             if faller.col == col && (0..3).contains(&offset) {
-                let jewel = faller.jewels[2 - offset as usize];
-                return if faller.landed {
+                let jewel = if on(Mutant::ColumnsFallerUpsideDown) {
+                    faller.jewels[offset as usize]
+                } else {
+                    faller.jewels[2 - offset as usize]
+                };
+                return if faller.landed && !on(Mutant::ColumnsLandedAsFalling) {
                     CellView::Landed(jewel)
                 } else {
                     CellView::Falling(jewel)
@@ -217,7 +238,13 @@ impl Field {
     /// Appends one display of the field.
     pub fn render(&self, out: &mut Vec<u8>) {
         out.reserve((self.rows + 1) * (3 * self.cols + 3));
-        for row in 0..self.rows {
+        let empty = self.faller.is_none() && self.cells.iter().all(|c| *c == Cell::Empty);
+        let shown = if on(Mutant::ColumnsShortEmptyField) && empty {
+            self.rows - 1
+        } else {
+            self.rows
+        };
+        for row in 0..shown {
             out.push(b'|');
             for col in 0..self.cols {
                 let cell = match self.view(row, col) {
@@ -233,18 +260,33 @@ impl Field {
         }
         out.push(b' ');
         out.resize(out.len() + 3 * self.cols, b'-');
-        out.extend_from_slice(b" \n");
+        if on(Mutant::ColumnsBottomLineNoSpace) {
+            out.push(b'\n');
+        } else {
+            out.extend_from_slice(b" \n");
+        }
     }
 
     /// Carries out one command other than `Q`.
     pub fn apply(&mut self, command: Command) -> Status {
+        if on(Mutant::ColumnsCommandsTickWhileMatching)
+            && self.has_matches()
+            && matches!(command, Command::Rotate | Command::Left | Command::Right)
+        {
+            return self.tick();
+        }
         match command {
             Command::Tick => return self.tick(),
             Command::Create { col, jewels } => return self.create(col, jewels),
             Command::Rotate => {
                 if let Some(faller) = &mut self.faller {
                     let [top, middle, bottom] = faller.jewels;
-                    faller.jewels = [bottom, top, middle];
+                    if on(Mutant::ColumnsLandedCannotRotate) && faller.landed {
+                    } else if on(Mutant::ColumnsRotateBackwards) {
+                        faller.jewels = [middle, bottom, top];
+                    } else {
+                        faller.jewels = [bottom, top, middle];
+                    }
                 }
             }
             Command::Left => self.shift(-1),
@@ -255,8 +297,18 @@ impl Field {
     }
 
     fn create(&mut self, col: usize, jewels: [u8; 3]) -> Status {
-        if self.faller.is_some() {
-            return Status::Playing;
+        if let Some(faller) = &self.faller {
+            if on(Mutant::ColumnsCreateNearlyFull)
+                && self.rows > 1
+                && self.cell(1, col) != Cell::Empty
+            {
+                return Status::GameOver;
+            }
+            let replace = on(Mutant::ColumnsCreateReplaces)
+                || (on(Mutant::ColumnsCreateOwnColumn) && faller.col == col);
+            if !replace {
+                return Status::Playing;
+            }
         }
         if self.has_matches() {
             self.note("`F` while matched jewels are showing");
@@ -272,7 +324,7 @@ impl Field {
             bottom: 0,
             landed: false,
         };
-        faller.landed = self.supported(&faller);
+        faller.landed = !on(Mutant::ColumnsCreatedOnSupportFalls) && self.supported(&faller);
         self.faller = Some(faller);
         Status::Playing
     }
@@ -281,13 +333,26 @@ impl Field {
     /// visible jewels blocks it.
     fn shift(&mut self, delta: isize) {
         let Some(faller) = &self.faller else { return };
+        if on(Mutant::ColumnsLandedCannotMove) && faller.landed {
+            return;
+        }
         let target = faller.col as isize + delta;
         if target < 0 || target >= self.cols as isize {
             return;
         }
         let target = target as usize;
+        // The wrong variant reads rows above the top as Python's negative indices do: from the
+        // bottom of the field.
+        let wraps = on(Mutant::ColumnsBlockedAboveTop);
         let blocked = (0..3)
             .map(|offset| faller.bottom - offset)
+            .map(|row| {
+                if wraps && row < 0 {
+                    row + self.rows as isize
+                } else {
+                    row
+                }
+            })
             .filter(|&row| row >= 0)
             .any(|row| self.cell(row as usize, target) != Cell::Empty);
         if blocked {
@@ -295,7 +360,11 @@ impl Field {
         }
         let mut moved = faller.clone();
         moved.col = target;
-        moved.landed = self.supported(&moved);
+        moved.landed = if on(Mutant::ColumnsLandedAfterMove) {
+            faller.landed
+        } else {
+            self.supported(&moved)
+        };
         self.faller = Some(moved);
     }
 
@@ -316,9 +385,20 @@ impl Field {
         if faller.landed {
             return self.freeze(faller);
         }
+        let late = on(Mutant::ColumnsLandsTickLate) || on(Mutant::ColumnsCreatedOnSupportFalls);
+        if late && self.supported(&faller) {
+            self.faller = Some(Faller {
+                landed: true,
+                ..faller
+            });
+            return Status::Playing;
+        }
         let mut fallen = faller;
         fallen.bottom += 1;
-        fallen.landed = self.supported(&fallen);
+        fallen.landed = !on(Mutant::ColumnsLandsTickLate) && self.supported(&fallen);
+        if fallen.landed && on(Mutant::ColumnsFreezesOnLanding) {
+            return self.freeze(fallen);
+        }
         self.faller = Some(fallen);
         Status::Playing
     }
@@ -329,7 +409,9 @@ impl Field {
                 *cell = Cell::Empty;
             }
         }
-        self.settle();
+        if !on(Mutant::ColumnsNoFallAfterRemoval) {
+            self.settle();
+        }
         let mut status = Status::Playing;
         if let Some((col, jewels)) = self.hidden.take() {
             let free = (0..self.rows)
@@ -343,7 +425,9 @@ impl Field {
                 }
             }
         }
-        self.mark_matches();
+        if !on(Mutant::ColumnsNoChains) {
+            self.mark_matches();
+        }
         status
     }
 
@@ -358,9 +442,13 @@ impl Field {
                 hidden.push(jewel);
             }
         }
-        if hidden.is_empty() {
+        if hidden.is_empty() || on(Mutant::ColumnsNoGameOver) {
             self.mark_matches();
             return Status::Playing;
+        }
+        if on(Mutant::ColumnsGameOverDespiteMatch) {
+            self.mark_matches();
+            return Status::GameOver;
         }
         if self.hidden_would_match(faller.col, &hidden) {
             self.note("a jewel above the top would extend or complete a run if it counted");
@@ -411,7 +499,24 @@ impl Field {
         let inside = |row: isize, col: isize| row >= 0 && row < rows && col >= 0 && col < cols;
         let mut marked = vec![false; self.cells.len()];
         let mut any = false;
-        for (d_row, d_col) in DIRECTIONS {
+        let directions =
+            if on(Mutant::ColumnsRowBrokenByVertical) || on(Mutant::ColumnsRowEndsInColumns) {
+                [(1, 0), (0, 1), (1, 1), (1, -1)]
+            } else {
+                DIRECTIONS
+            };
+        for (d_row, d_col) in directions {
+            let skipped = match (d_row, d_col) {
+                (0, 1) => on(Mutant::ColumnsNoHorizontal),
+                (1, 0) => on(Mutant::ColumnsNoVertical),
+                (1, 1) => on(Mutant::ColumnsNoDiagonalDown),
+                _ => on(Mutant::ColumnsNoDiagonalUp),
+            };
+            if skipped {
+                continue;
+            }
+            let broken_by_marks = on(Mutant::ColumnsRowBrokenByVertical) && d_row == 0;
+            let ends_in_columns = on(Mutant::ColumnsRowEndsInColumns) && d_row == 0;
             for start in 0..self.cells.len() {
                 let (row, col) = ((start / self.cols) as isize, (start % self.cols) as isize);
                 if inside(row - d_row, col - d_col) {
@@ -431,12 +536,35 @@ impl Field {
                     if color.is_some() && color == run_color {
                         run_len += 1;
                     } else {
-                        if run_len >= 3 {
+                        let (sr, sc) = run_start;
+                        let started_marked = run_len >= 3 && marked[(sr * cols + sc) as usize];
+                        let ended_marked = run_len >= 3
+                            && marked[(sr * cols + sc + run_len as isize - 1) as usize];
+                        if run_len >= 3
+                            && !(any && on(Mutant::ColumnsOneRun))
+                            && !(broken_by_marks && started_marked)
+                            && !(ends_in_columns && started_marked && ended_marked)
+                        {
                             any = true;
                             let (mut mr, mut mc) = run_start;
-                            for _ in 0..run_len {
+                            let length = if on(Mutant::ColumnsRunsOfThree) {
+                                3
+                            } else {
+                                run_len
+                            };
+                            for _ in 0..length {
                                 marked[(mr * cols + mc) as usize] = true;
                                 (mr, mc) = (mr + d_row, mc + d_col);
+                            }
+                            let (br, bc) = (mr + d_row, mc + d_col);
+                            if on(Mutant::ColumnsMarkPastGap)
+                                && inside(mr, mc)
+                                && inside(br, bc)
+                                && self.cells[(mr * cols + mc) as usize] == Cell::Empty
+                                && matches!(self.cells[(br * cols + bc) as usize],
+                                    Cell::Frozen(j) | Cell::Matched(j) if Some(j) == run_color)
+                            {
+                                marked[(br * cols + bc) as usize] = true;
                             }
                         }
                         (run_start, run_len, run_color) = ((r, c), 1, color);
@@ -448,9 +576,39 @@ impl Field {
                 }
             }
         }
+        if on(Mutant::ColumnsWrapVertical) && self.rows >= 4 {
+            any |= self.mark_wrapped_runs(&mut marked);
+        }
         for (cell, marked) in self.cells.iter_mut().zip(marked) {
             if let (true, Cell::Frozen(jewel)) = (marked, *cell) {
                 *cell = Cell::Matched(jewel);
+            }
+        }
+        any
+    }
+}
+
+impl Field {
+    /// The wrong variant `columns-wrap-vertical`: vertical runs of three that go on from the
+    /// bottom row to the top row, as reading row -1 with Python's negative indices does.
+    fn mark_wrapped_runs(&self, marked: &mut [bool]) -> bool {
+        let rows = self.rows;
+        let mut any = false;
+        for col in 0..self.cols {
+            for triple in [[rows - 2, rows - 1, 0], [rows - 1, 0, 1]] {
+                let colors: Vec<Option<u8>> = triple
+                    .iter()
+                    .map(|&row| match self.cell(row, col) {
+                        Cell::Frozen(jewel) | Cell::Matched(jewel) => Some(jewel),
+                        Cell::Empty => None,
+                    })
+                    .collect();
+                if colors[0].is_some() && colors.iter().all(|c| *c == colors[0]) {
+                    for row in triple {
+                        marked[row * self.cols + col] = true;
+                    }
+                    any = true;
+                }
             }
         }
         any
@@ -499,16 +657,25 @@ impl Columns {
         };
         let command = Command::parse(line, field.cols())?;
         if command == Command::Quit {
+            if on(Mutant::ColumnsQuitDisplays) {
+                field.render(out);
+            }
             self.phase = Phase::Ended;
             return Ok(Flow::Stop);
         }
+        let no_effect = field.faller().is_none()
+            && matches!(command, Command::Rotate | Command::Left | Command::Right);
         let status = field.apply(command);
-        field.render(out);
+        if !(no_effect && on(Mutant::ColumnsNoDisplayWithoutEffect)) {
+            field.render(out);
+        }
         if let Some(what) = field.unspecified() {
             self.unspecified.note(line_no, what);
         }
         if status == Status::GameOver {
-            out.extend_from_slice(b"GAME OVER\n");
+            if !on(Mutant::ColumnsNoGameOverLine) {
+                out.extend_from_slice(b"GAME OVER\n");
+            }
             self.phase = Phase::Ended;
             return Ok(Flow::Stop);
         }

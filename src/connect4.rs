@@ -4,6 +4,7 @@
 //! invalid input. A valid move is exactly one character `0`..`7` naming a column that is not
 //! full. The game ends on four in a row in any direction or a full grid, with no winner message.
 
+use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
 
 pub const ROWS: usize = 5;
@@ -61,9 +62,16 @@ impl Grid {
             }
             n
         };
+        let needed = if on(Mutant::Connect4ThreeWins) { 3 } else { 4 };
         [(0, 1), (1, 0), (1, 1), (1, -1)]
             .into_iter()
-            .any(|(d_row, d_col)| 1 + count(d_row, d_col) + count(-d_row, -d_col) >= 4)
+            .filter(|direction| match direction {
+                (0, 1) => !on(Mutant::Connect4NoHorizontal),
+                (1, 0) => !on(Mutant::Connect4NoVertical),
+                (1, 1) => !on(Mutant::Connect4NoDiagonalDown),
+                _ => !on(Mutant::Connect4NoDiagonalUp),
+            })
+            .any(|(d_row, d_col)| 1 + count(d_row, d_col) + count(-d_row, -d_col) >= needed)
     }
 
     pub fn is_complete(&self) -> bool {
@@ -72,7 +80,9 @@ impl Grid {
 
     /// Appends the board as printed at the start of a turn: blank line, header, grid, header.
     pub fn render(&self, out: &mut Vec<u8>) {
-        out.push(b'\n');
+        if !on(Mutant::Connect4NoBlankLine) {
+            out.push(b'\n');
+        }
         out.extend_from_slice(HEADER);
         for row in &self.cells {
             out.extend_from_slice(row);
@@ -84,7 +94,14 @@ impl Grid {
 
 /// A valid column: exactly one character `0`..`7`.
 pub fn parse_column(line: &[u8]) -> Option<usize> {
+    let line = match line {
+        [first, _, ..] if on(Mutant::Connect4FirstCharacter) => std::slice::from_ref(first),
+        line => line,
+    };
     match line {
+        [digit @ b'8'..=b'9'] if on(Mutant::Connect4WrapsColumns) => {
+            Some(usize::from(digit - b'8'))
+        }
         [digit @ b'0'..=b'7'] => Some(usize::from(digit - b'0')),
         _ => None,
     }
@@ -138,7 +155,11 @@ impl Default for Connect4 {
     fn default() -> Self {
         Connect4 {
             grid: Grid::default(),
-            player: b'X',
+            player: if on(Mutant::Connect4OFirst) {
+                b'O'
+            } else {
+                b'X'
+            },
             over: false,
             unspecified: Unspecified::default(),
         }
@@ -165,7 +186,18 @@ impl Program for Connect4 {
                 .note(line_no, "input goes on after the game is over");
             return Ok(Flow::Continue);
         }
+        if line.is_empty() && on(Mutant::Connect4EmptyLineIgnored) {
+            return Ok(Flow::Continue);
+        }
         let column = parse_column(line);
+        if let Some(col) = column.filter(|&col| self.grid.is_full(col)) {
+            if on(Mutant::Connect4FullColumnLosesTurn) {
+                let _ = col;
+                self.player = if self.player == b'X' { b'O' } else { b'X' };
+                self.prompt_turn(out);
+                return Ok(Flow::Continue);
+            }
+        }
         let Some(col) = column.filter(|&col| !self.grid.is_full(col)) else {
             // A valid digit naming a full column is a graded invalid move.
             if column.is_none() && looks_like_column(line) {
@@ -175,13 +207,23 @@ impl Program for Connect4 {
                 );
             }
             out.extend_from_slice(INVALID);
-            out.extend_from_slice(PROMPT);
+            if on(Mutant::Connect4InvalidShowsBoard) {
+                self.prompt_turn(out);
+            } else {
+                out.extend_from_slice(PROMPT);
+            }
             return Ok(Flow::Continue);
         };
         let row = self.grid.drop_marker(col, self.player);
-        if self.grid.wins_at(row, col) || self.grid.is_complete() {
+        let wins = self.grid.wins_at(row, col);
+        let complete = self.grid.is_complete() && !on(Mutant::Connect4NoTie);
+        if wins || complete {
             self.over = true;
             self.grid.render(out);
+            if wins && on(Mutant::Connect4WinnerMessage) {
+                out.push(self.player);
+                out.extend_from_slice(b" wins!\n");
+            }
             out.extend_from_slice(b"Game finished.\n");
             return Ok(Flow::Continue);
         }

@@ -11,5 +11,6 @@ pub mod columns;
 pub mod connect4;
 pub mod driver;
 pub mod go;
+pub mod mutant;
 pub mod program;
 pub mod spec;
