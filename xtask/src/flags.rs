@@ -148,6 +148,8 @@ pub enum Task {
     Grade(GradeArgs),
     /// Combine the grades.json of several shards into the outputs of one run.
     Merge(MergeArgs),
+    /// Measure what the corpus proves: run wrong variants of the reference on every case.
+    Adequacy(AdequacyArgs),
 }
 
 /// How untrusted targets are confined; limits default to the suite file's `[limits]`.
@@ -542,6 +544,29 @@ impl GradeArgs {
             shard: self.shard,
             gradescope: self.gradescope,
         })
+    }
+}
+
+#[derive(clap::Args)]
+pub struct AdequacyArgs {
+    /// Another corpus root.
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Runs at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
+    pub jobs: Option<usize>,
+    /// Print the coverage table (Markdown: each rule, its variants, the cases that kill them).
+    #[arg(long)]
+    pub table: bool,
+}
+
+impl AdequacyArgs {
+    /// The corpus and the number of jobs.
+    pub fn options(&self) -> Result<(PathBuf, usize), Error> {
+        Ok((
+            cases_root(&self.cases)?,
+            self.jobs.unwrap_or_else(crate::pool::cpus),
+        ))
     }
 }
 

@@ -9,6 +9,7 @@
 //! modules outside `tools` (generators and shrinkers): it sees a folder of cases and a command
 //! line, so it works unchanged for any target.
 
+pub mod adequacy;
 pub mod bench;
 pub mod bless;
 pub mod check;

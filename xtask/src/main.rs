@@ -12,7 +12,8 @@ use std::process::ExitCode;
 use xtask::error::Error;
 use xtask::files::write_atomically;
 use xtask::flags::{
-    BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs, GradeArgs, MergeArgs, Task,
+    AdequacyArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs, GradeArgs, MergeArgs,
+    Task,
 };
 use xtask::{gradescope, json, junit, message};
 
@@ -124,6 +125,23 @@ fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn run_adequacy(args: AdequacyArgs) -> Result<ExitCode, Error> {
+    let (root, jobs) = args.options()?;
+    // A variant that panics is killed, and says so in the report: no backtrace on the terminal.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let report = xtask::adequacy::measure(&root, jobs);
+    std::panic::set_hook(hook);
+    let report = report?;
+    if args.table {
+        print_report(&report.table())?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    print_report(&report.render())?;
+    let gaps = report.survivors().count();
+    Ok(ExitCode::from(u8::from(gaps > 0)))
+}
+
 /// Prints a report on stdout; a reader that went away is not an error.
 fn print_report(report: &str) -> Result<(), Error> {
     let mut stdout = anstream::stdout();
@@ -155,6 +173,7 @@ fn main() -> ExitCode {
         Task::Fuzz(args) => run_fuzz(args),
         Task::Grade(args) => run_grade(args),
         Task::Merge(args) => run_merge(args),
+        Task::Adequacy(args) => run_adequacy(args),
     };
     match result {
         Ok(code) => code,
