@@ -167,6 +167,15 @@ fn every_assignment_has_every_piece() {
     let mut missing = xtask::tools::missing(gridjudge::spec::SPECS, xtask::tools::TOOLS);
     for spec in gridjudge::spec::SPECS {
         missing.extend(xtask::workspace::missing_pieces(&root, spec.name));
+        if !gridjudge::mutant::MUTANTS
+            .iter()
+            .any(|m| m.spec == spec.name)
+        {
+            missing.push(format!(
+                "spec `{}` has no wrong variant in `src/mutant.rs`",
+                spec.name
+            ));
+        }
     }
     assert_eq!(missing, Vec::<String>::new());
 }
@@ -206,4 +215,21 @@ fn the_readme_names_the_two_set_up_commands() {
     assert!(readme.contains("cargo xtask check   # the main job"));
     assert!(readme.contains("cargo test          # the test suite"));
     assert!(readme.contains("## Architecture"));
+}
+
+#[test]
+fn every_wrong_variant_is_killed_by_a_hand_written_case() {
+    let report = xtask::adequacy::measure(&cases_root(), 2).unwrap();
+    let survivors: Vec<&str> = report.survivors().map(|k| k.variant.name).collect();
+    assert_eq!(
+        survivors,
+        Vec::<&str>::new(),
+        "corpus gaps: run `cargo xtask adequacy`"
+    );
+    assert!(report.kills.len() >= 60, "{} variants", report.kills.len());
+    let table = std::fs::read_to_string(cases_root().join("../docs/adequacy.md")).unwrap();
+    assert!(
+        table == report.table(),
+        "docs/adequacy.md is stale: run `cargo xtask adequacy --table > docs/adequacy.md`"
+    );
 }
