@@ -91,23 +91,21 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
     let mut summary = Summary::default();
     let mut work = Vec::new();
     let mut warnings = Vec::new();
-    let plans: Vec<(&Suite, Target, Policy)> = suites
-        .iter()
-        .map(|suite| {
-            let target = options
-                .program
-                .target(&options.reference, &suite.file.args, &options.dir);
-            let (policy, found) = Policy::for_program(
-                &options.program,
-                &options.confine,
-                suite.limits(),
-                &options.cases_root,
-                &target,
-            );
-            crate::confine::note_once(&mut warnings, found);
-            (suite, target, policy)
-        })
-        .collect();
+    let mut plans: Vec<(&Suite, Target, Policy)> = Vec::new();
+    for suite in &suites {
+        let target = options
+            .program
+            .target(&options.reference, &suite.file.args, &options.dir);
+        let (target, policy, found) = Policy::for_program(
+            &options.program,
+            &options.confine,
+            suite.limits(),
+            &options.cases_root,
+            &target,
+        )?;
+        crate::confine::note_once(&mut warnings, found);
+        plans.push((suite, target, policy));
+    }
     summary.warnings = warnings;
     for plan in &plans {
         let suite = plan.0;

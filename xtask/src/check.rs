@@ -72,23 +72,25 @@ struct Plan {
     policy: Policy,
 }
 
-/// The confinement of `target` for `suite`: none for the reference alone. Warnings go into
-/// `warnings`, each once.
-fn policy_for(
+/// The target to run for `suite` and its confinement: none for the reference alone. Warnings
+/// go into `warnings`, each once.
+fn plan_target(
     options: &Options,
     suite: &Suite,
-    target: &Target,
     warnings: &mut Vec<String>,
-) -> Policy {
-    let (policy, found) = Policy::for_program(
+) -> Result<(Target, Policy), Error> {
+    let target = options
+        .program
+        .target(&options.reference, &suite.file.args, &options.dir);
+    let (target, policy, found) = Policy::for_program(
         &options.program,
         &options.confine,
         suite.limits(),
         &options.cases_root,
-        target,
-    );
+        &target,
+    )?;
     crate::confine::note_once(warnings, found);
-    policy
+    Ok((target, policy))
 }
 
 pub fn check(options: &Options) -> Result<Run, Error> {
@@ -108,8 +110,7 @@ pub fn check(options: &Options) -> Result<Run, Error> {
     let (mut n_filtered, mut n_ungraded_left_out) = (0, 0);
     let mut warnings = Vec::new();
     for suite in chosen {
-        let target = target_for(options, &suite);
-        let policy = policy_for(options, &suite, &target, &mut warnings);
+        let (target, policy) = plan_target(options, &suite, &mut warnings)?;
         let mut cases = discover(&suite)?;
         cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
         let before = cases.len();
@@ -162,12 +163,6 @@ fn could_not_run(plans: &[Plan], results: &[CaseResult]) -> Result<(), Error> {
     }
 }
 
-fn target_for(options: &Options, suite: &Suite) -> Target {
-    options
-        .program
-        .target(&options.reference, &suite.file.args, &options.dir)
-}
-
 /// Runs each suite's `handout` group and picks the one suite the target passes.
 fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
     let mut plans = Vec::new();
@@ -175,8 +170,7 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
         let mut cases = discover(suite)?;
         cases.retain(|case| case.group == "handout");
         if !cases.is_empty() {
-            let target = target_for(options, suite);
-            let policy = policy_for(options, suite, &target, &mut Vec::new());
+            let (target, policy) = plan_target(options, suite, &mut Vec::new())?;
             plans.push(Plan {
                 suite: suite.clone(),
                 target,
@@ -294,5 +288,6 @@ fn run_case(
             );
         }
     }
+    judgement.bound();
     Ok(result(judgement))
 }

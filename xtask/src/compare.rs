@@ -71,7 +71,16 @@ pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Diff
 
 /// A line without its `\n`, as text.
 fn content(line: &[u8]) -> String {
-    String::from_utf8_lossy(line.strip_suffix(b"\n").unwrap_or(line)).into_owned()
+    // A line of megabytes is kept as its first kilobytes and a count of the rest: reports cut
+    // it there anyway, and a run keeps every failing case's lines.
+    let line = line.strip_suffix(b"\n").unwrap_or(line);
+    let limit = crate::diff::MAX_LINE_BYTES;
+    if line.len() <= limit {
+        return String::from_utf8_lossy(line).into_owned();
+    }
+    let text = String::from_utf8_lossy(&line[..limit + 4]);
+    let (part, _) = crate::diff::split_at_most(&text, limit);
+    format!("{part} … {} more bytes", line.len() - part.len())
 }
 
 /// A line without its `\n` and the spaces before it.

@@ -1,102 +1,71 @@
-//! Confining an untrusted target: resource limits, a cgroup per case, a Landlock sandbox and a
-//! scrubbed environment.
+//! Confining an untrusted target: the policy that says how, worked out once per run and suite.
 //!
-//! A [`Policy`] is worked out once per run (which paths the target may read, which cgroup
-//! hierarchies are usable, the environment); a [`Confinement`] is made per case from it (a fresh
-//! temporary folder, the case's cgroups, a Landlock ruleset) and applied in the child between
-//! fork and exec with raw system calls only, since the harness is multi-threaded and nothing
-//! that allocates or takes a lock is safe there.
+//! A target that is not the bundled reference runs, case by case, behind these layers, each its
+//! own module below: `namespaces` (its own mount, PID, IPC, network and UTS namespaces, an
+//! unprivileged uid), `mounts` (a read-only view of the system and of its own folder, nothing
+//! else, and a capped tmpfs to write in), `seccomp` (the system calls namespaces leave open),
+//! `landlock` (file and network access again, from inside), `cgroup` (memory and process count
+//! per worker), `rlimits` (CPU time, file size, open files) and `environment` (a scrubbed one).
+//! The sandbox helper (`sandbox`) applies the first five; this module decides what each case
+//! may see and reports, once, any layer the machine cannot provide.
 //!
-//! Memory is limited by the cgroup (memory.max or memory.limit_in_bytes), not by an address-space
-//! rlimit, which breaks the JVM and turns memory exhaustion into a crash; where no cgroup can be
-//! made, the harness polls the target's peak resident memory and kills it past the limit, which
-//! watches the main process only. Processes are limited by the cgroup's pids controller, with
-//! RLIMIT_NPROC as the fallback (it counts all of a user's processes and does not bind root).
-//! CPU time, file size and open files are rlimits. Landlock lets the target read the system, its
-//! folder and the folders of the files on its command line, carving the corpus out of them, and
-//! write only in its temporary folder; network access (TCP) is denied from Landlock ABI 4, and
-//! signals and abstract sockets outside the sandbox from ABI 6. UDP is not covered.
+//! Degrading: where the helper cannot make namespaces (a user without user namespaces, a kernel
+//! without them), the target runs directly with rlimits, the scrubbed environment, Landlock if
+//! the kernel has it and polling of its memory; a warning names what is not contained, and
+//! `--require-isolation` makes it an error instead.
 
-use std::ffi::{CString, OsString};
-use std::io;
-use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::ffi::OsStrExt;
-use std::os::unix::process::CommandExt;
+pub mod cgroup;
+pub mod environment;
+pub mod landlock;
+pub mod mounts;
+pub mod namespaces;
+pub mod rlimits;
+pub mod seccomp;
+
+use std::ffi::OsString;
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
-use std::sync::atomic::{AtomicU64, Ordering};
-use std::time::Duration;
 
-use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    Scope, ABI,
-};
-
+use crate::error::Error;
 use crate::limits::ResourceLimits;
 use crate::target::{Program, Target};
 
-/// The newest Landlock ABI this code knows how to use.
-const LANDLOCK_ABI: ABI = ABI::V6;
+pub use mounts::View;
+pub use rlimits::Rlimit;
 
-/// The Landlock ABI the kernel offers (0 where it has none).
-pub fn landlock_version() -> i64 {
-    // SAFETY: landlock_create_ruleset with a null attribute and the VERSION flag only returns a
-    // number.
-    let version = unsafe {
-        libc::syscall(
-            libc::SYS_landlock_create_ruleset,
-            std::ptr::null::<u8>(),
-            0usize,
-            1u32,
-        )
-    };
-    version.max(0)
-}
-
-/// Which cgroup version is usable, and where the harness makes the cases' cgroups.
-#[derive(Debug, Clone)]
-enum Cgroups {
-    /// cgroup v2: one folder holds memory and pids.
-    V2 { parent: PathBuf },
-    /// cgroup v1: one folder per hierarchy.
-    V1 { memory: PathBuf, pids: PathBuf },
-}
-
-/// What the user asked of the confinement of untrusted programs (the command line's
-/// `--no-sandbox`, limits and `--pass-env`).
+/// What the user asked of the confinement of untrusted programs (`--no-sandbox`, the limits,
+/// `--pass-env`, `--cwd`, `--require-isolation`).
 #[derive(Debug, Clone)]
 pub struct Settings {
-    /// Use Landlock where the kernel has it.
+    /// Use the sandbox (namespaces, seccomp, Landlock); `false` is `--no-sandbox`.
     pub sandbox: bool,
+    /// A missing layer is an error rather than a warning.
+    pub require_isolation: bool,
     /// Limits over the suite's.
     pub limits: ResourceLimits,
     /// Environment variables passed through to targets besides PATH and LANG.
     pub pass_env: Vec<String>,
+    /// Where the target runs, instead of its program's folder.
+    pub cwd: Option<PathBuf>,
+    /// Paths no target may see, besides the checkout and the corpus (the reference binary, the
+    /// submissions of other students).
+    pub protected: Vec<PathBuf>,
 }
 
 impl Default for Settings {
     fn default() -> Settings {
         Settings {
             sandbox: true,
+            require_isolation: false,
             limits: ResourceLimits::default(),
             pass_env: Vec::new(),
+            cwd: None,
+            protected: Vec::new(),
         }
     }
 }
 
-/// What the harness learned about a run's confinement, and what it will apply to each case.
-#[derive(Debug, Clone)]
-pub struct Policy {
-    /// The bundled reference: nothing is confined or limited.
-    trusted: bool,
-    pub limits: ResourceLimits,
-    pub sandbox: bool,
-    readable: Vec<PathBuf>,
-    env: Vec<(OsString, OsString)>,
-    cgroups: Option<Cgroups>,
-}
-
-/// Lines the user should see once per run (no sandbox here, no cgroup, ...).
+/// Lines the user should see once per run (a layer this machine lacks, ...).
 pub type Warnings = Vec<String>;
 
 /// Adds the `found` warnings that `warnings` does not hold yet.
@@ -108,124 +77,248 @@ pub fn note_once(warnings: &mut Warnings, found: Warnings) {
     }
 }
 
+/// How a target runs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Mode {
+    /// The bundled reference: nothing is confined or limited.
+    Trusted,
+    /// Behind every layer, through the worker's sandbox helper.
+    Sandboxed,
+    /// Directly, with what the machine allows without namespaces (or `--no-sandbox`).
+    Direct,
+}
+
+/// How one suite's target is confined: worked out once, applied to every case.
+#[derive(Debug, Clone)]
+pub struct Policy {
+    pub mode: Mode,
+    pub limits: ResourceLimits,
+    /// What the target sees (sandboxed).
+    pub view: View,
+    /// The environment, to which each case adds HOME and TMPDIR, its temporary folder.
+    pub env: Vec<(OsString, OsString)>,
+    pub rlimits: Vec<Rlimit>,
+    /// Whether the worker cgroup limits memory and processes (sandboxed, where cgroups exist).
+    pub cgroup: bool,
+    /// Landlock on top (where the kernel has it; outside namespaces, the file-system sandbox).
+    pub landlock: bool,
+    /// What Landlock lets a direct target read (its folder, the system, ...).
+    pub readable: Vec<PathBuf>,
+    /// The uid a sandboxed target runs as (as root: the owner of its folder, or 65534).
+    pub uid: u32,
+}
+
+/// The uid the harness runs as.
+fn euid() -> u32 {
+    // SAFETY: geteuid cannot fail.
+    unsafe { libc::geteuid() }
+}
+
 impl Policy {
     /// No confinement at all, for the bundled reference alone: every other program is
-    /// untrusted and runs under [`Policy::new`].
+    /// untrusted and runs under [`Policy::for_program`].
     pub fn trusted() -> Policy {
         Policy {
-            trusted: true,
+            mode: Mode::Trusted,
             limits: ResourceLimits::default(),
-            sandbox: false,
-            readable: Vec::new(),
+            view: View::default(),
             env: Vec::new(),
-            cgroups: None,
+            rlimits: Vec::new(),
+            cgroup: false,
+            landlock: false,
+            readable: Vec::new(),
+            uid: euid(),
         }
     }
 
-    /// The policy for running `program` as `target` under a suite whose limits are
-    /// `suite_limits`: trusted for the bundled reference, confined for anything else, with the
-    /// corpus at `corpus_root` kept private.
+    pub fn is_trusted(&self) -> bool {
+        self.mode == Mode::Trusted
+    }
+
+    /// The target to run and its policy, for `program` run as `target` under a suite whose
+    /// limits are `suite_limits`: trusted for the bundled reference, confined for anything
+    /// else, with the checkout, the corpus at `corpus_root` and `settings.protected` out of
+    /// sight. Fails when the program lives where it cannot be shown without showing them, or
+    /// when `--require-isolation` finds a layer missing.
     pub fn for_program(
         program: &Program,
         settings: &Settings,
         suite_limits: ResourceLimits,
         corpus_root: &Path,
         target: &Target,
-    ) -> (Policy, Warnings) {
-        match program {
-            Program::Reference => (Policy::trusted(), Warnings::new()),
-            Program::Command(_) => Policy::new(
-                settings.limits.or(suite_limits),
-                settings.sandbox,
-                corpus_root,
-                target,
-                &settings.pass_env,
-            ),
+    ) -> Result<(Target, Policy, Warnings), Error> {
+        if *program == Program::Reference {
+            return Ok((target.clone(), Policy::trusted(), Warnings::new()));
         }
-    }
-
-    pub fn is_trusted(&self) -> bool {
-        self.trusted
-    }
-
-    /// A policy for running `target` with the corpus at `corpus_root` kept private.
-    pub fn new(
-        limits: ResourceLimits,
-        sandbox: bool,
-        corpus_root: &Path,
-        target: &Target,
-        pass_env: &[String],
-    ) -> (Policy, Warnings) {
-        let mut warnings = Vec::new();
-        let sandbox = sandbox
-            && {
-                let supported = landlock_version() > 0;
-                if !supported {
-                    warnings.push(
-                    "warning: this kernel has no Landlock: targets run without the file-system sandbox \
-                     (pass --no-sandbox to silence this)"
-                        .into(),
-                );
+        let limits = settings.limits.or(suite_limits);
+        let mut warnings = Warnings::new();
+        let mut missing = Vec::new();
+        let helper = if settings.sandbox {
+            crate::sandbox::available()
+        } else {
+            Err("--no-sandbox".to_string())
+        };
+        let hierarchy = cgroup::hierarchy();
+        let landlock = settings.sandbox && landlock::version() > 0;
+        let mode = match &helper {
+            Ok(()) => Mode::Sandboxed,
+            Err(why) => {
+                if settings.sandbox {
+                    missing.push(format!(
+                        "namespaces and seccomp ({why}): targets can see the whole file system, \
+                         other processes and the network"
+                    ));
                 }
-                supported
-            };
-        let cgroups = find_cgroups();
-        if cgroups.is_none() && (limits.memory.is_some() || limits.processes.is_some()) {
-            warnings.push(
-                "warning: no usable cgroup: memory is watched by polling the main process, and the \
-                 process limit is RLIMIT_NPROC (not enforced for root)"
+                Mode::Direct
+            }
+        };
+        let cgroup = mode == Mode::Sandboxed && hierarchy.is_some();
+        if settings.sandbox && hierarchy.is_none() {
+            missing.push(
+                "a cgroup: memory is watched by polling the main process, and the process limit \
+                 is RLIMIT_NPROC (not enforced for root)"
                     .into(),
             );
         }
-        let corpus = corpus_root
-            .canonicalize()
-            .unwrap_or_else(|_| corpus_root.to_path_buf());
-        let mut roots: Vec<PathBuf> = [
-            "/usr", "/lib", "/lib32", "/lib64", "/bin", "/sbin", "/etc", "/opt", "/proc", "/sys",
-            "/dev", "/run",
-        ]
-        .iter()
-        .map(PathBuf::from)
-        .collect();
-        roots.push(target.dir.clone());
-        roots.extend(program_dirs(&target.program));
-        for arg in &target.args {
-            let path = target.dir.join(arg);
-            if path.exists() {
-                roots.extend(path.parent().map(Path::to_path_buf));
+        if settings.sandbox && !landlock {
+            missing.push("Landlock (this kernel has none)".into());
+        }
+        if !missing.is_empty() {
+            if settings.require_isolation {
+                return Err(Error::Usage(format!(
+                    "--require-isolation: this machine cannot provide {}",
+                    missing.join("; ")
+                )));
+            }
+            for what in missing {
+                warnings.push(format!("warning: not contained by {what}"));
             }
         }
-        let readable = carve(&roots, &corpus);
-        let mut env: Vec<(OsString, OsString)> = Vec::new();
-        let path =
-            std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
-        env.push(("PATH".into(), path));
-        env.push((
-            "LANG".into(),
-            std::env::var_os("LANG").unwrap_or_else(|| "C.UTF-8".into()),
-        ));
-        for name in pass_env {
-            if let Some(value) = std::env::var_os(name) {
-                env.push((name.into(), value));
-            }
-        }
-        (
-            Policy {
-                trusted: false,
-                limits,
-                sandbox,
-                readable,
-                env,
-                cgroups,
-            },
-            warnings,
-        )
-    }
 
-    /// Whether a cgroup per case is used.
-    pub fn has_cgroups(&self) -> bool {
-        self.cgroups.is_some()
+        let mut protected: Vec<PathBuf> = vec![crate::workspace::root(), corpus_root.into()];
+        protected.extend(settings.protected.iter().cloned());
+        let protected: Vec<PathBuf> = protected
+            .iter()
+            .filter_map(|path| path.canonicalize().ok())
+            .collect();
+        let (resolved, folder) = resolve(target, settings.cwd.as_deref());
+        let mut readable: Vec<PathBuf> = folder.iter().cloned().collect();
+        for word in std::iter::once(&resolved.program).chain(&resolved.args) {
+            let path = Path::new(word);
+            if path.is_absolute() && path.is_file() {
+                readable.extend(path.parent().map(Path::to_path_buf));
+            }
+        }
+        readable.extend(program_dirs(&resolved.program));
+        let mut readable: Vec<PathBuf> = readable
+            .into_iter()
+            .filter_map(|path| path.canonicalize().ok())
+            .filter(|path| !mounts::SYSTEM.iter().any(|system| path.starts_with(system)))
+            .collect();
+        readable.sort();
+        readable.dedup();
+        // The folder it runs in must be shown; any other folder inside a protected one is not.
+        if let Some(folder) = folder.as_ref().filter(|f| is_shared(f)) {
+            return Err(Error::CouldNotRun {
+                command: resolved.display(),
+                message: format!(
+                    "it would run in `{}`, which other programs share: put the program in a \
+                     folder of its own (or pass --cwd)",
+                    folder.display()
+                ),
+            });
+        }
+        readable.retain(|path| !is_shared(path));
+        if let Some(folder) = &folder {
+            if let Some(hidden) = protected.iter().find(|p| folder.starts_with(p)) {
+                return Err(Error::CouldNotRun {
+                    command: resolved.display(),
+                    message: format!(
+                        "it would run in `{}`, inside `{}`, which no target may see: move the \
+                         program out of it (or pass --cwd)",
+                        folder.display(),
+                        hidden.display()
+                    ),
+                });
+            }
+        }
+        readable.retain(|path| !protected.iter().any(|p| path.starts_with(p)));
+        let masked: Vec<PathBuf> = protected
+            .iter()
+            .filter(|p| readable.iter().any(|r| p.starts_with(r)))
+            .cloned()
+            .collect();
+        let uid = match (mode == Mode::Sandboxed, euid() == 0, &folder) {
+            (true, true, Some(folder)) => std::fs::metadata(folder)
+                .map(|meta| meta.uid())
+                .ok()
+                .filter(|&owner| owner != 0)
+                .unwrap_or(namespaces::SANDBOX_ID),
+            _ => namespaces::SANDBOX_ID,
+        };
+        let policy = Policy {
+            mode,
+            limits,
+            view: View {
+                readable: readable.clone(),
+                masked,
+                temp_bytes: limits.file_size.unwrap_or(64 << 20),
+                temp_inodes: 4096,
+            },
+            env: environment::scrubbed(&settings.pass_env),
+            rlimits: rlimits::for_limits(&limits, cgroup),
+            cgroup,
+            landlock,
+            readable,
+            uid,
+        };
+        let mut resolved = resolved;
+        // No folder: a fresh empty one, made per case (the case's temporary folder).
+        resolved.dir = folder.unwrap_or_default();
+        Ok((resolved, policy, warnings))
     }
+}
+
+/// Whether `path` is a folder no single program owns (the root, `/tmp`, or `/home`-like
+/// folders above others), which a case may not be shown whole.
+fn is_shared(path: &Path) -> bool {
+    [
+        Path::new("/"),
+        Path::new("/tmp"),
+        Path::new("/var/tmp"),
+        Path::new("/home"),
+    ]
+    .contains(&path)
+}
+
+/// The command line with every relative word that names an existing file made absolute
+/// (against `cwd`, or the target's folder), and the folder the target runs in: `cwd` if given,
+/// else the folder of the first existing file on the command line, else the folder the user
+/// named if a word names a folder in it, else none (a fresh empty folder).
+pub fn resolve(target: &Target, cwd: Option<&Path>) -> (Target, Option<PathBuf>) {
+    let base = cwd.unwrap_or(&target.dir);
+    let mut resolved = target.clone();
+    let mut first_file: Option<PathBuf> = None;
+    let mut names_folder = false;
+    for word in std::iter::once(&mut resolved.program).chain(resolved.args.iter_mut()) {
+        if word.is_empty() {
+            continue;
+        }
+        let path = base.join(&*word);
+        if path.is_file() {
+            let path = path.canonicalize().unwrap_or(path);
+            first_file
+                .get_or_insert_with(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
+            *word = path.into_os_string();
+        } else if path.is_dir() {
+            names_folder = true;
+        }
+    }
+    let folder = match cwd {
+        Some(cwd) => Some(cwd.to_path_buf()),
+        None => first_file.or_else(|| names_folder.then(|| target.dir.clone())),
+    };
+    (resolved, folder.and_then(|f| f.canonicalize().ok()))
 }
 
 /// The folders an interpreter or compiled program needs: the folder of `program` (found
@@ -262,376 +355,46 @@ fn program_dirs(program: &OsString) -> Vec<PathBuf> {
     dirs
 }
 
-/// The paths under `roots` that lead nowhere near `excluded`: each root not containing it, and,
-/// for a root that does, its entries, recursively, leaving out the branch that is `excluded`.
-pub fn carve(roots: &[PathBuf], excluded: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let mut stack: Vec<PathBuf> = roots.iter().filter_map(|r| r.canonicalize().ok()).collect();
-    while let Some(path) = stack.pop() {
-        if path == excluded || path.starts_with(excluded) {
-            continue;
-        }
-        if !excluded.starts_with(&path) {
-            out.push(path);
-            continue;
-        }
-        if let Ok(entries) = std::fs::read_dir(&path) {
-            stack.extend(entries.filter_map(|e| e.ok()).map(|e| e.path()));
-        }
-    }
-    out.sort();
-    out.dedup();
-    out
-}
-
-/// This process's own cgroup folder in a hierarchy, from /proc/self/cgroup.
-fn own_cgroup(controller: &str) -> Option<PathBuf> {
-    let table = std::fs::read_to_string("/proc/self/cgroup").ok()?;
-    for line in table.lines() {
-        let mut fields = line.splitn(3, ':');
-        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
-        let matches = if controller.is_empty() {
-            controllers.is_empty()
-        } else {
-            controllers.split(',').any(|c| c == controller)
-        };
-        if matches {
-            let base = if controller.is_empty() {
-                PathBuf::from("/sys/fs/cgroup")
-            } else {
-                Path::new("/sys/fs/cgroup").join(controller)
-            };
-            return Some(base.join(path.trim_start_matches('/')));
-        }
-    }
-    None
-}
-
-/// A folder in which the harness can make cgroups, tried by making one.
-fn usable(parent: &Path, must_have: &str) -> bool {
-    let probe = parent.join(format!("gridjudge-probe-{}", std::process::id()));
-    let ok = std::fs::create_dir(&probe).is_ok() && probe.join(must_have).exists();
-    let _ = std::fs::remove_dir(&probe);
-    ok
-}
-
-/// The usable cgroups, found once per process: concurrent probes would disturb each other.
-fn find_cgroups() -> Option<Cgroups> {
-    static FOUND: std::sync::OnceLock<Option<Cgroups>> = std::sync::OnceLock::new();
-    FOUND.get_or_init(probe_cgroups).clone()
-}
-
-fn probe_cgroups() -> Option<Cgroups> {
-    if let (Some(memory), Some(pids)) = (own_cgroup("memory"), own_cgroup("pids")) {
-        if usable(&memory, "memory.limit_in_bytes") && usable(&pids, "pids.max") {
-            return Some(Cgroups::V1 { memory, pids });
-        }
-    }
-    let parent = own_cgroup("")?;
-    if parent.join("cgroup.controllers").exists() {
-        // Delegate memory and pids to the cases' cgroups where the parent allows it.
-        let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory +pids");
-        if usable(&parent, "memory.max") && usable(&parent, "pids.max") {
-            return Some(Cgroups::V2 { parent });
-        }
-    }
-    None
-}
-
-static CASE_COUNTER: AtomicU64 = AtomicU64::new(0);
-
-/// What confinement observed about one case.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Observed {
-    /// Peak memory of the case's processes, in bytes, where measured.
-    pub peak_memory: Option<u64>,
-    pub memory_limit_hit: bool,
-    pub process_limit_hit: bool,
-}
-
-/// One case's confinement: its temporary folder, cgroups and Landlock ruleset.
-pub struct Confinement {
-    temp: tempfile::TempDir,
-    cgroup_dirs: Vec<PathBuf>,
-    /// `cgroup.procs` of each cgroup, for the child to join them.
-    join: Vec<CString>,
-    ruleset: Option<OwnedFd>,
-    rlimits: Vec<(libc::__rlimit_resource_t, libc::rlim_t, libc::rlim_t)>,
-    v2: bool,
-}
-
-impl Confinement {
-    pub fn new(policy: &Policy) -> io::Result<Confinement> {
-        let temp = tempfile::Builder::new()
-            .prefix("gridjudge-case-")
-            .tempdir()?;
-        let mut confinement = Confinement {
-            temp,
-            cgroup_dirs: Vec::new(),
-            join: Vec::new(),
-            ruleset: None,
-            rlimits: Vec::new(),
-            v2: false,
-        };
-        let limits = policy.limits;
-        if let Some(cgroups) = &policy.cgroups {
-            let name = format!(
-                "gridjudge-{}-{}",
-                std::process::id(),
-                CASE_COUNTER.fetch_add(1, Ordering::Relaxed)
-            );
-            match cgroups {
-                Cgroups::V2 { parent } => {
-                    let dir = parent.join(&name);
-                    std::fs::create_dir(&dir)?;
-                    confinement.cgroup_dirs.push(dir.clone());
-                    confinement.v2 = true;
-                    if let Some(memory) = limits.memory {
-                        std::fs::write(dir.join("memory.max"), memory.to_string())?;
-                        let _ = std::fs::write(dir.join("memory.swap.max"), "0");
-                    }
-                    if let Some(processes) = limits.processes {
-                        std::fs::write(dir.join("pids.max"), processes.to_string())?;
-                    }
-                }
-                Cgroups::V1 {
-                    memory: memory_root,
-                    pids: pids_root,
-                } => {
-                    let (memory_dir, pids_dir) = (memory_root.join(&name), pids_root.join(&name));
-                    std::fs::create_dir(&memory_dir)?;
-                    confinement.cgroup_dirs.push(memory_dir.clone());
-                    std::fs::create_dir(&pids_dir)?;
-                    confinement.cgroup_dirs.push(pids_dir.clone());
-                    if let Some(memory) = limits.memory {
-                        std::fs::write(
-                            memory_dir.join("memory.limit_in_bytes"),
-                            memory.to_string(),
-                        )?;
-                        let _ = std::fs::write(
-                            memory_dir.join("memory.memsw.limit_in_bytes"),
-                            memory.to_string(),
-                        );
-                    }
-                    if let Some(processes) = limits.processes {
-                        std::fs::write(pids_dir.join("pids.max"), processes.to_string())?;
-                    }
-                }
-            }
-            for dir in &confinement.cgroup_dirs {
-                confinement.join.push(CString::new(
-                    dir.join("cgroup.procs").as_os_str().as_bytes(),
-                )?);
-            }
-        }
-        let mut rlimit =
-            |resource, soft: u64, hard: u64| confinement.rlimits.push((resource, soft, hard));
-        if let Some(cpu) = limits.cpu {
-            let seconds = cpu.as_secs_f64().ceil().max(1.0) as u64;
-            rlimit(libc::RLIMIT_CPU, seconds, seconds + 1);
-        }
-        if let Some(size) = limits.file_size {
-            rlimit(libc::RLIMIT_FSIZE, size, size);
-        }
-        if let Some(files) = limits.open_files {
-            rlimit(libc::RLIMIT_NOFILE, files, files);
-        }
-        if let (Some(processes), None) = (limits.processes, &policy.cgroups) {
-            rlimit(libc::RLIMIT_NPROC, processes, processes);
-        }
-        if policy.sandbox {
-            confinement.ruleset = Some(ruleset(policy, confinement.temp.path())?);
-        }
-        Ok(confinement)
-    }
-
-    /// The temporary folder the target may write in (its HOME and TMPDIR).
-    pub fn temp_dir(&self) -> &Path {
-        self.temp.path()
-    }
-
-    /// Sets the scrubbed environment and the confinement applied between fork and exec.
-    pub fn configure(&self, command: &mut Command, policy: &Policy) {
-        command.env_clear();
-        command.envs(policy.env.iter().map(|(k, v)| (k, v)));
-        command
-            .env("HOME", self.temp.path())
-            .env("TMPDIR", self.temp.path());
-        let join = self.join.clone();
-        let rlimits = self.rlimits.clone();
-        let ruleset = self.ruleset.as_ref().map_or(-1, |fd| fd.as_raw_fd());
-        // SAFETY: the closure runs in the forked child before exec and makes only
-        // async-signal-safe system calls on data prepared before the fork.
-        unsafe {
-            command.pre_exec(move || {
-                for path in &join {
-                    let fd = libc::open(path.as_ptr(), libc::O_WRONLY | libc::O_CLOEXEC);
-                    if fd < 0 || libc::write(fd, b"0".as_ptr().cast(), 1) != 1 {
-                        return Err(io::Error::last_os_error());
-                    }
-                    libc::close(fd);
-                }
-                for &(resource, soft, hard) in &rlimits {
-                    let limit = libc::rlimit {
-                        rlim_cur: soft,
-                        rlim_max: hard,
-                    };
-                    if libc::setrlimit(resource, &limit) != 0 {
-                        return Err(io::Error::last_os_error());
-                    }
-                }
-                if ruleset >= 0
-                    && (libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0
-                        || libc::syscall(libc::SYS_landlock_restrict_self, ruleset, 0u32) != 0)
-                {
-                    return Err(io::Error::last_os_error());
-                }
-                Ok(())
-            });
-        }
-    }
-
-    /// The processes still in the case's cgroup.
-    fn members(&self) -> Vec<libc::pid_t> {
-        let Some(dir) = self.cgroup_dirs.first() else {
-            return Vec::new();
-        };
-        std::fs::read_to_string(dir.join("cgroup.procs"))
-            .unwrap_or_default()
-            .lines()
-            .filter_map(|l| l.trim().parse().ok())
-            .collect()
-    }
-
-    /// Kills every process of the case, including any that left its process group.
-    pub fn kill_all(&self) {
-        if self.v2 {
-            if let Some(dir) = self.cgroup_dirs.first() {
-                let _ = std::fs::write(dir.join("cgroup.kill"), "1");
-            }
-        }
-        for _ in 0..200 {
-            let members = self.members();
-            if members.is_empty() {
-                return;
-            }
-            for pid in members {
-                // SAFETY: kill has no memory-safety preconditions.
-                unsafe {
-                    libc::kill(pid, libc::SIGKILL);
-                }
-            }
-            std::thread::sleep(Duration::from_millis(1));
-        }
-    }
-
-    /// Reads a cgroup file of the case; empty where it cannot be read.
-    fn read(dir: &Path, file: &str) -> String {
-        std::fs::read_to_string(dir.join(file)).unwrap_or_default()
-    }
-
-    /// Whether the case tried to exceed its process limit (read while it runs, so it reads
-    /// only the pids controller's events).
-    pub fn process_limit_hit(&self) -> bool {
-        let pids = match (self.v2, &self.cgroup_dirs[..]) {
-            (true, [dir]) | (false, [_, dir]) => dir,
-            _ => return false,
-        };
-        event_count(&Self::read(pids, "pids.events"), "max ") > 0
-    }
-
-    /// What the cgroups saw: peak memory and whether a limit was hit.
-    pub fn observed(&self) -> Observed {
-        let (peak, memory_events) = match (self.v2, &self.cgroup_dirs[..]) {
-            (true, [dir]) => (
-                Self::read(dir, "memory.peak"),
-                Self::read(dir, "memory.events"),
-            ),
-            (false, [memory, _]) => (
-                Self::read(memory, "memory.max_usage_in_bytes"),
-                Self::read(memory, "memory.oom_control"),
-            ),
-            _ => return Observed::default(),
-        };
-        Observed {
-            peak_memory: peak.trim().parse().ok(),
-            memory_limit_hit: event_count(&memory_events, "oom_kill ") > 0,
-            process_limit_hit: self.process_limit_hit(),
-        }
-    }
-}
-
-/// The number after `key` in a cgroup events file (`max 3`, `oom_kill 1`); 0 where absent.
-fn event_count(text: &str, key: &str) -> u64 {
-    text.lines()
-        .find_map(|line| {
-            line.strip_prefix(key)
-                .map(|v| v.trim().parse().unwrap_or(0))
-        })
-        .unwrap_or(0)
-}
-
-impl Drop for Confinement {
-    fn drop(&mut self) {
-        self.kill_all();
-        for dir in &self.cgroup_dirs {
-            for _ in 0..100 {
-                if std::fs::remove_dir(dir).is_ok() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(2));
-            }
-        }
-    }
-}
-
-/// The Landlock ruleset of one case: read the policy's paths, write its temporary folder.
-fn ruleset(policy: &Policy, temp: &Path) -> io::Result<OwnedFd> {
-    let to_io = |err: landlock::RulesetError| io::Error::other(err.to_string());
-    let abi = LANDLOCK_ABI;
-    let created = Ruleset::default()
-        .handle_access(AccessFs::from_all(abi))
-        .map_err(to_io)?
-        .handle_access(AccessNet::from_all(abi))
-        .map_err(to_io)?
-        .scope(Scope::from_all(abi))
-        .map_err(to_io)?
-        .create()
-        .map_err(to_io)?
-        .add_rules(path_beneath_rules(
-            &policy.readable,
-            AccessFs::from_read(abi),
-        ))
-        .map_err(to_io)?
-        .add_rules(path_beneath_rules([temp], AccessFs::from_all(abi)))
-        .map_err(to_io)?
-        .add_rules(path_beneath_rules(["/dev/null"], AccessFs::from_all(abi)))
-        .map_err(to_io)?;
-    Option::<OwnedFd>::from(created)
-        .ok_or_else(|| io::Error::other("Landlock is not supported here"))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
-    fn carving_keeps_everything_but_the_excluded_branch() {
+    fn the_target_runs_in_the_folder_of_its_first_existing_file() {
         let dir = tempfile::tempdir().unwrap();
         let root = dir.path().canonicalize().unwrap();
-        for path in ["a/x", "a/cases/columns", "b"] {
-            std::fs::create_dir_all(root.join(path)).unwrap();
-        }
-        std::fs::write(root.join("a/file.txt"), "x").unwrap();
-        let kept = carve(std::slice::from_ref(&root), &root.join("a/cases"));
+        std::fs::create_dir(root.join("student")).unwrap();
+        std::fs::write(root.join("student/run.sh"), "").unwrap();
+        std::fs::create_dir(root.join("student/build")).unwrap();
+        let target = |argv: &[&str], dir: &Path| {
+            Program::Command(argv.iter().map(OsString::from).collect()).target(
+                Path::new("/nonexistent"),
+                &[],
+                dir,
+            )
+        };
+        let (resolved, folder) = resolve(&target(&["./run.sh", "x"], &root.join("student")), None);
+        assert_eq!(resolved.program, root.join("student/run.sh"));
+        assert_eq!(folder, Some(root.join("student")));
+        let (resolved, folder) = resolve(&target(&["sh", "student/run.sh"], &root), None);
+        assert_eq!(resolved.args[0], root.join("student/run.sh"));
         assert_eq!(
-            kept,
-            vec![root.join("a/file.txt"), root.join("a/x"), root.join("b")]
+            folder,
+            Some(root.join("student")),
+            "the file's folder, not the cwd"
+        );
+        let (_, folder) = resolve(
+            &target(&["java", "-cp", "build", "Main"], &root.join("student")),
+            None,
         );
         assert_eq!(
-            carve(&[root.join("b")], &root.join("a/cases")),
-            vec![root.join("b")]
+            folder,
+            Some(root.join("student")),
+            "a folder named in the cwd"
         );
-        assert!(carve(&[root.join("a/cases/columns")], &root.join("a/cases")).is_empty());
+        let (_, folder) = resolve(&target(&["true"], &root), None);
+        assert_eq!(folder, None, "no file: a fresh empty folder");
+        let (_, folder) = resolve(&target(&["./run.sh"], &root), Some(&root.join("student")));
+        assert_eq!(folder, Some(root.join("student")), "--cwd wins");
     }
 }

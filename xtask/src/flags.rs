@@ -177,12 +177,22 @@ pub struct ConfineArgs {
     /// are the case's temporary folder). Repeatable.
     #[arg(long, value_name = "VAR")]
     pass_env: Vec<String>,
+    /// Fail (exit 2) rather than warn when a layer of the sandbox is missing on this machine.
+    #[arg(long)]
+    require_isolation: bool,
+    /// Run targets in DIR instead of the folder of their program.
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
 }
 
 impl ConfineArgs {
-    pub fn settings(&self) -> Settings {
+    /// The settings, with `protected` (the reference binary) out of every target's sight.
+    pub fn settings(&self, protected: &[PathBuf]) -> Settings {
         Settings {
             sandbox: !self.no_sandbox,
+            require_isolation: self.require_isolation,
+            cwd: self.cwd.clone(),
+            protected: protected.to_vec(),
             limits: ResourceLimits {
                 cpu: self.cpu,
                 memory: self.memory,
@@ -287,7 +297,7 @@ impl CheckArgs {
             include_unspecified: self.include_unspecified,
             program: Program::from_argv(self.target.clone()),
             progress,
-            confine: self.confine.settings(),
+            confine: self.confine.settings(std::slice::from_ref(&base.reference)),
             shard: self.shard,
             ..base
         })
@@ -333,15 +343,16 @@ impl BlessArgs {
                     .into(),
             )),
         };
+        let reference = reference_binary(&self.reference)?;
         Ok(crate::bless::Options {
             cases_root: cases_root(&self.cases)?,
             spec: self.spec.clone(),
             check: self.check,
             program,
-            reference: reference_binary(&self.reference)?,
+            confine: self.confine.settings(std::slice::from_ref(&reference)),
+            reference,
             dir: current_dir()?,
             jobs: crate::pool::cpus(),
-            confine: self.confine.settings(),
         })
     }
 }
@@ -442,6 +453,7 @@ impl FuzzArgs {
         let cases_root = cases_root(&self.cases)?;
         let assignment = crate::tools::find(&self.spec)?;
         let suite = crate::suite::find(&cases_root, &self.spec)?;
+        let reference = reference_binary(&self.reference)?;
         let seed = self.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -465,8 +477,8 @@ impl FuzzArgs {
                 .clone()
                 .unwrap_or_else(|| cases_root.join(&self.spec).join("found")),
             cases_root,
-            reference: reference_binary(&self.reference)?,
-            confine: self.confine.settings(),
+            confine: self.confine.settings(std::slice::from_ref(&reference)),
+            reference,
         })
     }
 }
@@ -528,7 +540,7 @@ impl GradeArgs {
             check: crate::check::Options {
                 jobs: self.jobs.unwrap_or(base.jobs),
                 timeout: self.timeout,
-                confine: self.confine.settings(),
+                confine: self.confine.settings(std::slice::from_ref(&base.reference)),
                 ..base
             },
             spec: self.spec.clone(),

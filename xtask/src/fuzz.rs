@@ -149,20 +149,20 @@ impl Judge<'_> {
 }
 
 /// The confinement warnings of fuzzing with `options`, to show before the search starts.
-pub fn warnings(options: &Options) -> Warnings {
-    judge_of(options).1
+pub fn warnings(options: &Options) -> Result<Warnings, Error> {
+    judge_of(options).map(|(_, warnings)| warnings)
 }
 
-fn judge_of(options: &Options) -> (Judge<'_>, Warnings) {
+fn judge_of(options: &Options) -> Result<(Judge<'_>, Warnings), Error> {
     let program = Program::Command(options.target.clone());
     let target = Target::command(&options.target, &options.dir);
-    let (policy, warnings) = Policy::for_program(
+    let (target, policy, warnings) = Policy::for_program(
         &program,
         &options.confine,
         options.suite.limits(),
         &options.cases_root,
         &target,
-    );
+    )?;
     let judge = Judge {
         options,
         target,
@@ -173,11 +173,11 @@ fn judge_of(options: &Options) -> (Judge<'_>, Warnings) {
             stderr_cap: 64 << 10,
         },
     };
-    (judge, warnings)
+    Ok((judge, warnings))
 }
 
 pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outcome, Error> {
-    let (judge, _) = judge_of(options);
+    let (judge, _) = judge_of(options)?;
     let assignment = options.assignment;
     let start = Instant::now();
     // Catch a target that cannot run, or never finishes, before spending the budget on it.

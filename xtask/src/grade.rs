@@ -280,12 +280,14 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
             progress(&id);
             continue;
         }
-        let check_options = CheckOptions {
+        let mut check_options = CheckOptions {
             spec: Some(suite.name.clone()),
             program: Program::Command(options.run.clone()),
             dir: dir.clone(),
             ..options.check.clone()
         };
+        // The student's program runs in the student's folder, whatever its command line names.
+        check_options.confine.cwd = Some(dir.clone());
         let submission = match check::check(&check_options) {
             Ok(run) if run.interrupted => {
                 return Ok(Summary {

@@ -34,6 +34,7 @@ pub mod pool;
 pub mod process;
 pub mod random;
 pub mod run;
+pub mod sandbox;
 pub mod shard;
 pub mod shrink;
 pub mod suite;

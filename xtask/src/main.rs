@@ -84,7 +84,7 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
     let options = args.options()?;
-    for warning in xtask::fuzz::warnings(&options) {
+    for warning in xtask::fuzz::warnings(&options)? {
         eprintln!("{warning}");
     }
     let seed = options.seed;
@@ -157,6 +157,12 @@ fn print_report(report: &str) -> Result<(), Error> {
 }
 
 fn main() -> ExitCode {
+    if std::env::args_os()
+        .nth(1)
+        .is_some_and(|arg| arg == xtask::sandbox::HELPER_ARG)
+    {
+        return xtask::sandbox::helper_main();
+    }
     let cli = match Cli::parse_args() {
         Ok(cli) => cli,
         Err(code) => return code,

@@ -118,13 +118,23 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
         );
         let _ = writeln!(out, "  {}", difference.cause);
         let show = |line: &Option<String>| match line {
-            Some(line) => format!("`{}`", diff::visible(line)),
+            // A long line comes cut, with its note at the end: the note is no part of the text.
+            Some(line) => match line.rsplit_once(" … ") {
+                Some((body, note)) if note.ends_with(" more bytes") => {
+                    format!("`{}` … {note}", diff::visible(body))
+                }
+                _ => format!("`{}`", diff::visible(line)),
+            },
             None => "(nothing)".into(),
         };
         let _ = writeln!(out, "  expected: {}", show(&difference.expected_line));
         let _ = writeln!(out, "       got: {}", show(&difference.actual_line));
-        if let Some(execution) = &judgement.execution {
-            out += &diff::render(&judgement.expected, &execution.stdout, "  ");
+        match (&judgement.diff, &judgement.execution) {
+            (Some(rendered), _) => out += rendered,
+            (None, Some(execution)) => {
+                out += &diff::render(&judgement.expected, &execution.stdout, "  ")
+            }
+            (None, None) => {}
         }
     }
     if let Some(execution) = &judgement.execution {
@@ -132,7 +142,7 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
             let _ = writeln!(out, "  stderr:");
             let text = String::from_utf8_lossy(&execution.stderr);
             for line in text.lines().take(STDERR_LINES) {
-                let _ = writeln!(out, "  {DIM}|{DIM:#} {line}");
+                let _ = writeln!(out, "  {DIM}|{DIM:#} {}", diff::line(line));
             }
             if text.lines().count() > STDERR_LINES || execution.stderr_truncated {
                 let _ = writeln!(out, "  {DIM}| …{DIM:#}");

@@ -137,9 +137,43 @@ pub struct Judgement {
     pub execution: Option<Execution>,
     pub expected: Vec<u8>,
     pub elapsed: Duration,
+    /// The rendered diff, made by [`Judgement::bound`] before the output is cut.
+    pub diff: Option<String>,
 }
 
+/// How much of a target's stdout a judgement keeps once bounded: a window around the first
+/// difference.
+const EXCERPT: usize = 64 << 10;
+
 impl Judgement {
+    /// Keeps the memory of a finished judgement bounded, whatever the target printed: renders
+    /// the diff (itself bounded in lines and line length) and keeps of the output only a
+    /// window of 64 KiB around the first difference.
+    pub fn bound(&mut self) {
+        let Some(execution) = &mut self.execution else {
+            return;
+        };
+        if let (Some(difference), None) = (&self.difference, &self.diff) {
+            self.diff = Some(crate::diff::render_around(
+                &self.expected,
+                &execution.stdout,
+                difference.line,
+                "  ",
+            ));
+        }
+        if execution.stdout.len() > EXCERPT {
+            let around = self
+                .difference
+                .as_ref()
+                .map_or(0, |d| d.expected_offset)
+                .min(execution.stdout.len());
+            let start = around.saturating_sub(EXCERPT / 2);
+            let end = (start + EXCERPT).min(execution.stdout.len());
+            execution.stdout = execution.stdout[start..end].to_vec();
+            execution.stdout.shrink_to_fit();
+        }
+    }
+
     /// A judgement with no run behind it (`verdict` is could-not-run or skipped).
     fn without_run(verdict: Verdict, detail: Option<String>, expected: Vec<u8>) -> Judgement {
         Judgement {
@@ -150,6 +184,7 @@ impl Judgement {
             execution: None,
             expected,
             elapsed: Duration::ZERO,
+            diff: None,
         }
     }
 
@@ -298,14 +333,22 @@ pub fn judge(
         }
     };
     let stderr = String::from_utf8_lossy(&execution.stderr);
-    if !verdict.passed()
-        && (stderr.contains("Permission denied") || stderr.contains("Operation not permitted"))
-    {
-        let note = "the sandbox denied an access (stderr says `Permission denied`): targets may not read the \
-                    corpus or write outside their temporary folder";
+    let blocked = [
+        "Permission denied",
+        "Operation not permitted",
+        "Read-only file system",
+        "No such file or directory",
+    ]
+    .into_iter()
+    .find(|sign| stderr.contains(sign));
+    if let (false, true, Some(sign)) = (verdict.passed(), execution.confined, blocked) {
+        let note = format!(
+            "the sandbox denied an access (stderr says `{sign}`): targets see only their own folder \
+             (read-only) and the system, and write only in their temporary folder"
+        );
         detail = Some(match detail.take() {
             Some(detail) => format!("{detail}; {note}"),
-            None => note.to_string(),
+            None => note,
         });
     }
     Judgement {
@@ -316,6 +359,7 @@ pub fn judge(
         elapsed: execution.elapsed,
         execution: Some(execution),
         expected,
+        diff: None,
     }
 }
 

@@ -4,7 +4,7 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::support::{fixture, Corpus};
+use crate::support::{fixture, reference, Corpus};
 
 fn xtask() -> Command {
     Command::cargo_bin("xtask").unwrap()
@@ -20,7 +20,7 @@ fn check_with(corpus: &Corpus, options: &[&str], mode: &str) -> assert_cmd::asse
         .arg("--cases")
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .arg("--")
         .arg(fixture())
         .arg(mode)
@@ -81,7 +81,7 @@ fn a_target_that_cannot_start_is_reported_once_with_exit_2() {
         .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .args(["--", "/nonexistent/student-program"])
         .output()
         .unwrap();
@@ -128,7 +128,7 @@ fn bad_arguments_exit_2_naming_the_argument() {
         .args(["check", "--no-sandbox", "--spec", "tetris", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .assert()
         .code(2)
         .stderr(predicate::str::contains("unknown spec `tetris`"));
@@ -204,7 +204,7 @@ fn bless_writes_atomically_reports_and_checks() {
             .arg("--cases")
             .arg(corpus.root())
             .arg("--reference")
-            .arg(fixture())
+            .arg(reference())
             .arg("--from")
             .arg("--")
             .arg(fixture())
@@ -234,7 +234,7 @@ fn bless_writes_atomically_reports_and_checks() {
 
 #[test]
 fn bless_from_a_command_confines_it_like_check() {
-    if xtask::confine::landlock_version() == 0 {
+    if xtask::confine::landlock::version() == 0 {
         eprintln!("skipped: this kernel has no Landlock, so the sandbox cannot deny the read");
         return;
     }
@@ -244,7 +244,7 @@ fn bless_from_a_command_confines_it_like_check() {
         .args(["bless", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .args(["--from", "--"])
         .arg(fixture())
         .arg("right")
@@ -283,7 +283,7 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
         ])
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .arg("--")
         .arg(fixture())
         .arg("sleep")
@@ -329,7 +329,7 @@ fn bless_refuses_a_target_whose_two_runs_differ() {
         .args(["bless", "--check", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .args(["--from", "--"])
         .arg(fixture())
         .arg("nondeterministic")

@@ -3,7 +3,7 @@
 
 use assert_cmd::Command;
 
-use crate::support::{fixture, Corpus};
+use crate::support::{fixture, reference, Corpus};
 
 /// Values no numeric flag may take (a seed may be 0, so 0 is left out for seeds).
 const ABSURD: [&str; 5] = ["1e300", "nan", "-1", "0", "123456789012345678901234567890"];
@@ -95,7 +95,7 @@ fn check_with_suite(corpus: &Corpus, suite: &str) -> std::process::Output {
         .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
         .arg(corpus.root())
         .arg("--reference")
-        .arg(fixture())
+        .arg(reference())
         .arg("--")
         .arg(fixture())
         .arg("right")

@@ -13,7 +13,9 @@ use crate::support::fuzz_options;
 
 /// The program that plays a spec with one wrong variant switched on.
 fn mutant() -> PathBuf {
-    env!("CARGO_BIN_EXE_mutant").into()
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| crate::support::outside_checkout(Path::new(env!("CARGO_BIN_EXE_mutant"))))
+        .clone()
 }
 
 /// Fuzz options for `spec` with the variant `name` (`none`: the reference) as the target.

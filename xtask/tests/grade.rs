@@ -10,7 +10,7 @@ use xtask::check::Options as CheckOptions;
 use xtask::grade::{grade, merge, Options};
 use xtask::shard::Shard;
 
-use crate::support::fixture;
+use crate::support::{fixture, reference};
 
 /// A corpus `echo` whose cases expect their input back, and a class of submissions whose
 /// behaviour the fixture reads from each folder's `mode` file.
@@ -190,7 +190,7 @@ fn the_cli_grades_and_merges() {
                 "--gradescope",
                 "--reference",
             ])
-            .arg(fixture())
+            .arg(reference())
             .assert()
             .code(0)
             .stdout(predicate::str::contains("graded now"));
@@ -216,4 +216,86 @@ fn the_cli_grades_and_merges() {
         any_gradescope,
         "--gradescope writes one results.json per submission"
     );
+}
+
+/// A class of shell-script students: `good` echoes its input, `nosy` tries to read `good`'s
+/// secret (by a relative and by an absolute path) before echoing, and `escaper` moves its main
+/// process into its child's process group and sleeps.
+fn hostile_class() -> (Class, PathBuf) {
+    use std::os::unix::fs::PermissionsExt;
+    let class = Class::new(0);
+    let students = class.dir.path().join("class");
+    std::fs::create_dir_all(&students).unwrap();
+    let good = students.join("good");
+    let script = |name: &str, text: String| {
+        let dir = students.join(name);
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("run.sh"), text).unwrap();
+        std::fs::set_permissions(dir.join("run.sh"), std::fs::Permissions::from_mode(0o755))
+            .unwrap();
+        dir
+    };
+    script("good", "#!/bin/sh\ncat\n".into());
+    std::fs::write(good.join("secret"), "the answers\n").unwrap();
+    script(
+        "nosy",
+        format!(
+            "#!/bin/sh\ncat ../good/secret {}/secret 2>/dev/null\ncat\n",
+            good.display()
+        ),
+    );
+    let escaper = script("escaper", "#!/bin/sh\nexec ./fixture escape-group\n".into());
+    std::fs::copy(fixture(), escaper.join("fixture")).unwrap();
+    (class, students)
+}
+
+#[test]
+fn a_student_can_neither_read_another_nor_hold_up_the_class() {
+    let (class, students) = hostile_class();
+    let mut options = class.options(&class.out("all"), None);
+    options.submissions = students.clone();
+    options.run = vec!["./run.sh".into(), ".".into()];
+    let start = std::time::Instant::now();
+    let summary = grade(&options, &|_| {}).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(30),
+        "{:?}",
+        start.elapsed()
+    );
+    let score = |id: &str| {
+        summary
+            .grades
+            .submissions
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .score
+    };
+    assert_eq!(
+        score("good"),
+        10.0,
+        "`./run.sh` runs in the student's folder"
+    );
+    assert_eq!(
+        score("nosy"),
+        10.0,
+        "the other student's secret stayed out of reach"
+    );
+    assert_eq!(score("escaper"), 0.0);
+    // The good student's row is what grading it alone gives.
+    let alone = class.dir.path().join("alone");
+    std::fs::create_dir_all(&alone).unwrap();
+    std::fs::rename(students.join("good"), alone.join("good")).unwrap();
+    options.submissions = alone;
+    options.out = class.out("alone");
+    let summary_alone = grade(&options, &|_| {}).unwrap();
+    let row = |grades: &xtask::grade::Grades| {
+        grades
+            .submissions
+            .iter()
+            .find(|s| s.id == "good")
+            .cloned()
+            .unwrap()
+    };
+    assert_eq!(row(&summary.grades), row(&summary_alone.grades));
 }

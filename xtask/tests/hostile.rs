@@ -2,6 +2,7 @@
 //! sandbox and limits on. Each gets its verdict within its limit plus a margin, the corpus is
 //! unchanged afterwards, and no process of it survives.
 
+use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -14,17 +15,22 @@ use crate::support::{fixture, options, Corpus, EXPECTED};
 
 const MARGIN: Duration = Duration::from_secs(5);
 
-/// Every file of the corpus with its contents, to compare before and after.
-fn snapshot(root: &Path) -> Vec<(String, Vec<u8>)> {
-    let mut files: Vec<(String, Vec<u8>)> = walkdir::WalkDir::new(root)
+/// Every file and folder of the corpus with its contents, mode and owner, to compare before
+/// and after.
+fn snapshot(root: &Path) -> Vec<(String, Vec<u8>, u32, u32, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    let mut files: Vec<_> = walkdir::WalkDir::new(root)
         .into_iter()
         .map(|e| e.unwrap())
-        .filter(|e| e.file_type().is_file())
         .map(|e| {
-            (
-                e.path().display().to_string(),
-                std::fs::read(e.path()).unwrap(),
-            )
+            let meta = e.metadata().unwrap();
+            let bytes = if meta.is_file() {
+                std::fs::read(e.path()).unwrap()
+            } else {
+                Vec::new()
+            };
+            let path = e.path().display().to_string();
+            (path, bytes, meta.mode(), meta.uid(), meta.gid())
         })
         .collect();
     files.sort();
@@ -113,7 +119,7 @@ fn run_hostile(
 }
 
 fn sandbox_available() -> bool {
-    xtask::confine::landlock_version() > 0
+    xtask::confine::landlock::version() > 0
 }
 
 #[test]
@@ -238,4 +244,246 @@ fn fuzz_confines_its_target_like_check() {
         xtask::fuzz::Outcome::Clean { .. } => panic!("the target read the corpus unhindered"),
     }
     assert_eq!(std::fs::read(&corpus_file).unwrap(), before);
+}
+
+/// A corpus `demo` whose one case expects `expected`, and options that run the fixture in
+/// `mode` with `args` on it, confined, with the hostile suite's limits.
+fn attack(mode: &str, args: &[OsString], expected: &str) -> (Corpus, Options) {
+    let corpus = Corpus::new(b"x\n", true);
+    std::fs::write(corpus.expected_path(), expected).unwrap();
+    let mut options = hostile_options(&corpus, mode, Path::new("unused"));
+    let mut argv = vec![fixture(), mode.into()];
+    argv.extend(args.iter().cloned());
+    options.program = Program::Command(argv);
+    (corpus, options)
+}
+
+/// The cgroups and processes a run of this test process leaves: none, once its worker threads
+/// are gone (they end a moment after the run).
+fn assert_nothing_left(marker: &str) {
+    let prefix = format!("gridjudge-{}-", std::process::id());
+    let mut left = Vec::new();
+    for _ in 0..100 {
+        left = survivors(marker);
+        for hierarchy in [
+            "/sys/fs/cgroup/memory",
+            "/sys/fs/cgroup/pids",
+            "/sys/fs/cgroup",
+        ] {
+            walk_cgroups(Path::new(hierarchy), &prefix, &mut left);
+        }
+        if left.is_empty() {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("left behind: {left:?}");
+}
+
+fn walk_cgroups(dir: &Path, prefix: &str, found: &mut Vec<String>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if entry.path().is_dir() && name.starts_with(prefix) {
+            // Worker cgroups of this process still alive belong to helpers of other tests.
+            let procs =
+                std::fs::read_to_string(entry.path().join("cgroup.procs")).unwrap_or_default();
+            if procs.trim().is_empty() {
+                found.push(entry.path().display().to_string());
+            }
+        }
+    }
+}
+
+#[test]
+fn every_attack_class_is_blocked() {
+    // Root, namespaces and cgroups are what CI has; elsewhere the sandbox degrades, and says so.
+    if xtask::sandbox::available().is_err() {
+        eprintln!(
+            "skipped: no sandbox here ({:?}); CI runs as root and runs this test",
+            xtask::sandbox::available()
+        );
+        return;
+    }
+    let checkout_file = Path::new(env!("CARGO_MANIFEST_DIR")).join("../Cargo.toml");
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    listener.set_nonblocking(true).unwrap();
+    let udp = std::net::UdpSocket::bind(("127.0.0.1", port)).unwrap();
+    udp.set_nonblocking(true).unwrap();
+    let names = [
+        "read-checkout",
+        "exec-from-checkout",
+        "read-corpus",
+        "chmod-corpus",
+        "chown-corpus",
+        "prlimit-others",
+        "signal-harness",
+        "raw-socket",
+        "keyring",
+        "dev-tty",
+        "mount",
+        "ptrace",
+        "harness-environ",
+        "tcp-to-host",
+        "write-outside-temp",
+    ];
+    let expected: String = names.iter().map(|n| format!("{n}: blocked\n")).collect();
+    let (corpus, mut options) = attack("attacks", &[], &expected);
+    let corpus_file = corpus.expected_path();
+    if let Program::Command(argv) = &mut options.program {
+        argv.extend([
+            checkout_file.clone().into(),
+            corpus_file.into(),
+            std::process::id().to_string().into(),
+            port.to_string().into(),
+        ]);
+    }
+    let before = snapshot(corpus.root());
+    let harness_limits = nofile_limit();
+    let start = Instant::now();
+    let run = check(&options).unwrap();
+    let result = &run.results[0];
+    let output = result
+        .judgement
+        .execution
+        .as_ref()
+        .map(|e| String::from_utf8_lossy(&e.stdout).into_owned())
+        .unwrap_or_default();
+    assert_eq!(result.judgement.verdict, Verdict::Pass, "{output}");
+    assert!(start.elapsed() < MARGIN);
+    assert_eq!(snapshot(corpus.root()), before);
+    assert_eq!(
+        nofile_limit(),
+        harness_limits,
+        "the harness's own limits changed"
+    );
+    assert!(listener.accept().is_err(), "a connection reached the host");
+    let mut buffer = [0u8; 16];
+    assert!(
+        udp.recv(&mut buffer).is_err(),
+        "a datagram reached the host"
+    );
+    assert_nothing_left("attacks");
+}
+
+fn nofile_limit() -> (u64, u64) {
+    let mut limit = libc::rlimit {
+        rlim_cur: 0,
+        rlim_max: 0,
+    };
+    // SAFETY: getrlimit writes into `limit`.
+    unsafe { libc::getrlimit(libc::RLIMIT_NOFILE, &mut limit) };
+    (limit.rlim_cur, limit.rlim_max)
+}
+
+#[test]
+fn a_process_group_escape_cannot_freeze_the_run() {
+    let (_corpus, mut options) = attack("escape-group", &[], "x\n");
+    options.timeout = Some(Duration::from_secs(1));
+    let start = Instant::now();
+    let run = check(&options).unwrap();
+    assert_eq!(run.results[0].judgement.verdict, Verdict::Timeout);
+    assert!(start.elapsed() < Duration::from_secs(1) + MARGIN);
+    assert_nothing_left("escape-group");
+}
+
+#[test]
+fn sysv_shared_memory_dies_with_its_case() {
+    if xtask::sandbox::available().is_err() {
+        eprintln!("skipped: no IPC namespace without the sandbox here");
+        return;
+    }
+    let (corpus, mut options) = attack("by-folder", &[], "no segment\n");
+    // Two cases in order on one worker: the first leaves a segment, the second looks for it.
+    options.jobs = 1;
+    let folder = tempfile::tempdir().unwrap();
+    crate::support::share(folder.path());
+    for (name, mode) in [("writer", "shm-write"), ("reader", "shm-read")] {
+        let dir = folder.path().join(name);
+        std::fs::create_dir(&dir).unwrap();
+        std::fs::write(dir.join("mode"), mode).unwrap();
+    }
+    options.program = Program::Command(vec![fixture(), "by-folder".into()]);
+    options.confine.cwd = Some(folder.path().join("writer"));
+    let first = check(&options).unwrap();
+    assert_eq!(
+        first.results[0]
+            .judgement
+            .execution
+            .as_ref()
+            .unwrap()
+            .stdout,
+        b"written\n"
+    );
+    options.confine.cwd = Some(folder.path().join("reader"));
+    let second = check(&options).unwrap();
+    assert_eq!(second.results[0].judgement.verdict, Verdict::Pass);
+    drop(corpus);
+}
+
+#[test]
+fn filling_home_stops_at_the_temporary_folder_cap() {
+    if xtask::sandbox::available().is_err() {
+        eprintln!("skipped: no capped temporary folder without the sandbox here");
+        return;
+    }
+    let (_corpus, options) = attack("fill-home", &[], "x\n");
+    let start = Instant::now();
+    let run = check(&options).unwrap();
+    let stdout = &run.results[0].judgement.execution.as_ref().unwrap().stdout;
+    let text = String::from_utf8_lossy(stdout);
+    let mib: u64 = text
+        .trim()
+        .strip_prefix("wrote ")
+        .and_then(|t| t.strip_suffix(" MiB"))
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        mib <= 16,
+        "{text}: the cap is the file-size limit, 16 MiB here"
+    );
+    assert!(start.elapsed() < MARGIN);
+}
+
+#[test]
+#[expect(
+    clippy::zombie_processes,
+    reason = "the child is reaped with wait4, for its resource usage"
+)]
+fn a_flooding_target_cannot_exhaust_the_harness() {
+    // 396 cases (the size of the columns suite), each flooding stdout to the 16 MiB cap: kept
+    // whole, that is over 6 GB; the harness keeps a bounded excerpt of each.
+    let corpus = Corpus::new(b"x\n", true);
+    for k in 2..=396 {
+        corpus.add(
+            &format!("{k:03}-flood"),
+            b"x\n",
+            crate::support::EXPECTED.as_bytes(),
+        );
+    }
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command
+        .args(["check", "--spec", "demo", "--timeout", "20", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(crate::support::reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("flood")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null());
+    let child = command.spawn().unwrap();
+    let mut status = 0;
+    // SAFETY: wait4 writes into `status` and `usage`, both owned here.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let reaped = unsafe { libc::wait4(child.id() as i32, &mut status, 0, &mut usage) };
+    assert_eq!(reaped, child.id() as i32);
+    assert_eq!(libc::WEXITSTATUS(status), 1, "every case fails");
+    let peak_mib = usage.ru_maxrss as u64 / 1024;
+    eprintln!("harness peak resident memory over 396 flooding cases: {peak_mib} MiB");
+    assert!(peak_mib < 300, "{peak_mib} MiB");
 }

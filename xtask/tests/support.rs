@@ -48,8 +48,43 @@ impl Corpus {
     }
 }
 
+/// The fixture program, copied out of the checkout (which no confined target may see).
 pub fn fixture() -> OsString {
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| outside_checkout(Path::new(env!("CARGO_BIN_EXE_fixture"))))
+        .clone()
+        .into()
+}
+
+/// A stand-in for `--reference` where no test needs the real one: the fixture where it was
+/// built (the harness hides the reference from targets, so it must not be the target itself).
+pub fn reference() -> OsString {
     env!("CARGO_BIN_EXE_fixture").into()
+}
+
+/// A copy of the program `source` in a folder of its own, outside the checkout and readable by
+/// the sandbox's user. The copy is kept between runs, named after the build it copies.
+pub fn outside_checkout(source: &Path) -> PathBuf {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let meta = std::fs::metadata(source).unwrap();
+    let name = source.file_name().unwrap().to_string_lossy();
+    let dir =
+        std::env::temp_dir().join(format!("gridjudge-{name}-{}-{}", meta.len(), meta.mtime()));
+    let path = dir.join(&*name);
+    if !path.is_file() {
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let partial = dir.join(format!("{name}.{}", std::process::id()));
+        std::fs::copy(source, &partial).unwrap();
+        std::fs::rename(&partial, &path).unwrap();
+    }
+    path
+}
+
+/// Makes `dir` readable by the sandbox's user (temporary folders are private to their owner).
+pub fn share(dir: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755)).unwrap();
 }
 
 /// Options that run the fixture in `mode` on the corpus, with no reference to localise with.

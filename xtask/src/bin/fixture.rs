@@ -177,6 +177,23 @@ fn main() -> ExitCode {
             }
         }
         "non-utf8" => print(b"\xff\xfe not text\n"),
+        // `attacks CHECKOUT_FILE CORPUS_FILE HARNESS_PID PORT`: tries what a hostile student
+        // would, prints one line per attempt, `blocked` or `ESCAPED`.
+        "attacks" => print(attacks(&args[1..]).as_bytes()),
+        // `escape-group`: the main process moves into its child's process group, both sleep.
+        "escape-group" => escape_group(),
+        // `shm-write` / `shm-read`: SysV shared memory left for a later case to find.
+        "shm-write" => print(shm(true).as_bytes()),
+        "shm-read" => print(shm(false).as_bytes()),
+        // `fill-home`: writes into $HOME until something stops it; prints how much.
+        "fill-home" => print(fill_home().as_bytes()),
+        // `huge-line`: one 8 MiB line.
+        "huge-line" => print(&vec![b'x'; 8 << 20]),
+        // `escapes`: terminal control sequences on stderr, then the right output.
+        "escapes" => {
+            eprintln!("\x1b[2J\x1b[31mred\x07 alert");
+            print(&expected());
+        }
         "reference" => {
             // Answers like the reference with `--trace FILE`: output line k answers input line k.
             let output = expected();
@@ -201,4 +218,183 @@ fn main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// One line per attack: `NAME: blocked` when the system refused it, `NAME: ESCAPED ...` when it
+/// worked.
+fn attacks(args: &[String]) -> String {
+    let (checkout_file, corpus_file, harness_pid, port) = (&args[0], &args[1], &args[2], &args[3]);
+    let mut out = String::new();
+    let mut line = |name: &str, escaped: Option<String>| {
+        out += &match escaped {
+            Some(how) => format!("{name}: ESCAPED {how}\n"),
+            None => format!("{name}: blocked\n"),
+        };
+    };
+    line(
+        "read-checkout",
+        std::fs::read(checkout_file)
+            .ok()
+            .map(|b| format!("{} bytes", b.len())),
+    );
+    line(
+        "exec-from-checkout",
+        Command::new(checkout_file)
+            .output()
+            .ok()
+            .map(|_| "ran".into()),
+    );
+    line(
+        "read-corpus",
+        std::fs::read(corpus_file)
+            .ok()
+            .map(|b| format!("{} bytes", b.len())),
+    );
+    line(
+        "chmod-corpus",
+        std::fs::set_permissions(
+            corpus_file,
+            std::os::unix::fs::PermissionsExt::from_mode(0o000),
+        )
+        .ok()
+        .map(|()| "mode 000".into()),
+    );
+    // SAFETY: plain system calls on integers and NUL-terminated strings.
+    unsafe {
+        let path = std::ffi::CString::new(corpus_file.as_str()).unwrap();
+        line(
+            "chown-corpus",
+            (libc::chown(path.as_ptr(), 0, 0) == 0).then(|| "owner changed".into()),
+        );
+        let limit = libc::rlimit {
+            rlim_cur: 1,
+            rlim_max: 1,
+        };
+        let pid: libc::pid_t = harness_pid.parse().unwrap_or(1);
+        let mut hits = Vec::new();
+        for target in [pid, 1] {
+            if libc::prlimit(target, libc::RLIMIT_NOFILE, &limit, std::ptr::null_mut()) == 0 {
+                hits.push(target);
+            }
+        }
+        line(
+            "prlimit-others",
+            (!hits.is_empty()).then(|| format!("{hits:?}")),
+        );
+        line(
+            "signal-harness",
+            (libc::kill(pid, 0) == 0).then(|| format!("pid {pid} is reachable")),
+        );
+        let raw = libc::socket(libc::AF_INET, libc::SOCK_RAW, libc::IPPROTO_ICMP);
+        line("raw-socket", (raw >= 0).then(|| "opened".into()));
+        let key = libc::syscall(
+            libc::SYS_add_key,
+            c"user".as_ptr(),
+            c"gridjudge-test".as_ptr(),
+            c"secret".as_ptr(),
+            6usize,
+            -4i32, // KEY_SPEC_USER_KEYRING
+        );
+        line("keyring", (key >= 0).then(|| "key added".into()));
+        let tty = libc::open(c"/dev/tty".as_ptr(), libc::O_RDONLY);
+        line("dev-tty", (tty >= 0).then(|| "opened".into()));
+        let mount = libc::mount(
+            c"none".as_ptr(),
+            c"/tmp".as_ptr(),
+            c"tmpfs".as_ptr(),
+            0,
+            std::ptr::null(),
+        );
+        line("mount", (mount == 0).then(|| "mounted".into()));
+        let ptrace = libc::ptrace(libc::PTRACE_ATTACH, 1, 0, 0);
+        line("ptrace", (ptrace == 0).then(|| "attached".into()));
+    }
+    line(
+        "harness-environ",
+        std::fs::read(format!("/proc/{harness_pid}/environ"))
+            .ok()
+            .map(|b| format!("{} bytes", b.len())),
+    );
+    line(
+        "tcp-to-host",
+        std::net::TcpStream::connect(("127.0.0.1", port.parse::<u16>().unwrap_or(1)))
+            .ok()
+            .map(|_| "connected".into()),
+    );
+    let udp = std::net::UdpSocket::bind("127.0.0.1:0").and_then(|socket| {
+        socket.send_to(b"hello", ("127.0.0.1", port.parse::<u16>().unwrap_or(1)))
+    });
+    // Sending UDP to its own loopback succeeds; the test checks that nothing reached the host.
+    let _ = udp;
+    line(
+        "write-outside-temp",
+        std::fs::write("/etc/gridjudge-planted", "x")
+            .ok()
+            .map(|()| "wrote /etc".into()),
+    );
+    out
+}
+
+fn escape_group() {
+    // SAFETY: fork in a single-threaded program; the child only sleeps.
+    unsafe {
+        let child = libc::fork();
+        if child == 0 {
+            libc::setpgid(0, 0);
+            loop {
+                libc::pause();
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+        libc::setpgid(0, child);
+        loop {
+            libc::pause();
+        }
+    }
+}
+
+fn shm(write: bool) -> String {
+    // SAFETY: SysV calls on integers; the segment is 4 KiB and only read or written within.
+    unsafe {
+        let flags = if write {
+            libc::IPC_CREAT | 0o666
+        } else {
+            0o666
+        };
+        let id = libc::shmget(0x6a75_6467, 4096, flags);
+        if id < 0 {
+            return "no segment\n".into();
+        }
+        let memory = libc::shmat(id, std::ptr::null(), 0).cast::<u8>();
+        if memory as isize == -1 {
+            return "no segment\n".into();
+        }
+        if write {
+            std::ptr::copy_nonoverlapping(b"left behind".as_ptr(), memory, 11);
+            "written\n".into()
+        } else {
+            let found = std::slice::from_raw_parts(memory, 11);
+            format!("found `{}`\n", String::from_utf8_lossy(found))
+        }
+    }
+}
+
+fn fill_home() -> String {
+    let home = std::path::PathBuf::from(std::env::var_os("HOME").unwrap_or_default());
+    let chunk = vec![0u8; 1 << 20];
+    let mut written = 0u64;
+    // Files of 1 MiB, below any file-size limit: only the space of the folder can stop it.
+    'files: for k in 0.. {
+        let Ok(mut file) = std::fs::File::create(home.join(format!("filler-{k}"))) else {
+            break;
+        };
+        match file.write(&chunk) {
+            Ok(n) if n > 0 => written += n as u64,
+            _ => break 'files,
+        }
+        if written >= 8 << 30 {
+            break;
+        }
+    }
+    format!("wrote {} MiB\n", written >> 20)
 }

@@ -1,0 +1,305 @@
+//! The cgroup layer: one cgroup per worker, made once, that holds the worker's sandbox helper
+//! and so every case it starts. It limits the memory and the number of processes of the case
+//! running in it, tells the harness when a case ran into either, and gives its peak memory.
+//!
+//! A cgroup per worker rather than per case: moving a process into a cgroup v1 hierarchy costs
+//! 10-15 ms, more than many cases take to run. Cases of one worker run one after the other, so
+//! the harness resets the peak and reads the counters around each case. Cgroups left behind by
+//! a harness that was killed (`gridjudge-PID-*` whose PID is gone) are removed at the next start.
+
+use std::fs::File;
+use std::io::{self, Seek, Write};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+/// Which cgroup version is usable, and where the harness makes its cgroups.
+#[derive(Debug, Clone)]
+pub enum Hierarchy {
+    /// cgroup v2: one folder holds memory and pids.
+    V2 { parent: PathBuf },
+    /// cgroup v1: one folder per controller.
+    V1 { memory: PathBuf, pids: PathBuf },
+}
+
+/// This process's own cgroup folder in a hierarchy, from /proc/self/cgroup.
+fn own_cgroup(controller: &str) -> Option<PathBuf> {
+    let table = std::fs::read_to_string("/proc/self/cgroup").ok()?;
+    for line in table.lines() {
+        let mut fields = line.splitn(3, ':');
+        let (_, controllers, path) = (fields.next()?, fields.next()?, fields.next()?);
+        let matches = if controller.is_empty() {
+            controllers.is_empty()
+        } else {
+            controllers.split(',').any(|c| c == controller)
+        };
+        if matches {
+            let base = if controller.is_empty() {
+                PathBuf::from("/sys/fs/cgroup")
+            } else {
+                Path::new("/sys/fs/cgroup").join(controller)
+            };
+            return Some(base.join(path.trim_start_matches('/')));
+        }
+    }
+    None
+}
+
+/// Whether the harness can make cgroups in `parent`, tried by making one.
+fn usable(parent: &Path, must_have: &str) -> bool {
+    let probe = parent.join(format!("gridjudge-probe-{}", std::process::id()));
+    let ok = std::fs::create_dir(&probe).is_ok() && probe.join(must_have).exists();
+    let _ = std::fs::remove_dir(&probe);
+    ok
+}
+
+/// The usable hierarchy, found once per process (concurrent probes would disturb each other);
+/// stale cgroups of killed harnesses are removed on the way.
+pub fn hierarchy() -> Option<Hierarchy> {
+    static FOUND: std::sync::OnceLock<Option<Hierarchy>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| {
+            let found = probe();
+            if let Some(found) = &found {
+                remove_stale(found);
+            }
+            found
+        })
+        .clone()
+}
+
+fn probe() -> Option<Hierarchy> {
+    if let (Some(memory), Some(pids)) = (own_cgroup("memory"), own_cgroup("pids")) {
+        if usable(&memory, "memory.limit_in_bytes") && usable(&pids, "pids.max") {
+            return Some(Hierarchy::V1 { memory, pids });
+        }
+    }
+    let parent = own_cgroup("")?;
+    if parent.join("cgroup.controllers").exists() {
+        // Delegate memory and pids to the workers' cgroups where the parent allows it.
+        let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory +pids");
+        if usable(&parent, "memory.max") && usable(&parent, "pids.max") {
+            return Some(Hierarchy::V2 { parent });
+        }
+    }
+    None
+}
+
+/// Removes the empty cgroups `gridjudge-PID-*` of harnesses that no longer run.
+fn remove_stale(hierarchy: &Hierarchy) {
+    let parents: Vec<&PathBuf> = match hierarchy {
+        Hierarchy::V2 { parent } => vec![parent],
+        Hierarchy::V1 { memory, pids } => vec![memory, pids],
+    };
+    for parent in parents {
+        let Ok(entries) = std::fs::read_dir(parent) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let owner = name
+                .strip_prefix("gridjudge-")
+                .and_then(|rest| rest.split('-').next())
+                .and_then(|pid| pid.parse::<u32>().ok());
+            if owner.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+                kill_members(&entry.path());
+                let _ = std::fs::remove_dir(entry.path());
+            }
+        }
+    }
+}
+
+/// SIGKILLs every process listed in a cgroup folder.
+fn kill_members(dir: &Path) {
+    let members = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
+    for pid in members.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
+        // SAFETY: kill has no memory-safety preconditions.
+        unsafe {
+            libc::kill(pid, libc::SIGKILL);
+        }
+    }
+}
+
+static WORKER_COUNTER: AtomicU64 = AtomicU64::new(0);
+
+/// What a worker's cgroup saw during one case.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Observed {
+    /// Peak memory during the case, in bytes.
+    pub peak_memory: Option<u64>,
+    pub memory_limit_hit: bool,
+    pub process_limit_hit: bool,
+}
+
+/// The counters of a worker's cgroup before a case.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Mark {
+    oom_kills: u64,
+    pids_max: u64,
+}
+
+/// One worker's cgroup (a folder per controller on v1).
+pub struct WorkerCgroup {
+    hierarchy: Hierarchy,
+    dirs: Vec<PathBuf>,
+    /// v2's memory.peak, kept open: a write resets the peak seen through this descriptor.
+    peak: Option<File>,
+}
+
+impl WorkerCgroup {
+    /// Makes a fresh cgroup for a worker.
+    pub fn new(hierarchy: &Hierarchy) -> io::Result<WorkerCgroup> {
+        let name = format!(
+            "gridjudge-{}-{}",
+            std::process::id(),
+            WORKER_COUNTER.fetch_add(1, Ordering::Relaxed)
+        );
+        let dirs = match hierarchy {
+            Hierarchy::V2 { parent } => vec![parent.join(&name)],
+            Hierarchy::V1 { memory, pids } => vec![memory.join(&name), pids.join(&name)],
+        };
+        for dir in &dirs {
+            std::fs::create_dir(dir)?;
+        }
+        let mut cgroup = WorkerCgroup {
+            hierarchy: hierarchy.clone(),
+            dirs,
+            peak: None,
+        };
+        if let Hierarchy::V2 { .. } = hierarchy {
+            let _ = std::fs::write(cgroup.dirs[0].join("memory.swap.max"), "0");
+            cgroup.peak = std::fs::OpenOptions::new()
+                .read(true)
+                .write(true)
+                .open(cgroup.dirs[0].join("memory.peak"))
+                .ok();
+        }
+        Ok(cgroup)
+    }
+
+    fn memory_dir(&self) -> &Path {
+        &self.dirs[0]
+    }
+
+    fn pids_dir(&self) -> &Path {
+        self.dirs
+            .last()
+            .map(PathBuf::as_path)
+            .unwrap_or(Path::new("/"))
+    }
+
+    /// Moves `pid` (the worker's helper) into the cgroup.
+    pub fn adopt(&self, pid: u32) -> io::Result<()> {
+        for dir in &self.dirs {
+            std::fs::write(dir.join("cgroup.procs"), pid.to_string())?;
+        }
+        Ok(())
+    }
+
+    /// Sets the limits for the next case, resets its peak, and returns the counters to compare
+    /// with after it.
+    pub fn prepare(&mut self, memory: Option<u64>, processes: Option<u64>) -> io::Result<Mark> {
+        let (memory_file, pids_file) = match self.hierarchy {
+            Hierarchy::V2 { .. } => ("memory.max", "pids.max"),
+            Hierarchy::V1 { .. } => ("memory.limit_in_bytes", "pids.max"),
+        };
+        let max = |value: Option<u64>| value.map_or_else(|| "max".to_string(), |v| v.to_string());
+        if let Hierarchy::V1 { .. } = self.hierarchy {
+            // -1 is v1's "no limit"; memsw (memory + swap) where the kernel accounts swap.
+            let memory = memory.map_or_else(|| "-1".to_string(), |m| m.to_string());
+            std::fs::write(self.memory_dir().join(memory_file), &memory)?;
+            let _ = std::fs::write(
+                self.memory_dir().join("memory.memsw.limit_in_bytes"),
+                &memory,
+            );
+            let _ = std::fs::write(self.memory_dir().join("memory.max_usage_in_bytes"), "0");
+        } else {
+            std::fs::write(self.memory_dir().join(memory_file), max(memory))?;
+            if let Some(peak) = &mut self.peak {
+                let _ = peak.write_all(b"reset");
+            }
+        }
+        std::fs::write(self.pids_dir().join(pids_file), max(processes))?;
+        Ok(self.mark())
+    }
+
+    fn mark(&self) -> Mark {
+        let memory_events = match self.hierarchy {
+            Hierarchy::V2 { .. } => read(self.memory_dir(), "memory.events"),
+            Hierarchy::V1 { .. } => read(self.memory_dir(), "memory.oom_control"),
+        };
+        Mark {
+            oom_kills: event_count(&memory_events, "oom_kill "),
+            pids_max: self.pids_max_events(),
+        }
+    }
+
+    fn pids_max_events(&self) -> u64 {
+        event_count(&read(self.pids_dir(), "pids.events"), "max ")
+    }
+
+    /// Whether the running case has tried to exceed its process limit since `mark`.
+    pub fn process_limit_hit(&self, mark: &Mark) -> bool {
+        self.pids_max_events() > mark.pids_max
+    }
+
+    /// What the cgroup saw since `mark`.
+    pub fn observed(&mut self, mark: &Mark) -> Observed {
+        let now = self.mark();
+        let peak = match (&self.hierarchy, &mut self.peak) {
+            (Hierarchy::V2 { .. }, Some(file)) => {
+                let mut text = String::new();
+                let _ = file.rewind();
+                let _ = io::Read::read_to_string(file, &mut text);
+                text
+            }
+            (Hierarchy::V2 { .. }, None) => read(self.memory_dir(), "memory.peak"),
+            (Hierarchy::V1 { .. }, _) => read(self.memory_dir(), "memory.max_usage_in_bytes"),
+        };
+        Observed {
+            peak_memory: peak.trim().parse().ok(),
+            memory_limit_hit: now.oom_kills > mark.oom_kills,
+            process_limit_hit: now.pids_max > mark.pids_max,
+        }
+    }
+}
+
+impl Drop for WorkerCgroup {
+    fn drop(&mut self) {
+        for dir in &self.dirs {
+            for _ in 0..100 {
+                kill_members(dir);
+                if std::fs::remove_dir(dir).is_ok() {
+                    break;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(2));
+            }
+        }
+    }
+}
+
+fn read(dir: &Path, file: &str) -> String {
+    std::fs::read_to_string(dir.join(file)).unwrap_or_default()
+}
+
+/// The number after `key` in a cgroup events file (`max 3`, `oom_kill 1`); 0 where absent.
+fn event_count(text: &str, key: &str) -> u64 {
+    text.lines()
+        .find_map(|line| {
+            line.strip_prefix(key)
+                .map(|v| v.trim().parse().unwrap_or(0))
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_counts_are_read_by_key() {
+        let text = "oom_kill_disable 0\nunder_oom 0\noom_kill 3\n";
+        assert_eq!(event_count(text, "oom_kill "), 3);
+        assert_eq!(event_count("max 0\n", "max "), 0);
+        assert_eq!(event_count("", "max "), 0);
+    }
+}

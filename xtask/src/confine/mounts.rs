@@ -1,0 +1,306 @@
+//! The mount layer: what a case sees of the file system, built in its own mount namespace.
+//!
+//! A fresh tmpfs becomes the root. The system folders (`/usr`, `/lib*`, `/bin`, `/sbin`,
+//! `/etc`, `/opt`) and the folders the case may read (its own folder, the folders of the files
+//! on its command line, its interpreter's install prefix) are bound into it read-only at their
+//! own paths, and nothing else: not the folders above them, not the gridjudge checkout, not the
+//! corpus, not another student. A folder that must not be seen but lies inside a bound one (the
+//! checkout inside a student's home folder) is covered by an empty read-only tmpfs. `/dev` holds
+//! only null, zero, random and urandom; `/proc` is the case's own; `/tmp` is a tmpfs capped in
+//! bytes and inodes, the only writable place, its HOME and TMPDIR. The view dies with the case.
+//!
+//! Sources are captured with `open_tree` before anything is mounted over them, so a student's
+//! folder under `/tmp` is no different from any other.
+
+use std::ffi::CString;
+use std::io;
+use std::os::fd::{FromRawFd, OwnedFd};
+use std::os::unix::ffi::OsStrExt;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+/// The system folders every case sees, where they exist.
+pub const SYSTEM: &[&str] = &[
+    "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt",
+];
+
+/// The device nodes every case gets.
+const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"];
+
+/// Where the case's writable tmpfs is, inside its view.
+pub const TEMP: &str = "/tmp";
+
+/// What one case sees.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct View {
+    /// Folders bound read-only at their own paths (besides [`SYSTEM`]).
+    pub readable: Vec<PathBuf>,
+    /// Paths inside `readable` covered by an empty read-only tmpfs.
+    pub masked: Vec<PathBuf>,
+    /// Size of the writable tmpfs, in bytes.
+    pub temp_bytes: u64,
+    /// Files and folders the writable tmpfs may hold.
+    pub temp_inodes: u64,
+}
+
+const OPEN_TREE_CLONE: libc::c_uint = 1;
+const AT_RECURSIVE: libc::c_uint = 0x8000;
+const MOVE_MOUNT_F_EMPTY_PATH: libc::c_uint = 0x4;
+const MOUNT_ATTR_RDONLY: u64 = 0x1;
+const MOUNT_ATTR_NOSUID: u64 = 0x2;
+const MOUNT_ATTR_NODEV: u64 = 0x4;
+
+#[repr(C)]
+struct MountAttr {
+    attr_set: u64,
+    attr_clr: u64,
+    propagation: u64,
+    userns_fd: u64,
+}
+
+fn check(result: libc::c_long) -> io::Result<libc::c_long> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+fn cstring(path: &Path) -> io::Result<CString> {
+    CString::new(path.as_os_str().as_bytes()).map_err(io::Error::other)
+}
+
+fn with_context(err: io::Error, what: &str, path: &Path) -> io::Error {
+    io::Error::new(err.kind(), format!("{what} `{}`: {err}", path.display()))
+}
+
+/// A detached read-only copy of the mount tree at `path`.
+fn capture(path: &Path, devices: bool) -> io::Result<OwnedFd> {
+    let name = cstring(path)?;
+    // SAFETY: open_tree reads the NUL-terminated path; a non-negative result is a new fd.
+    let fd = check(unsafe {
+        libc::syscall(
+            libc::SYS_open_tree,
+            libc::AT_FDCWD,
+            name.as_ptr(),
+            OPEN_TREE_CLONE | libc::O_CLOEXEC as libc::c_uint | AT_RECURSIVE,
+        )
+    })
+    .map_err(|err| with_context(err, "failed to capture", path))?;
+    // SAFETY: the fd is new and owned here.
+    let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
+    let mut attr = MountAttr {
+        attr_set: MOUNT_ATTR_RDONLY
+            | MOUNT_ATTR_NOSUID
+            | if devices { 0 } else { MOUNT_ATTR_NODEV },
+        attr_clr: 0,
+        propagation: 0,
+        userns_fd: 0,
+    };
+    // SAFETY: the attribute struct lives for the call; the empty path names the fd itself.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_mount_setattr,
+            std::os::fd::AsRawFd::as_raw_fd(&fd),
+            c"".as_ptr(),
+            libc::AT_EMPTY_PATH as libc::c_uint | AT_RECURSIVE,
+            &mut attr as *mut MountAttr,
+            std::mem::size_of::<MountAttr>(),
+        )
+    })
+    .map_err(|err| with_context(err, "failed to make read-only", path))?;
+    Ok(fd)
+}
+
+/// Attaches a captured tree at `target`.
+fn attach(tree: &OwnedFd, target: &Path) -> io::Result<()> {
+    let name = cstring(target)?;
+    // SAFETY: both paths are NUL-terminated; the fd is a detached mount.
+    check(unsafe {
+        libc::syscall(
+            libc::SYS_move_mount,
+            std::os::fd::AsRawFd::as_raw_fd(tree),
+            c"".as_ptr(),
+            libc::AT_FDCWD,
+            name.as_ptr(),
+            MOVE_MOUNT_F_EMPTY_PATH,
+        )
+    })
+    .map(|_| ())
+    .map_err(|err| with_context(err, "failed to bind", target))
+}
+
+fn mount(
+    source: &str,
+    target: &Path,
+    kind: &str,
+    flags: libc::c_ulong,
+    data: &str,
+) -> io::Result<()> {
+    let (source, kind, data) = (
+        CString::new(source).map_err(io::Error::other)?,
+        CString::new(kind).map_err(io::Error::other)?,
+        CString::new(data).map_err(io::Error::other)?,
+    );
+    let target_c = cstring(target)?;
+    // SAFETY: every string is NUL-terminated and lives for the call.
+    let result = unsafe {
+        libc::mount(
+            source.as_ptr(),
+            target_c.as_ptr(),
+            kind.as_ptr(),
+            flags,
+            data.as_ptr().cast(),
+        )
+    };
+    check(result as libc::c_long)
+        .map(|_| ())
+        .map_err(|err| with_context(err, "failed to mount", target))
+}
+
+/// `path` seen from inside `root`.
+fn inside(root: &Path, path: &Path) -> PathBuf {
+    root.join(path.strip_prefix("/").unwrap_or(path))
+}
+
+/// Builds the view in the calling process's (fresh, private) mount namespace and makes it the
+/// root. Must run in the case's first process, after the PID namespace exists (for `/proc`).
+pub fn enter(view: &View) -> io::Result<()> {
+    mount(
+        "none",
+        Path::new("/"),
+        "",
+        libc::MS_REC | libc::MS_PRIVATE,
+        "",
+    )?;
+    // Capture every source first: the new root is mounted over /tmp, where a source may be.
+    // (path, tree, whether it is a folder), the last known before /tmp is covered.
+    let mut trees: Vec<(PathBuf, OwnedFd, bool)> = Vec::new();
+    let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
+    for system in SYSTEM {
+        let path = Path::new(system);
+        match std::fs::read_link(path) {
+            Ok(target) => links.push((path.to_path_buf(), target)),
+            Err(_) if path.is_dir() => {
+                trees.push((path.to_path_buf(), capture(path, false)?, true))
+            }
+            Err(_) => {}
+        }
+    }
+    for path in &view.readable {
+        let covered = trees.iter().any(|(bound, _, _)| path.starts_with(bound));
+        if !covered {
+            trees.push((path.clone(), capture(path, false)?, path.is_dir()));
+        }
+    }
+    let devices: Vec<(PathBuf, OwnedFd)> = DEVICES
+        .iter()
+        .map(|device| Ok((PathBuf::from(device), capture(Path::new(device), true)?)))
+        .collect::<io::Result<_>>()?;
+
+    let root = Path::new("/tmp");
+    mount(
+        "gridjudge",
+        root,
+        "tmpfs",
+        libc::MS_NOSUID | libc::MS_NODEV,
+        "size=1m,mode=0755",
+    )?;
+    for (path, target) in &links {
+        std::os::unix::fs::symlink(target, inside(root, path))?;
+    }
+    // The writable tmpfs first: a bound folder under /tmp (a student's) is mounted inside it.
+    let temp = inside(root, Path::new(TEMP));
+    std::fs::create_dir_all(&temp)?;
+    mount(
+        "tmp",
+        &temp,
+        "tmpfs",
+        libc::MS_NOSUID | libc::MS_NODEV,
+        &format!(
+            "size={},nr_inodes={},mode=1777",
+            view.temp_bytes.max(4096),
+            view.temp_inodes.max(16)
+        ),
+    )?;
+    for (path, tree, is_dir) in &trees {
+        let target = inside(root, path);
+        if *is_dir {
+            std::fs::create_dir_all(&target)?;
+        } else {
+            std::fs::create_dir_all(target.parent().unwrap_or(root))?;
+            std::fs::write(&target, b"")?;
+        }
+        attach(tree, &target)?;
+    }
+    std::fs::create_dir_all(inside(root, Path::new("/dev")))?;
+    for (path, tree) in &devices {
+        let target = inside(root, path);
+        std::fs::write(&target, b"")?;
+        attach(tree, &target)?;
+    }
+    for (name, target) in [
+        ("fd", "/proc/self/fd"),
+        ("stdin", "/proc/self/fd/0"),
+        ("stdout", "/proc/self/fd/1"),
+        ("stderr", "/proc/self/fd/2"),
+    ] {
+        std::os::unix::fs::symlink(target, root.join("dev").join(name))?;
+    }
+    for path in &view.masked {
+        let target = inside(root, path);
+        if target.is_dir() {
+            mount(
+                "masked",
+                &target,
+                "tmpfs",
+                libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+                "size=4k,mode=0755",
+            )?;
+        } else if target.exists() {
+            let null = inside(root, Path::new("/dev/null"));
+            mount(
+                &null.to_string_lossy(),
+                &target,
+                "",
+                libc::MS_BIND | libc::MS_RDONLY,
+                "",
+            )?;
+        }
+    }
+    let proc = inside(root, Path::new("/proc"));
+    std::fs::create_dir_all(&proc)?;
+    mount(
+        "proc",
+        &proc,
+        "proc",
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        "",
+    )?;
+    pivot(root)?;
+    // Nothing may be created at the root itself.
+    mount(
+        "none",
+        Path::new("/"),
+        "",
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        "",
+    )
+}
+
+/// Makes `root` the root and detaches the old one.
+fn pivot(root: &Path) -> io::Result<()> {
+    std::env::set_current_dir(root)?;
+    // SAFETY: "." names the new root twice: the old root is stacked under it, then detached.
+    unsafe {
+        check(libc::syscall(
+            libc::SYS_pivot_root,
+            c".".as_ptr(),
+            c".".as_ptr(),
+        ))
+        .map_err(|err| with_context(err, "failed to pivot into", root))?;
+        check(libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as libc::c_long)?;
+    }
+    std::env::set_current_dir("/")
+}
