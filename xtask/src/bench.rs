@@ -4,7 +4,9 @@
 //! process that only spawns the target on every input with the same parallelism, feeds stdin
 //! and collects stdout (no comparison, no limits, no reports), and reports the ratio. Each
 //! figure is the median of a few alternating runs, since these machines are shared and noisy.
-//! It also reports throughput for each `--jobs` value.
+//! It also reports throughput for each `--jobs` value, and the same against a plain fork/exec
+//! loop run as a process of its own (`xtask __spawn`), which is what a confined Python target
+//! is held to: within 1.10x.
 
 use std::ffi::OsString;
 use std::io::Write;
@@ -24,6 +26,8 @@ pub struct Subject {
     /// The reference runs over every suite, a command over `spec`'s.
     pub program: Program,
     pub spec: Option<String>,
+    /// Confined with the sandbox (a command only).
+    pub sandbox: bool,
 }
 
 /// What `cargo xtask bench` measures: the reference over every suite and, unless
@@ -33,13 +37,23 @@ pub fn subjects(reference_only: bool) -> Vec<Subject> {
         label: "reference, every suite".into(),
         program: Program::Reference,
         spec: None,
+        sandbox: false,
     }];
     if !reference_only {
-        subjects.push(Subject {
-            label: "python3 go.py, go suite".into(),
-            program: Program::Command(vec!["python3".into(), python_go().into()]),
-            spec: Some("go".into()),
-        });
+        if let Ok(go) = python_go() {
+            let program = Program::Command(vec!["python3".into(), go.into()]);
+            for (label, sandbox) in [
+                ("python3 go.py, confined", true),
+                ("python3 go.py, --no-sandbox", false),
+            ] {
+                subjects.push(Subject {
+                    label: label.into(),
+                    program: program.clone(),
+                    spec: Some("go".into()),
+                    sandbox,
+                });
+            }
+        }
     }
     subjects
 }
@@ -88,6 +102,7 @@ pub fn bench(
     let mut report = String::new();
     for subject in subjects {
         let mut runs = Vec::new();
+        let mut inputs: Vec<(Vec<OsString>, PathBuf)> = Vec::new();
         for suite in suites
             .iter()
             .filter(|s| subject.spec.as_ref().is_none_or(|spec| &s.name == spec))
@@ -100,18 +115,20 @@ pub fn bench(
                 let input =
                     std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err))?;
                 runs.push((argv.clone(), input));
+                inputs.push((argv.clone(), case.input.clone()));
             }
         }
         let mut per_jobs = Vec::new();
         for &n_jobs in jobs {
-            let options = Options {
+            let mut options = Options {
                 spec: subject.spec.clone(),
                 program: subject.program.clone(),
                 jobs: n_jobs,
                 progress: false,
                 ..base.clone()
             };
-            let (mut harness, mut raw) = (Vec::new(), Vec::new());
+            options.confine.sandbox = subject.sandbox;
+            let (mut harness, mut raw, mut external) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..repeats {
                 let start = Instant::now();
                 let run = check::check(&options)?;
@@ -123,13 +140,29 @@ pub fn bench(
                     )));
                 }
                 raw.push(raw_baseline(n_jobs, &runs)?);
+                // One spawner per command line (the reference's differs per suite).
+                let mut total = Duration::ZERO;
+                let mut by_argv: Vec<(&Vec<OsString>, Vec<PathBuf>)> = Vec::new();
+                for (argv, path) in &inputs {
+                    match by_argv.iter_mut().find(|(a, _)| *a == argv) {
+                        Some((_, paths)) => paths.push(path.clone()),
+                        None => by_argv.push((argv, vec![path.clone()])),
+                    }
+                }
+                for (argv, paths) in &by_argv {
+                    total += external_baseline(n_jobs, argv, paths)?;
+                }
+                external.push(total);
             }
-            let (harness, raw) = (median(harness), median(raw));
+            let (harness, raw, external) = (median(harness), median(raw), median(external));
             report += &format!(
-                "{}: {} cases, --jobs {n_jobs}: harness {:.2} s, raw spawn {:.2} s: {:.2}x the baseline, {:.0} cases/s\n",
+                "{}: {} cases, --jobs {n_jobs}: harness {:.2} s; plain spawner {:.2} s: {:.2}x; \
+                 in-process spawn {:.2} s: {:.2}x; {:.0} cases/s\n",
                 subject.label,
                 runs.len(),
                 harness.as_secs_f64(),
+                external.as_secs_f64(),
+                harness.as_secs_f64() / external.as_secs_f64(),
                 raw.as_secs_f64(),
                 harness.as_secs_f64() / raw.as_secs_f64(),
                 runs.len() as f64 / harness.as_secs_f64()
@@ -147,7 +180,152 @@ pub fn bench(
     Ok(report)
 }
 
-/// The bundled Python solution of the go assignment.
-pub fn python_go() -> PathBuf {
-    crate::workspace::root().join("xtask/bench/go.py")
+/// The bundled Python solution of the go assignment, copied out of the checkout (which no
+/// confined target may see) into a folder of its own.
+pub fn python_go() -> Result<PathBuf, Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let source = crate::workspace::root().join("xtask/bench/go.py");
+    let dir = std::env::temp_dir().join(format!("gridjudge-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).map_err(|err| Error::io(&dir, err))?;
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))
+        .map_err(|err| Error::io(&dir, err))?;
+    let copy = dir.join("go.py");
+    std::fs::copy(&source, &copy).map_err(|err| Error::io(&source, err))?;
+    Ok(copy)
+}
+
+/// The argument that makes the xtask binary the plain spawner of the benchmark.
+pub const SPAWN_ARG: &str = "__spawn";
+
+/// The plain fork/exec loop the harness is measured against, run as a process of its own:
+/// `xtask __spawn JOBS LIST -- CMD...` runs CMD once per file named in LIST, with that file as
+/// stdin and stdout to /dev/null, JOBS at a time, and nothing else.
+pub fn spawn_main(args: &[OsString]) -> std::process::ExitCode {
+    let (Some(jobs), Some(list), Some(command)) = (
+        args.first().and_then(|j| j.to_str()?.parse::<usize>().ok()),
+        args.get(1),
+        args.get(3..).filter(|c| !c.is_empty()),
+    ) else {
+        eprintln!("usage: xtask __spawn JOBS LIST -- CMD...");
+        return std::process::ExitCode::from(2);
+    };
+    let Ok(list) = std::fs::read_to_string(list) else {
+        return std::process::ExitCode::from(2);
+    };
+    let inputs: Vec<&str> = list.lines().collect();
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    crate::pool::workers(jobs, || loop {
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(input) = inputs.get(k) else { return };
+        let Ok(file) = std::fs::File::open(input) else {
+            return;
+        };
+        let _ = Command::new(&command[0])
+            .args(&command[1..])
+            .stdin(file)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+    });
+    std::process::ExitCode::SUCCESS
+}
+
+/// The spawner run as its own process over `inputs`, `jobs` at a time; its wall time.
+fn external_baseline(
+    jobs: usize,
+    argv: &[OsString],
+    inputs: &[PathBuf],
+) -> Result<Duration, Error> {
+    let exe = std::env::current_exe().map_err(|err| Error::Command(err.to_string()))?;
+    let list = tempfile::NamedTempFile::new().map_err(|err| Error::Command(err.to_string()))?;
+    let text: String = inputs
+        .iter()
+        .map(|p| format!("{}\n", p.display()))
+        .collect();
+    std::fs::write(list.path(), text).map_err(|err| Error::io(list.path(), err))?;
+    let start = Instant::now();
+    let status = Command::new(exe)
+        .arg(SPAWN_ARG)
+        .arg(jobs.to_string())
+        .arg(list.path())
+        .arg("--")
+        .args(argv)
+        .status()
+        .map_err(|err| Error::Command(format!("the spawner did not start: {err}")))?;
+    if !status.success() {
+        return Err(Error::Command(format!("the spawner failed ({status})")));
+    }
+    Ok(start.elapsed())
+}
+
+/// The cost of each confinement layer: the mean time to run `true` once, sequentially, with
+/// the layers switched on one after another; each layer's cost is its difference from the
+/// line before.
+pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error> {
+    use crate::confine::{Mode, Policy, Settings};
+    use crate::process::{execute, Bounds};
+    use crate::target::Target;
+    let dir = tempfile::tempdir().map_err(|err| Error::Command(err.to_string()))?;
+    let program = Program::Command(vec!["true".into()]);
+    let plain = Target::command(&["true".into()], dir.path());
+    let (target, confined, _) = Policy::for_program(
+        &program,
+        &Settings::default(),
+        crate::limits::ResourceLimits::default(),
+        cases_root,
+        &plain,
+    )?;
+    if confined.mode != Mode::Sandboxed {
+        return Err(Error::Command(
+            "the sandbox is not available here: nothing to measure".into(),
+        ));
+    }
+    let direct = |landlock| Policy {
+        mode: Mode::Direct,
+        landlock,
+        ..confined.clone()
+    };
+    let sandboxed = |view_on, seccomp, landlock| Policy {
+        view_on,
+        seccomp,
+        landlock,
+        ..confined.clone()
+    };
+    let steps: Vec<(&str, Policy)> = vec![
+        ("spawn, unconfined", Policy::trusted()),
+        ("+ rlimits, environment, temporary folder", direct(false)),
+        ("+ Landlock (without namespaces)", direct(true)),
+        (
+            "namespaces, uid and cgroup (helper)",
+            sandboxed(false, false, false),
+        ),
+        ("+ the mount view", sandboxed(true, false, false)),
+        ("+ seccomp", sandboxed(true, true, false)),
+        ("+ Landlock: everything", sandboxed(true, true, true)),
+    ];
+    let bounds = Bounds {
+        timeout: Duration::from_secs(10),
+        stdout_cap: 1 << 20,
+        stderr_cap: 4096,
+    };
+    let mut report = format!("mean time to run `true` once, {runs} runs each, one at a time:\n");
+    let mut previous: Option<f64> = None;
+    for (label, policy) in steps {
+        // One run first: the helper starts (once per worker, not per case).
+        let target = if policy.is_trusted() { &plain } else { &target };
+        execute(target, b"", &bounds, &policy).map_err(|err| Error::Command(err.to_string()))?;
+        let start = Instant::now();
+        for _ in 0..runs {
+            execute(target, b"", &bounds, &policy)
+                .map_err(|err| Error::Command(err.to_string()))?;
+        }
+        let mean_ms = start.elapsed().as_secs_f64() * 1000.0 / runs as f64;
+        let delta = match (label.starts_with('+'), previous) {
+            (true, Some(before)) => format!(" ({:+.2} ms)", mean_ms - before),
+            _ => String::new(),
+        };
+        report += &format!("  {label:<44} {mean_ms:6.2} ms{delta}\n");
+        previous = Some(mean_ms);
+    }
+    Ok(report)
 }

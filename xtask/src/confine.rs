@@ -104,6 +104,10 @@ pub struct Policy {
     pub landlock: bool,
     /// What Landlock lets a direct target read (its folder, the system, ...).
     pub readable: Vec<PathBuf>,
+    /// The seccomp filter (sandboxed; off only to measure its cost).
+    pub seccomp: bool,
+    /// The mount view (sandboxed; off only to measure its cost).
+    pub view_on: bool,
     /// The uid a sandboxed target runs as (as root: the owner of its folder, or 65534).
     pub uid: u32,
 }
@@ -127,6 +131,8 @@ impl Policy {
             cgroup: false,
             landlock: false,
             readable: Vec::new(),
+            seccomp: false,
+            view_on: false,
             uid: euid(),
         }
     }
@@ -270,6 +276,8 @@ impl Policy {
             cgroup,
             landlock,
             readable,
+            seccomp: true,
+            view_on: true,
             uid,
         };
         let mut resolved = resolved;

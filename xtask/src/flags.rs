@@ -384,6 +384,9 @@ pub struct BenchArgs {
     /// Measure only the reference, not the Python target.
     #[arg(long)]
     pub reference_only: bool,
+    /// Measure instead what each confinement layer costs a case.
+    #[arg(long)]
+    pub layers: bool,
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,

@@ -76,6 +76,10 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
     let (base, jobs) = args.options()?;
+    if args.layers {
+        print_report(&xtask::bench::layers(300, &base.cases_root)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let subjects = xtask::bench::subjects(args.reference_only);
     let repeats = args.repeats as usize;
     print_report(&xtask::bench::bench(&base, &subjects, &jobs, repeats)?)?;
@@ -157,11 +161,12 @@ fn print_report(report: &str) -> Result<(), Error> {
 }
 
 fn main() -> ExitCode {
-    if std::env::args_os()
-        .nth(1)
-        .is_some_and(|arg| arg == xtask::sandbox::HELPER_ARG)
-    {
-        return xtask::sandbox::helper_main();
+    // The sandbox helper and the benchmark's plain spawner are this program too.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    match args.get(1) {
+        Some(arg) if arg == xtask::sandbox::HELPER_ARG => return xtask::sandbox::helper_main(),
+        Some(arg) if arg == xtask::bench::SPAWN_ARG => return xtask::bench::spawn_main(&args[2..]),
+        _ => {}
     }
     let cli = match Cli::parse_args() {
         Ok(cli) => cli,

@@ -337,3 +337,82 @@ fn bless_refuses_a_target_whose_two_runs_differ() {
         .code(2)
         .stderr(predicate::str::contains("001-case.in").and(predicate::str::contains("two runs")));
 }
+
+#[test]
+fn sigterm_and_a_second_interrupt_end_a_confined_run() {
+    // A first SIGTERM makes the run stop and report; a second one ends it at once, whatever
+    // it was doing. Either way no target survives.
+    for signals in [&[libc::SIGTERM][..], &[libc::SIGINT, libc::SIGINT][..]] {
+        let corpus = Corpus::new(b"x\n", true);
+        for k in 2..=6 {
+            corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
+        }
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(reference())
+            .arg("--")
+            .arg(fixture())
+            .arg("escape-group")
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+        let start = std::time::Instant::now();
+        for &signal in signals {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, signal);
+            }
+        }
+        let output = child.wait_with_output().unwrap();
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(5),
+            "{signals:?}"
+        );
+        assert_eq!(output.status.code(), Some(130), "{signals:?}");
+        std::thread::sleep(std::time::Duration::from_millis(200));
+        let left = std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .filter(|c| String::from_utf8_lossy(c).contains("escape-group"))
+            .count();
+        assert_eq!(left, 0, "{signals:?}: a target survived");
+    }
+}
+
+#[test]
+fn a_missing_layer_is_one_warning_or_with_require_isolation_an_error() {
+    // A helper that cannot start stands for a machine without namespaces.
+    let corpus = Corpus::new(b"x\n", true);
+    let run = |require: bool| {
+        let mut command = xtask();
+        command
+            .env("GRIDJUDGE_SANDBOX_HELPER", "/nonexistent/helper")
+            .args(["check", "--spec", "demo", "--cases"])
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(reference());
+        if require {
+            command.arg("--require-isolation");
+        }
+        command
+            .arg("--")
+            .arg(fixture())
+            .arg("echo")
+            .arg("unused")
+            .assert()
+    };
+    run(true).code(2).stderr(
+        predicate::str::contains("--require-isolation").and(predicate::str::contains("namespaces")),
+    );
+    let degraded = run(false);
+    let stderr = String::from_utf8_lossy(&degraded.get_output().stderr).into_owned();
+    let warnings: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("warning: not contained by namespaces"))
+        .collect();
+    assert_eq!(warnings.len(), 1, "{stderr}");
+}
