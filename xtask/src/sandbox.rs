@@ -581,11 +581,12 @@ fn case_first_process(
     unsafe {
         libc::prctl(libc::PR_SET_PDEATHSIG, libc::SIGKILL);
     }
-    if let Err(err) = request
-        .view_on
-        .then(|| mounts::enter(&request.view))
-        .unwrap_or(Ok(()))
-    {
+    let view = if request.view_on {
+        mounts::enter(&request.view)
+    } else {
+        Ok(())
+    };
+    if let Err(err) = view {
         report(
             to_helper,
             &format!("failed could not build the sandbox: {err}"),
