@@ -31,16 +31,19 @@ pub struct Subject {
 }
 
 /// What `cargo xtask bench` measures: the reference over every suite and, unless
-/// `reference_only`, the bundled Python solution of go over the go suite.
-pub fn subjects(reference_only: bool) -> Vec<Subject> {
+/// `reference_only`, the bundled Python solution of go over the go suite, confined and not;
+/// and the temporary folder that holds the Python program for the time of the measurement.
+pub fn subjects(reference_only: bool) -> (Vec<Subject>, Option<tempfile::TempDir>) {
     let mut subjects = vec![Subject {
         label: "reference, every suite".into(),
         program: Program::Reference,
         spec: None,
         sandbox: false,
     }];
+    let mut folder = None;
     if !reference_only {
-        if let Ok(go) = python_go() {
+        if let Ok((dir, go)) = python_go() {
+            folder = Some(dir);
             let program = Program::Command(vec!["python3".into(), go.into()]);
             for (label, sandbox) in [
                 ("python3 go.py, confined", true),
@@ -55,7 +58,7 @@ pub fn subjects(reference_only: bool) -> Vec<Subject> {
             }
         }
     }
-    subjects
+    (subjects, folder)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -181,17 +184,19 @@ pub fn bench(
 }
 
 /// The bundled Python solution of the go assignment, copied out of the checkout (which no
-/// confined target may see) into a folder of its own.
-pub fn python_go() -> Result<PathBuf, Error> {
+/// confined target may see) into a temporary folder of its own, removed with it.
+pub fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
     use std::os::unix::fs::PermissionsExt;
     let source = crate::workspace::root().join("xtask/bench/go.py");
-    let dir = std::env::temp_dir().join(format!("gridjudge-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).map_err(|err| Error::io(&dir, err))?;
-    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755))
-        .map_err(|err| Error::io(&dir, err))?;
-    let copy = dir.join("go.py");
+    let dir = tempfile::Builder::new()
+        .prefix("gridjudge-bench-")
+        .tempdir()
+        .map_err(|err| Error::Command(err.to_string()))?;
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
+        .map_err(|err| Error::io(dir.path(), err))?;
+    let copy = dir.path().join("go.py");
     std::fs::copy(&source, &copy).map_err(|err| Error::io(&source, err))?;
-    Ok(copy)
+    Ok((dir, copy))
 }
 
 /// The argument that makes the xtask binary the plain spawner of the benchmark.

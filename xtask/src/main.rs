@@ -80,7 +80,7 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
         print_report(&xtask::bench::layers(300, &base.cases_root)?)?;
         return Ok(ExitCode::SUCCESS);
     }
-    let subjects = xtask::bench::subjects(args.reference_only);
+    let (subjects, _python_folder) = xtask::bench::subjects(args.reference_only);
     let repeats = args.repeats as usize;
     print_report(&xtask::bench::bench(&base, &subjects, &jobs, repeats)?)?;
     Ok(ExitCode::SUCCESS)

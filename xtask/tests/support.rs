@@ -63,15 +63,21 @@ pub fn reference() -> OsString {
 }
 
 /// A copy of the program `source` in a folder of its own, outside the checkout and readable by
-/// the sandbox's user. The copy is kept between runs, named after the build it copies.
+/// the sandbox's user. The copy is kept between runs, named after the build it copies; copies
+/// of older builds are removed.
 pub fn outside_checkout(source: &Path) -> PathBuf {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(source).unwrap();
     let name = source.file_name().unwrap().to_string_lossy();
-    let dir =
-        std::env::temp_dir().join(format!("gridjudge-{name}-{}-{}", meta.len(), meta.mtime()));
+    let prefix = format!("gridjudge-{name}-");
+    let dir = std::env::temp_dir().join(format!("{prefix}{}-{}", meta.len(), meta.mtime()));
     let path = dir.join(&*name);
     if !path.is_file() {
+        for entry in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+                let _ = std::fs::remove_dir_all(entry.path());
+            }
+        }
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
         let partial = dir.join(format!("{name}.{}", std::process::id()));
