@@ -237,7 +237,18 @@ fn spawn_direct(
         let start = Instant::now();
         let child = command.spawn()?;
         drop(ruleset);
-        return run_direct(child, input, bounds, policy, start, confined);
+        let execution = run_direct(child, input, bounds, policy, start, confined);
+        if let Some(temp) = temp {
+            let path = temp.path().to_path_buf();
+            if let Err(err) = temp.close() {
+                // A target that made its folder undeletable: say so, once per case.
+                eprintln!(
+                    "warning: could not remove the temporary folder `{}`: {err}",
+                    path.display()
+                );
+            }
+        }
+        return execution;
     }
     let start = Instant::now();
     let child = command.spawn()?;

@@ -316,6 +316,7 @@ fn every_attack_class_is_blocked() {
     let names = [
         "read-checkout",
         "exec-from-checkout",
+        "chmod-binary",
         "read-corpus",
         "chmod-corpus",
         "chown-corpus",
@@ -336,12 +337,16 @@ fn every_attack_class_is_blocked() {
     if let Program::Command(argv) = &mut options.program {
         argv.extend([
             checkout_file.clone().into(),
+            crate::support::reference(),
             corpus_file.into(),
             std::process::id().to_string().into(),
             port.to_string().into(),
         ]);
     }
     let before = snapshot(corpus.root());
+    let binary_mode = std::fs::metadata(crate::support::reference())
+        .unwrap()
+        .permissions();
     let harness_limits = nofile_limit();
     let start = Instant::now();
     let run = check(&options).unwrap();
@@ -486,4 +491,34 @@ fn a_flooding_target_cannot_exhaust_the_harness() {
     let peak_mib = usage.ru_maxrss as u64 / 1024;
     eprintln!("harness peak resident memory over 396 flooding cases: {peak_mib} MiB");
     assert!(peak_mib < 300, "{peak_mib} MiB");
+}
+
+#[test]
+fn a_huge_line_and_escape_sequences_reach_the_report_cut_and_escaped() {
+    for (mode, wanted) in [("huge-line", "more bytes"), ("escapes", "␛[2J")] {
+        let corpus = Corpus::new(b"x\n", true);
+        // `escapes` prints the right output after its stderr: make it fail to be reported.
+        std::fs::write(corpus.expected_path(), "something else\n").unwrap();
+        let output = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+            .env("NO_COLOR", "1")
+            .args(["check", "--spec", "demo", "--cases"])
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(crate::support::reference())
+            .arg("--")
+            .arg(fixture())
+            .arg(mode)
+            .arg(corpus.expected_path())
+            .output()
+            .unwrap();
+        let report = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(output.status.code(), Some(1), "{mode}: {report}");
+        assert!(report.contains(wanted), "{mode}: {report}");
+        assert!(
+            !report.contains('\x1b') && !report.contains('\x07'),
+            "{mode}: a control character reached the terminal"
+        );
+        let longest = report.lines().map(str::len).max().unwrap_or(0);
+        assert!(longest < 4000, "{mode}: a report line of {longest} bytes");
+    }
 }

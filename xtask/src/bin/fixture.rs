@@ -177,7 +177,7 @@ fn main() -> ExitCode {
             }
         }
         "non-utf8" => print(b"\xff\xfe not text\n"),
-        // `attacks CHECKOUT_FILE CORPUS_FILE HARNESS_PID PORT`: tries what a hostile student
+        // `attacks CHECKOUT_FILE CHECKOUT_BINARY CORPUS_FILE HARNESS_PID PORT`: tries what a hostile student
         // would, prints one line per attempt, `blocked` or `ESCAPED`.
         "attacks" => print(attacks(&args[1..]).as_bytes()),
         // `escape-group`: the main process moves into its child's process group, both sleep.
@@ -223,7 +223,8 @@ fn main() -> ExitCode {
 /// One line per attack: `NAME: blocked` when the system refused it, `NAME: ESCAPED ...` when it
 /// worked.
 fn attacks(args: &[String]) -> String {
-    let (checkout_file, corpus_file, harness_pid, port) = (&args[0], &args[1], &args[2], &args[3]);
+    let (checkout_file, checkout_binary, corpus_file, harness_pid, port) =
+        (&args[0], &args[1], &args[2], &args[3], &args[4]);
     let mut out = String::new();
     let mut line = |name: &str, escaped: Option<String>| {
         out += &match escaped {
@@ -239,10 +240,19 @@ fn attacks(args: &[String]) -> String {
     );
     line(
         "exec-from-checkout",
-        Command::new(checkout_file)
+        Command::new(checkout_binary)
             .output()
             .ok()
             .map(|_| "ran".into()),
+    );
+    line(
+        "chmod-binary",
+        std::fs::set_permissions(
+            checkout_binary,
+            std::os::unix::fs::PermissionsExt::from_mode(0o000),
+        )
+        .ok()
+        .map(|()| "mode 000".into()),
     );
     line(
         "read-corpus",
