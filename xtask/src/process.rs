@@ -204,9 +204,9 @@ fn spawn_direct(
     if std::env::current_dir().is_ok_and(|cwd| cwd != dir) {
         command.current_dir(&dir);
     }
-    if let Some(temp) = &temp {
+    if let Some(folder) = &temp {
         command.env_clear();
-        command.envs(environment::with_temp(&policy.env, temp.path()));
+        command.envs(environment::with_temp(&policy.env, folder.path()));
         let ruleset = if policy.landlock {
             let mut readable = policy.readable.clone();
             readable.extend(
@@ -216,7 +216,7 @@ fn spawn_direct(
                     .filter(|p| p.exists()),
             );
             readable.extend(["/proc".into(), "/dev".into()]);
-            let writable = [temp.path().to_path_buf(), "/dev/null".into()];
+            let writable = [folder.path().to_path_buf(), "/dev/null".into()];
             Some(landlock::ruleset(&readable, &writable)?)
         } else {
             None
