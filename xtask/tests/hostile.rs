@@ -360,6 +360,13 @@ fn every_attack_class_is_blocked() {
     assert_eq!(result.judgement.verdict, Verdict::Pass, "{output}");
     assert!(start.elapsed() < MARGIN);
     assert_eq!(snapshot(corpus.root()), before);
+    let binary_after = std::fs::metadata(crate::support::reference())
+        .unwrap()
+        .permissions();
+    assert_eq!(
+        binary_after, binary_mode,
+        "a binary of the checkout changed mode"
+    );
     assert_eq!(
         nofile_limit(),
         harness_limits,
