@@ -1,7 +1,8 @@
 //! The harness's one way to run work in parallel: `jobs` threads, results in input order.
 //!
 //! Every task that runs targets (`check`, `bless`, `bench`, `fuzz`) goes through here, so the
-//! number of targets running at once is always the `--jobs` the user gave.
+//! number of targets running at once is always the `--jobs` the user gave, and each worker's
+//! sandbox helper ends when its work does.
 
 use rayon::prelude::*;
 
@@ -22,7 +23,11 @@ pub fn map<T: Sync, R: Send>(
         .num_threads(jobs.max(1))
         .build()
         .map_err(|err| Error::Command(format!("failed to start {jobs} worker threads: {err}")))?;
-    Ok(pool.install(|| items.par_iter().map(work).collect()))
+    let results = pool.install(|| items.par_iter().map(work).collect());
+    // Each worker's sandbox helper (and its cgroup) ends with the work, not whenever the
+    // thread happens to exit.
+    pool.broadcast(|_| crate::sandbox::release());
+    Ok(results)
 }
 
 /// Runs `worker` on `jobs` threads at once and waits for all of them: for work that the workers
@@ -30,7 +35,10 @@ pub fn map<T: Sync, R: Send>(
 pub fn workers(jobs: usize, worker: impl Fn() + Sync) {
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {
-            scope.spawn(&worker);
+            scope.spawn(|| {
+                worker();
+                crate::sandbox::release();
+            });
         }
     });
 }

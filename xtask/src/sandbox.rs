@@ -356,6 +356,11 @@ pub fn with_helper<R>(work: impl FnOnce(&mut Helper) -> io::Result<R>) -> io::Re
     })
 }
 
+/// Ends this thread's helper, if it has one (its cgroup goes with it).
+pub fn release() {
+    HELPER.with(|slot| drop(slot.borrow_mut().take()));
+}
+
 /// Whether this machine can run the sandbox, found once by starting a helper: `Err` says why
 /// not.
 pub fn available() -> Result<(), String> {

@@ -416,3 +416,60 @@ fn a_missing_layer_is_one_warning_or_with_require_isolation_an_error() {
         .collect();
     assert_eq!(warnings.len(), 1, "{stderr}");
 }
+
+#[test]
+fn a_killed_harness_leaves_no_process_and_its_cgroups_go_at_the_next_start() {
+    let corpus = Corpus::new(b"x\n", true);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("escape-group")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let killed = child.id();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let targets = || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+            .filter(|c| String::from_utf8_lossy(c).contains("escape-group"))
+            .count()
+    };
+    let mut left = targets();
+    for _ in 0..50 {
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left = targets();
+    }
+    assert_eq!(left, 0, "a target outlived the SIGKILLed harness");
+    // The next run removes the cgroups the killed one left.
+    check(&corpus, "right");
+    let mut found = Vec::new();
+    for root in [
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/pids",
+        "/sys/fs/cgroup",
+    ] {
+        for entry in walkdir::WalkDir::new(root)
+            .max_depth(4)
+            .into_iter()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&format!("gridjudge-{killed}-")) {
+                found.push(entry.path().display().to_string());
+            }
+        }
+    }
+    assert_eq!(found, Vec::<String>::new());
+}

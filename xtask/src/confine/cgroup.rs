@@ -100,12 +100,23 @@ fn remove_stale(hierarchy: &Hierarchy) {
                 .strip_prefix("gridjudge-")
                 .and_then(|rest| rest.split('-').next())
                 .and_then(|pid| pid.parse::<u32>().ok());
-            if owner.is_some_and(|pid| !Path::new(&format!("/proc/{pid}")).exists()) {
+            if owner.is_some_and(|pid| !alive(pid)) {
                 kill_members(&entry.path());
                 let _ = std::fs::remove_dir(entry.path());
             }
         }
     }
+}
+
+/// Whether process `pid` runs (a zombie, dead but not reaped, does not).
+fn alive(pid: u32) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat"))
+        .ok()
+        .and_then(|stat| {
+            let state = stat.rsplit_once(") ")?.1.chars().next()?;
+            Some(state != 'Z' && state != 'X')
+        })
+        .unwrap_or(false)
 }
 
 /// SIGKILLs every process listed in a cgroup folder.
