@@ -279,6 +279,7 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
         crate::limits::ResourceLimits::default(),
         cases_root,
         &plain,
+        crate::sandbox::available(),
     )?;
     if confined.mode != Mode::Sandboxed {
         return Err(Error::Command(

@@ -93,17 +93,15 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
     let mut warnings = Vec::new();
     let mut plans: Vec<(&Suite, Target, Policy)> = Vec::new();
     for suite in &suites {
-        let target = options
-            .program
-            .target(&options.reference, &suite.file.args, &options.dir);
-        let (target, policy, found) = Policy::for_program(
+        let (target, policy) = crate::process::plan(
             &options.program,
             &options.confine,
-            suite.limits(),
+            suite,
             &options.cases_root,
-            &target,
+            &options.reference,
+            &options.dir,
+            &mut warnings,
         )?;
-        crate::confine::note_once(&mut warnings, found);
         plans.push((suite, target, policy));
     }
     summary.warnings = warnings;

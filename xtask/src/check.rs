@@ -72,25 +72,21 @@ struct Plan {
     policy: Policy,
 }
 
-/// The target to run for `suite` and its confinement: none for the reference alone. Warnings
-/// go into `warnings`, each once.
+/// The target to run for `suite` and its confinement: none for the reference alone.
 fn plan_target(
     options: &Options,
     suite: &Suite,
     warnings: &mut Vec<String>,
 ) -> Result<(Target, Policy), Error> {
-    let target = options
-        .program
-        .target(&options.reference, &suite.file.args, &options.dir);
-    let (target, policy, found) = Policy::for_program(
+    crate::process::plan(
         &options.program,
         &options.confine,
-        suite.limits(),
+        suite,
         &options.cases_root,
-        &target,
-    )?;
-    crate::confine::note_once(warnings, found);
-    Ok((target, policy))
+        &options.reference,
+        &options.dir,
+        warnings,
+    )
 }
 
 pub fn check(options: &Options) -> Result<Run, Error> {

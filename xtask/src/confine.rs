@@ -146,12 +146,14 @@ impl Policy {
     /// else, with the checkout, the corpus at `corpus_root` and `settings.protected` out of
     /// sight. Fails when the program lives where it cannot be shown without showing them, or
     /// when `--require-isolation` finds a layer missing.
+    /// `sandbox` says whether this machine can run the sandbox helper (`Err`: why not).
     pub fn for_program(
         program: &Program,
         settings: &Settings,
         suite_limits: ResourceLimits,
         corpus_root: &Path,
         target: &Target,
+        sandbox: Result<(), String>,
     ) -> Result<(Target, Policy, Warnings), Error> {
         if *program == Program::Reference {
             return Ok((target.clone(), Policy::trusted(), Warnings::new()));
@@ -160,7 +162,7 @@ impl Policy {
         let mut warnings = Warnings::new();
         let mut missing = Vec::new();
         let helper = if settings.sandbox {
-            crate::sandbox::available()
+            sandbox
         } else {
             Err("--no-sandbox".to_string())
         };

@@ -154,14 +154,15 @@ pub fn warnings(options: &Options) -> Result<Warnings, Error> {
 }
 
 fn judge_of(options: &Options) -> Result<(Judge<'_>, Warnings), Error> {
-    let program = Program::Command(options.target.clone());
-    let target = Target::command(&options.target, &options.dir);
-    let (target, policy, warnings) = Policy::for_program(
-        &program,
+    let mut warnings = Warnings::new();
+    let (target, policy) = crate::process::plan(
+        &Program::Command(options.target.clone()),
         &options.confine,
-        options.suite.limits(),
+        &options.suite,
         &options.cases_root,
-        &target,
+        &options.reference,
+        &options.dir,
+        &mut warnings,
     )?;
     let judge = Judge {
         options,

@@ -10,9 +10,12 @@
 //! reaped. **reap** collects the exit status and CPU time. **classify** ([`classify`], pure)
 //! says which resource limit, if any, the target ran into.
 
+use std::ffi::OsString;
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::process::CommandExt;
+use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
@@ -114,6 +117,30 @@ pub struct Execution {
     pub confined: bool,
 }
 
+/// The target that runs `program` for `suite` (the reference with the suite's arguments, or
+/// the user's command, in `dir`) and its policy; warnings go into `warnings`, each once.
+pub fn plan(
+    program: &crate::target::Program,
+    settings: &crate::confine::Settings,
+    suite: &crate::suite::Suite,
+    corpus_root: &Path,
+    reference: &Path,
+    dir: &Path,
+    warnings: &mut crate::confine::Warnings,
+) -> Result<(Target, Policy), crate::error::Error> {
+    let target = program.target(reference, &suite.file.args, dir);
+    let (target, policy, found) = Policy::for_program(
+        program,
+        settings,
+        suite.limits(),
+        corpus_root,
+        &target,
+        crate::sandbox::available(),
+    )?;
+    crate::confine::note_once(warnings, found);
+    Ok((target, policy))
+}
+
 /// Runs `target` with `input` on stdin under `policy` ([`Policy::trusted`] for the bundled
 /// reference only). `Err` only when it cannot be started.
 pub fn execute(
@@ -125,7 +152,7 @@ pub fn execute(
     match policy.mode {
         Mode::Sandboxed => crate::sandbox::with_helper(|helper| {
             let (ours, theirs) = pipes()?;
-            let request = crate::sandbox::request(
+            let request = request(
                 &std::iter::once(target.program.clone())
                     .chain(target.args.iter().cloned())
                     .collect::<Vec<_>>(),
@@ -150,6 +177,29 @@ pub fn execute(
             Ok(finish(pumped, ended, &policy.limits, true))
         }),
         Mode::Trusted | Mode::Direct => spawn_direct(target, input, bounds, policy),
+    }
+}
+
+/// The helper's request for running `argv` in `cwd` under `policy`.
+fn request(argv: &[OsString], cwd: &Path, policy: &Policy) -> crate::sandbox::CaseRequest {
+    let env = environment::with_temp(&policy.env, Path::new(crate::confine::mounts::TEMP));
+    crate::sandbox::CaseRequest {
+        argv: argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+            .collect(),
+        cwd: if cwd.as_os_str().is_empty() {
+            crate::confine::mounts::TEMP.as_bytes().to_vec()
+        } else {
+            cwd.as_os_str().as_bytes().to_vec()
+        },
+        view: policy.view.clone(),
+        rlimits: policy.rlimits.clone(),
+        landlock: policy.landlock,
+        seccomp: policy.seccomp,
+        view_on: policy.view_on,
+        uid: policy.uid,
     }
 }
 

@@ -20,14 +20,16 @@ use std::cell::RefCell;
 use std::ffi::{CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::{OsStrExt, OsStringExt};
+use std::os::unix::ffi::OsStringExt;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use serde::{Deserialize, Serialize};
 
 use crate::confine::cgroup::{self, Mark, Observed, WorkerCgroup};
-use crate::confine::{landlock, mounts, namespaces, rlimits, seccomp, Rlimit, View};
+use crate::confine::mounts::{self, View};
+use crate::confine::rlimits::{self, Rlimit};
+use crate::confine::{landlock, namespaces, seccomp};
 
 /// The argument that makes the xtask binary act as the helper.
 pub const HELPER_ARG: &str = "__sandbox-helper";
@@ -370,29 +372,6 @@ pub fn available() -> Result<(), String> {
         .clone()
 }
 
-/// The request for running `argv` in `cwd` under a policy.
-pub fn request(argv: &[OsString], cwd: &Path, policy: &crate::confine::Policy) -> CaseRequest {
-    let env = crate::confine::environment::with_temp(&policy.env, Path::new(mounts::TEMP));
-    CaseRequest {
-        argv: argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
-        env: env
-            .iter()
-            .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
-            .collect(),
-        cwd: if cwd.as_os_str().is_empty() {
-            mounts::TEMP.as_bytes().to_vec()
-        } else {
-            cwd.as_os_str().as_bytes().to_vec()
-        },
-        view: policy.view.clone(),
-        rlimits: policy.rlimits.clone(),
-        landlock: policy.landlock,
-        seccomp: policy.seccomp,
-        view_on: policy.view_on,
-        uid: policy.uid,
-    }
-}
-
 // ---------------------------------------------------------------------------------------------
 // The helper's side.
 
@@ -456,6 +435,16 @@ fn report(fd: RawFd, line: &str) {
     }
 }
 
+/// Answers a case that cannot start: it failed, and (as for every case) it is over.
+fn refuse(socket: RawFd, error: String) -> io::Result<()> {
+    send_reply(socket, &Reply::Failed { error }, &[])?;
+    let never_ran = Exited {
+        status: None,
+        cpu_us: 0,
+    };
+    send_reply(socket, &Reply::Exited(never_ran), &[])
+}
+
 /// Starts one case, tells the harness, waits for it, tells the harness again.
 fn run_case(
     socket: RawFd,
@@ -465,21 +454,7 @@ fn run_case(
     root: bool,
 ) -> io::Result<()> {
     if stdio.len() != 3 {
-        send_reply(
-            socket,
-            &Reply::Failed {
-                error: "expected three descriptors".into(),
-            },
-            &[],
-        )?;
-        return send_reply(
-            socket,
-            &Reply::Exited(Exited {
-                status: None,
-                cpu_us: 0,
-            }),
-            &[],
-        );
+        return refuse(socket, "expected three descriptors".into());
     }
     let mut pipe = [0 as RawFd; 2];
     // SAFETY: pipe2 writes two new fds.
@@ -507,20 +482,9 @@ fn run_case(
     drop(stdio);
     if pid < 0 {
         let error = io::Error::last_os_error();
-        send_reply(
+        return refuse(
             socket,
-            &Reply::Failed {
-                error: format!("could not make the case's namespaces: {error}"),
-            },
-            &[],
-        )?;
-        return send_reply(
-            socket,
-            &Reply::Exited(Exited {
-                status: None,
-                cpu_us: 0,
-            }),
-            &[],
+            format!("could not make the case's namespaces: {error}"),
         );
     }
     let pid = pid as libc::pid_t;
