@@ -126,8 +126,20 @@ pub fn check(options: &Options) -> Result<Run, Error> {
             policy,
         });
     }
+    let n_selected: usize = plans.iter().map(|p| p.cases.len()).sum();
+    if n_selected == 0 {
+        // A gate that runs nothing must not pass.
+        return Err(Error::Usage(match (&options.filter, n_filtered) {
+            (Some(pattern), 1..) => format!("--filter `{pattern}` matches no case"),
+            _ => format!(
+                "no case to run in `{}` (an empty corpus, or every case left out)",
+                options.cases_root.display()
+            ),
+        }));
+    }
     let results = run_plans(options, &plans)?;
     could_not_run(&plans, &results)?;
+    never_ran(options, &results)?;
     Ok(Run {
         suites: plans.into_iter().map(|p| p.suite).collect(),
         results,
@@ -159,8 +171,49 @@ fn could_not_run(plans: &[Plan], results: &[CaseResult]) -> Result<(), Error> {
     }
 }
 
+/// A program that failed every graded case the same way, printing nothing and the same
+/// stderr each time (`can't open file`, a missing class, a syntax error), never ran: that is
+/// said once, as an error, not as a verdict per case.
+fn never_ran(options: &Options, results: &[CaseResult]) -> Result<(), Error> {
+    let graded: Vec<&CaseResult> = results.iter().filter(|r| r.case.graded).collect();
+    // One case failing is no evidence that the program never ran.
+    let (Some(first), true) = (graded.first(), graded.len() >= 2) else {
+        return Ok(());
+    };
+    let stderr_of = |r: &CaseResult| r.judgement.execution.as_ref().map(|e| e.stderr.clone());
+    let same_failure = graded.iter().all(|r| {
+        let silent = r
+            .judgement
+            .execution
+            .as_ref()
+            .is_some_and(|e| e.stdout.is_empty());
+        let crashed_or_wrong = matches!(
+            r.judgement.verdict,
+            Verdict::WrongOutput | Verdict::RuntimeError | Verdict::ExitStatus
+        );
+        silent && crashed_or_wrong && stderr_of(r) == stderr_of(first)
+    });
+    if !same_failure || options.program == Program::Reference {
+        return Ok(());
+    }
+    Err(Error::CouldNotRun {
+        command: options.program.display(),
+        message: format!(
+            "every case failed with no output: {}",
+            first.judgement.last_stderr_line()
+        ),
+    })
+}
+
 /// Runs each suite's `handout` group and picks the one suite the target passes.
 fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
+    let all_names = || {
+        suites
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
     let mut plans = Vec::new();
     for suite in suites {
         let mut cases = discover(suite)?;
@@ -175,6 +228,13 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
             });
         }
     }
+    if plans.is_empty() {
+        return Err(Error::Usage(format!(
+            "no suite has `handout` cases to tell which spec the program is for: pass --spec \
+             with one of: {}",
+            all_names()
+        )));
+    }
     let quiet = Options {
         progress: false,
         fail_fast: false,
@@ -182,43 +242,67 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
     };
     let results = run_plans(&quiet, &plans)?;
     could_not_run(&plans, &results)?;
-    let tally: Vec<(&Suite, usize, usize)> = plans
+    // How close the program came to each spec's handout output: passing cases count whole,
+    // others by how much of the expected output they got right (a crash, by how far it got).
+    let mut ranking: Vec<(&Suite, f64, usize, usize)> = plans
         .iter()
         .map(|plan| {
-            let of_suite = results.iter().filter(|r| r.case.spec == plan.suite.name);
+            let of_suite: Vec<&CaseResult> = results
+                .iter()
+                .filter(|r| r.case.spec == plan.suite.name)
+                .collect();
             let passed = of_suite
-                .clone()
+                .iter()
                 .filter(|r| r.judgement.verdict.passed())
                 .count();
-            (&plan.suite, passed, of_suite.count())
+            let closeness =
+                of_suite.iter().map(|r| closeness(r)).sum::<f64>() / of_suite.len().max(1) as f64;
+            (&plan.suite, closeness, passed, of_suite.len())
         })
         .collect();
-    let fitting: Vec<_> = tally
-        .iter()
-        .filter(|(_, passed, total)| passed == total)
-        .collect();
-    if let [(suite, passed, total)] = fitting[..] {
+    ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let clearly_ahead = match &ranking[..] {
+        [_] => true,
+        [best, second, ..] => best.1 > second.1 + 0.02,
+        [] => false,
+    };
+    if let (true, Some((suite, _, passed, total))) = (clearly_ahead, ranking.first()) {
         let note = format!(
-            "looks like {}: {passed}/{total} handout cases pass; pass --spec to choose",
+            "spec: {}, closest to its handout output ({passed}/{total} handout cases pass); \
+             --spec to choose",
             suite.name
         );
         return Ok(((*suite).clone(), note));
     }
-    let choices: Vec<String> = tally
+    let choices: Vec<String> = ranking
         .iter()
-        .map(|(suite, passed, total)| {
-            format!("{} ({passed}/{total} handout cases pass)", suite.name)
-        })
+        .map(|(suite, closeness, _, _)| format!("{} ({:.0}% alike)", suite.name, closeness * 100.0))
         .collect();
-    let why = if fitting.is_empty() {
-        "no spec's"
-    } else {
-        "more than one spec's"
-    };
     Err(Error::Usage(format!(
-        "the target passes {why} handout cases, so the spec is unclear: pass --spec with one of: {}",
-        choices.join(", ")
+        "the program's output is as close to more than one spec's handout output ({}): pass \
+         --spec with one of: {}",
+        choices.join(", "),
+        all_names()
     )))
+}
+
+/// How close a case's output came to the expected one, from 0 to 1: 1 for a pass, else the
+/// share of matching characters (a line diff's ratio) over a bounded part of each side.
+fn closeness(result: &CaseResult) -> f64 {
+    if result.judgement.verdict.passed() {
+        return 1.0;
+    }
+    let Some(execution) = &result.judgement.execution else {
+        return 0.0;
+    };
+    let bound =
+        |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]).into_owned();
+    let (expected, actual) = (bound(&result.judgement.expected), bound(&execution.stdout));
+    similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .diff_chars(expected.as_str(), actual.as_str())
+        .ratio() as f64
+        * 0.99
 }
 
 fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error> {
@@ -277,11 +361,13 @@ fn run_case(
     }
     if let (false, Some(difference)) = (judgement.verdict.passed(), &judgement.difference) {
         if options.reference.is_file() {
-            judgement.location = locate(
+            let found = locate(
                 &Program::Reference.target(&options.reference, &plan.suite.file.args, &options.dir),
                 &input,
                 difference.expected_offset,
             );
+            judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+            judgement.location = found.map(|l| l.phrase);
         }
     }
     judgement.bound();

@@ -205,6 +205,41 @@ impl ConfineArgs {
     }
 }
 
+/// How reports show cases to students.
+#[derive(clap::Args, Clone, Default)]
+pub struct ReportArgs {
+    /// The corpus is hidden: reports show no expected text.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Gradescope's visibility of each test.
+    #[arg(long, value_name = "WHEN", value_parser = ["visible", "hidden", "after_due_date", "after_published"])]
+    pub gradescope_visibility: Option<String>,
+}
+
+impl ReportArgs {
+    pub fn gradescope(&self) -> crate::gradescope::Settings {
+        crate::gradescope::Settings {
+            hidden: self.hidden,
+            visibility: self.gradescope_visibility.clone(),
+        }
+    }
+}
+
+/// Checks before a run that a report can be written at `path`: its folder exists and takes a
+/// new file. A bad path is found now, not after the whole run.
+pub fn writable(flag: &str, path: &Option<PathBuf>) -> Result<(), Error> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .map_err(|err| Error::Usage(format!("{flag}: cannot write `{}`: {err}", path.display())))
+}
+
 /// The reference binary: the one given, or a fresh release build.
 fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
     match given {
@@ -268,6 +303,8 @@ pub struct CheckArgs {
     /// Write Gradescope's results.json.
     #[arg(long, value_name = "FILE")]
     pub gradescope: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,
@@ -276,17 +313,30 @@ pub struct CheckArgs {
     pub shard: Option<Shard>,
     #[command(flatten)]
     pub confine: ConfineArgs,
-    /// The program to check, as a command line (after `--`).
-    #[arg(last = true, value_name = "TARGET")]
+    /// The program to check and its arguments: `./a.out`, `project4.py` (run with python3),
+    /// `java Main`; everything after it goes to the program. `--` before it works too.
+    #[arg(
+        value_name = "TARGET",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 0..
+    )]
     pub target: Vec<OsString>,
 }
 
 impl CheckArgs {
     pub fn options(&self, progress: bool) -> Result<crate::check::Options, Error> {
+        let dir = current_dir()?;
+        let target = crate::target::interpret(self.target.clone(), &dir).map_err(|hint| {
+            Error::CouldNotRun {
+                command: crate::target::display_argv(&self.target),
+                message: hint,
+            }
+        })?;
         let base = crate::check::Options::new(
             cases_root(&self.cases)?,
             reference_binary(&self.reference)?,
-            current_dir()?,
+            dir,
         );
         Ok(crate::check::Options {
             spec: self.spec.clone(),
@@ -295,7 +345,7 @@ impl CheckArgs {
             timeout: self.timeout,
             fail_fast: self.fail_fast,
             include_unspecified: self.include_unspecified,
-            program: Program::from_argv(self.target.clone()),
+            program: Program::from_argv(target),
             progress,
             confine: self.confine.settings(std::slice::from_ref(&base.reference)),
             shard: self.shard,
@@ -506,6 +556,11 @@ pub struct GradeArgs {
     /// Also write gradescope/<id>/results.json for each submission.
     #[arg(long)]
     pub gradescope: bool,
+    /// Grade every submission again instead of reusing results that are still valid.
+    #[arg(long)]
+    pub force: bool,
+    #[command(flatten)]
+    pub report: ReportArgs,
     /// Cases run at once (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
     pub jobs: Option<usize>,
@@ -557,7 +612,8 @@ impl GradeArgs {
                 .clone()
                 .unwrap_or_else(|| PathBuf::from(format!("grades-{}", self.spec))),
             shard: self.shard,
-            gradescope: self.gradescope,
+            force: self.force,
+            gradescope: self.gradescope.then(|| self.report.gradescope()),
         })
     }
 }
@@ -593,6 +649,9 @@ pub struct MergeArgs {
     /// The shards' grades.json files.
     #[arg(required = true, value_name = "FILES")]
     pub files: Vec<PathBuf>,
+    /// Merge even when some shards are missing.
+    #[arg(long)]
+    pub allow_partial: bool,
 }
 
 #[cfg(test)]

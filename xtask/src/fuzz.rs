@@ -346,11 +346,13 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
     if let Some(difference) = &judgement.difference {
         let reference =
             Program::Reference.target(&options.reference, &options.suite.file.args, &options.dir);
-        judgement.location = crate::locate::locate(
+        let found = crate::locate::locate(
             &reference,
             found.shrunk.as_bytes(),
             difference.expected_offset,
         );
+        judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+        judgement.location = found.map(|l| l.phrase);
     }
     let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;
     let mut report = format!(

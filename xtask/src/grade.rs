@@ -55,6 +55,9 @@ pub struct Grades {
     /// Points per graded group.
     pub groups: BTreeMap<String, f64>,
     pub max_score: f64,
+    /// The shard this file holds (`K/N`); absent for a whole class, and after a merge.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shard: Option<String>,
     pub submissions: Vec<Submission>,
 }
 
@@ -63,7 +66,60 @@ pub struct Grades {
 struct ResultFile {
     spec: String,
     run: String,
+    /// What the result depends on, hashed (see [`run_key`] and [`folder_key`]): a rerun reuses
+    /// the result only while the key is the same.
+    key: String,
     submission: Submission,
+}
+
+/// A stable 64-bit hash of `parts`, each length-prefixed so that no two lists collide by
+/// concatenation.
+fn hash(parts: &[&[u8]]) -> u64 {
+    let mut bytes = Vec::new();
+    for part in parts {
+        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(part);
+    }
+    crate::shard::fnv1a(&bytes)
+}
+
+/// The hash of every file under `dir` (paths and contents, in path order).
+fn folder_key(dir: &Path) -> Result<u64, Error> {
+    let mut parts: Vec<Vec<u8>> = Vec::new();
+    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+        let entry = entry.map_err(|err| Error::io(dir, err.into()))?;
+        let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
+        parts.push(relative.to_string_lossy().as_bytes().to_vec());
+        if entry.file_type().is_file() {
+            let bytes = std::fs::read(entry.path()).map_err(|err| Error::io(entry.path(), err))?;
+            parts.push(hash(&[&bytes]).to_le_bytes().to_vec());
+        }
+    }
+    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
+    Ok(hash(&refs))
+}
+
+/// What every result of a grading depends on besides the submission: the corpus of the suite,
+/// the reference, the harness's version, the command, the timeout and every limit.
+fn run_key(options: &Options, suite: &crate::suite::Suite) -> Result<u64, Error> {
+    let corpus = folder_key(&suite.dir)?;
+    let reference = std::fs::read(&options.check.reference)
+        .map(|bytes| hash(&[&bytes]))
+        .unwrap_or(0);
+    let settings = format!(
+        "{} {:?} {:?} {:?} {} {:?}",
+        env!("CARGO_PKG_VERSION"),
+        options.run,
+        options.check.timeout,
+        options.check.confine.limits,
+        options.check.confine.sandbox,
+        suite.limits(),
+    );
+    Ok(hash(&[
+        &corpus.to_le_bytes(),
+        &reference.to_le_bytes(),
+        settings.as_bytes(),
+    ]))
 }
 
 #[derive(Debug, Clone)]
@@ -75,7 +131,10 @@ pub struct Options {
     pub run: Vec<OsString>,
     pub out: PathBuf,
     pub shard: Option<Shard>,
-    pub gradescope: bool,
+    /// Grade every submission again, whatever results there are.
+    pub force: bool,
+    /// Write gradescope/<id>/results.json for each submission, shown this way.
+    pub gradescope: Option<crate::gradescope::Settings>,
 }
 
 /// What `grade` did.
@@ -86,6 +145,8 @@ pub struct Summary {
     pub n_graded: usize,
     pub interrupted: bool,
     pub warnings: Vec<String>,
+    /// Entries of the submissions folder that are no submission (dot-folders, files).
+    pub skipped: Vec<String>,
 }
 
 fn verdict_counts() -> BTreeMap<String, usize> {
@@ -112,6 +173,12 @@ impl Summary {
             self.n_reused,
             failed
         );
+        if !self.skipped.is_empty() {
+            report += &format!(
+                "skipped (not a submission folder): {}\n",
+                self.skipped.join(", ")
+            );
+        }
         if self.interrupted {
             report += "interrupted: run the same command again to resume\n";
         } else {
@@ -169,39 +236,12 @@ fn submission_of(id: &str, run: &Run) -> Submission {
             .entry(result.judgement.verdict.slug().to_string())
             .or_default() += 1;
     }
-    let graded: Vec<_> = run.results.iter().filter(|r| r.case.graded).collect();
-    // A program that fails every case the same way without a byte of output never really ran.
-    let error = graded
-        .iter()
-        .all(|r| {
-            !r.judgement.verdict.passed()
-                && r.judgement
-                    .execution
-                    .as_ref()
-                    .is_some_and(|e| e.stdout.is_empty())
-        })
-        .then(|| {
-            let first = graded.first()?;
-            let stderr = first
-                .judgement
-                .execution
-                .as_ref()
-                .map(|e| String::from_utf8_lossy(&e.stderr).into_owned())?;
-            let line = stderr
-                .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("no output at all")
-                .trim()
-                .to_string();
-            Some(format!("every case failed with no output: {line}"))
-        })
-        .flatten();
     Submission {
         id: id.to_string(),
         score: groups.values().sum(),
         groups,
         verdicts,
-        error,
+        error: None,
         cases: run
             .results
             .iter()
@@ -218,21 +258,28 @@ fn submission_of(id: &str, run: &Run) -> Submission {
 }
 
 /// The submission folders, sorted by id, with the shard applied.
-fn submissions(options: &Options) -> Result<Vec<(String, PathBuf)>, Error> {
+/// The submission folders (id and path) of the shard, and the entries that are none.
+type Found = (Vec<(String, PathBuf)>, Vec<String>);
+
+fn submissions(options: &Options) -> Result<Found, Error> {
     let entries = std::fs::read_dir(&options.submissions)
         .map_err(|err| Error::io(&options.submissions, err))?;
-    let mut found = Vec::new();
+    let (mut found, mut skipped) = (Vec::new(), Vec::new());
     for entry in entries {
         let entry = entry.map_err(|err| Error::io(&options.submissions, err))?;
-        if entry.path().is_dir() {
-            let id = entry.file_name().to_string_lossy().into_owned();
-            if options.shard.is_none_or(|shard| shard.contains(&id)) {
-                found.push((id, entry.path()));
-            }
+        let id = entry.file_name().to_string_lossy().into_owned();
+        // `.git`, `.github` and files beside the folders are no students.
+        if id.starts_with('.') || !entry.path().is_dir() {
+            skipped.push(id);
+            continue;
+        }
+        if options.shard.is_none_or(|shard| shard.contains(&id)) {
+            found.push((id, entry.path()));
         }
     }
     found.sort();
-    Ok(found)
+    skipped.sort();
+    Ok((found, skipped))
 }
 
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
@@ -256,10 +303,13 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
         run: run_text.clone(),
         max_score: groups.values().sum(),
         groups,
+        shard: options.shard.map(|shard| shard.to_string()),
         submissions: Vec::new(),
     };
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
-    for (id, dir) in submissions(options)? {
+    let (found, skipped) = submissions(options)?;
+    let run_key = run_key(options, &suite)?;
+    for (id, dir) in found {
         if crate::process::interrupted() {
             return Ok(Summary {
                 grades,
@@ -267,13 +317,20 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
                 n_graded,
                 interrupted: true,
                 warnings,
+                skipped,
             });
         }
+        let key = format!(
+            "{:016x}",
+            hash(&[&run_key.to_le_bytes(), &folder_key(&dir)?.to_le_bytes()])
+        );
         let result_path = results_dir.join(format!("{id}.json"));
         let previous = std::fs::read(&result_path)
             .ok()
             .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
-            .filter(|r| r.spec == suite.name && r.run == run_text);
+            .filter(|r| {
+                !options.force && r.spec == suite.name && r.run == run_text && r.key == key
+            });
         if let Some(previous) = previous {
             grades.submissions.push(previous.submission);
             n_reused += 1;
@@ -296,35 +353,40 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
                     n_graded,
                     interrupted: true,
                     warnings,
+                    skipped,
                 });
             }
             Ok(run) => {
                 crate::confine::note_once(&mut warnings, run.warnings.clone());
-                if options.gradescope {
-                    let path = options
-                        .out
-                        .join("gradescope")
-                        .join(&id)
-                        .join("results.json");
-                    std::fs::create_dir_all(path.parent().unwrap_or(&options.out))
-                        .map_err(|err| Error::io(&path, err))?;
-                    write_atomically(&path, crate::gradescope::render(&run).as_bytes())?;
+                if let Some(settings) = &options.gradescope {
+                    let text = crate::gradescope::render(&run, settings);
+                    write_gradescope(&options.out, &id, &text)?;
                 }
                 submission_of(&id, &run)
             }
-            Err(err @ Error::CouldNotRun { .. }) => Submission {
-                id: id.clone(),
-                score: 0.0,
-                groups: BTreeMap::new(),
-                verdicts: verdict_counts(),
-                error: Some(err.to_string()),
-                cases: Vec::new(),
-            },
+            Err(err @ Error::CouldNotRun { .. }) => {
+                let mut verdicts = verdict_counts();
+                let n_graded_cases = cases.iter().filter(|c| c.graded).count();
+                verdicts.insert(Verdict::CouldNotRun.slug().into(), n_graded_cases);
+                if options.gradescope.is_some() {
+                    let text = crate::gradescope::render_failure(&err.to_string());
+                    write_gradescope(&options.out, &id, &text)?;
+                }
+                Submission {
+                    id: id.clone(),
+                    score: 0.0,
+                    groups: BTreeMap::new(),
+                    verdicts,
+                    error: Some(err.to_string()),
+                    cases: Vec::new(),
+                }
+            }
             Err(err) => return Err(err),
         };
         let file = ResultFile {
             spec: suite.name.clone(),
             run: run_text.clone(),
+            key,
             submission,
         };
         let json =
@@ -341,7 +403,15 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
         n_graded,
         interrupted: false,
         warnings,
+        skipped,
     })
+}
+
+/// Writes a submission's `gradescope/<id>/results.json` under `out`.
+fn write_gradescope(out: &Path, id: &str, text: &str) -> Result<(), Error> {
+    let path = out.join("gradescope").join(id).join("results.json");
+    std::fs::create_dir_all(path.parent().unwrap_or(out)).map_err(|err| Error::io(&path, err))?;
+    write_atomically(&path, text.as_bytes())
 }
 
 /// Writes `grades.csv` and `grades.json` into `out`.
@@ -389,12 +459,20 @@ fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
 }
 
 /// Combines the `grades.json` of several shards into the outputs one run would have written.
-pub fn merge(files: &[PathBuf], out: &Path) -> Result<Grades, Error> {
+/// Refuses an incomplete set of shards unless `allow_partial`.
+pub fn merge(files: &[PathBuf], out: &Path, allow_partial: bool) -> Result<Grades, Error> {
     let mut merged: Option<Grades> = None;
+    let mut shards: Vec<(u64, u64)> = Vec::new();
     for path in files {
         let bytes = std::fs::read(path).map_err(|err| Error::io(path, err))?;
         let grades: Grades = serde_json::from_slice(&bytes)
             .map_err(|err| Error::corpus(path, format!("not a grades.json: {err}")))?;
+        if let Some(shard) = &grades.shard {
+            let parsed: Shard = shard
+                .parse()
+                .map_err(|err: String| Error::corpus(path, err))?;
+            shards.push((parsed.index, parsed.count));
+        }
         match &mut merged {
             None => merged = Some(grades),
             Some(all) => {
@@ -411,6 +489,25 @@ pub fn merge(files: &[PathBuf], out: &Path) -> Result<Grades, Error> {
     }
     let mut merged =
         merged.ok_or_else(|| Error::Usage("merge needs at least one grades.json".into()))?;
+    if let Some(&(_, count)) = shards.first() {
+        let missing: Vec<String> = (1..=count)
+            .filter(|k| !shards.contains(&(*k, count)))
+            .map(|k| format!("{k}/{count}"))
+            .collect();
+        let mixed = shards.iter().any(|&(_, n)| n != count);
+        if (mixed || !missing.is_empty()) && !allow_partial {
+            return Err(Error::Usage(format!(
+                "merging {} of {count} shards: missing {}; pass --allow-partial to merge anyway",
+                shards.len(),
+                if mixed {
+                    "(shards of different splits)".to_string()
+                } else {
+                    missing.join(", ")
+                }
+            )));
+        }
+    }
+    merged.shard = None;
     merged.submissions.sort_by(|a, b| a.id.cmp(&b.id));
     if let Some(pair) = merged.submissions.windows(2).find(|w| w[0].id == w[1].id) {
         return Err(Error::Usage(format!(

@@ -1,15 +1,31 @@
-//! `--gradescope FILE`: Gradescope's `results.json`. One test per graded group, scored by the
-//! suite's points times the fraction of the group's cases that pass; failures are summarised
-//! in each test's output.
+//! `--gradescope FILE`: Gradescope's `results.json`, one test per case.
+//!
+//! Each test is named `group/case`, worth its group's points divided among the group's cases,
+//! and carries what a student needs: the verdict, the first difference with its line, column
+//! and input line, what was expected and what came (unless the corpus is hidden), and the end
+//! of stderr. A program that could not start still gets a results.json: score 0 and the reason.
 
 use serde::Serialize;
 
+use crate::outcome::CaseResult;
 use crate::run::Run;
+
+/// How the report shows cases to students.
+#[derive(Debug, Clone, Default)]
+pub struct Settings {
+    /// The corpus is hidden: no expected text in any output.
+    pub hidden: bool,
+    /// Gradescope's visibility of each test (`visible`, `hidden`, `after_due_date`,
+    /// `after_published`); `None` leaves Gradescope's default.
+    pub visibility: Option<String>,
+}
 
 #[derive(Serialize)]
 struct Results {
     score: f64,
     output: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    stdout_visibility: Option<String>,
     tests: Vec<Test>,
 }
 
@@ -20,40 +36,93 @@ struct Test {
     max_score: f64,
     status: &'static str,
     output: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    visibility: Option<String>,
+}
+
+/// Lines of stderr a test's output shows.
+const STDERR_LINES: usize = 12;
+
+/// The output of one case's test.
+fn case_output(result: &CaseResult, settings: &Settings) -> String {
+    let judgement = &result.judgement;
+    let mut out = judgement.verdict.to_string();
+    if let Some(detail) = &judgement.detail {
+        out += &format!(": {detail}");
+    }
+    out.push('\n');
+    if let Some(difference) = &judgement.difference {
+        out += &format!(
+            "first difference: line {}, column {}{}\n{}\n",
+            difference.line,
+            difference.column,
+            judgement
+                .location
+                .as_deref()
+                .map(|l| format!(", {l}"))
+                .unwrap_or_default(),
+            difference.cause
+        );
+        let show = |line: &Option<String>| match line {
+            Some(line) if line.is_empty() => "(an empty line)".to_string(),
+            Some(line) => format!("`{}`", crate::diff::line(line)),
+            None => "(nothing)".into(),
+        };
+        if !settings.hidden {
+            out += &format!("expected: {}\n", show(&difference.expected_line));
+        }
+        out += &format!("     got: {}\n", show(&difference.actual_line));
+    }
+    if let Some(execution) = &judgement.execution {
+        let text = String::from_utf8_lossy(&execution.stderr);
+        let lines: Vec<&str> = text.lines().collect();
+        if !lines.is_empty() {
+            out += "stderr:\n";
+            for line in &lines[lines.len().saturating_sub(STDERR_LINES)..] {
+                out += &format!("| {}\n", crate::diff::line(line));
+            }
+        }
+    }
+    out
 }
 
 /// Gradescope's results JSON for `run`.
-pub fn render(run: &Run) -> String {
-    let tests: Vec<Test> = run
-        .group_scores()
-        .iter()
-        .map(|group| {
-            let output: Vec<String> = group
-                .cases
-                .iter()
-                .filter(|r| !r.judgement.verdict.passed())
-                .map(|r| format!("{}: {}", r.case.name, r.judgement.cause()))
-                .collect();
-            let all_pass = group.passed == group.cases.len();
-            Test {
-                name: format!("{}/{}", group.suite.name, group.group),
-                score: group.score(),
-                max_score: group.points,
-                status: if all_pass { "passed" } else { "failed" },
-                output: format!(
-                    "{}/{} cases pass\n{}",
-                    group.passed,
-                    group.cases.len(),
-                    output.join("\n")
-                ),
-            }
-        })
-        .collect();
-    let score = tests.iter().map(|t| t.score).sum();
+pub fn render(run: &Run, settings: &Settings) -> String {
+    let mut tests = Vec::new();
+    for group in run.group_scores() {
+        let each = group.points / group.cases.len() as f64;
+        for result in &group.cases {
+            let passed = result.judgement.verdict.passed();
+            tests.push(Test {
+                name: format!("{}/{}", group.group, result.case.name),
+                score: if passed { each } else { 0.0 },
+                max_score: each,
+                status: if passed { "passed" } else { "failed" },
+                output: if passed {
+                    String::new()
+                } else {
+                    case_output(result, settings)
+                },
+                visibility: settings.visibility.clone(),
+            });
+        }
+    }
     let results = Results {
-        score,
+        score: tests.iter().map(|t| t.score).sum(),
         output: format!("graded by gridjudge against {}", run.target),
+        stdout_visibility: settings.visibility.clone(),
         tests,
+    };
+    serde_json::to_string_pretty(&results).unwrap_or_default() + "\n"
+}
+
+/// Gradescope's results JSON for a program that could not be graded at all: score 0, and why.
+pub fn render_failure(reason: &str) -> String {
+    let results = Results {
+        score: 0.0,
+        output: format!("gridjudge could not grade this submission: {reason}"),
+        stdout_visibility: None,
+        tests: Vec::new(),
     };
     serde_json::to_string_pretty(&results).unwrap_or_default() + "\n"
 }

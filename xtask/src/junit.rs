@@ -1,4 +1,6 @@
 //! `--junit FILE`: JUnit XML for CI dashboards, one testcase per case, classname `spec.group`.
+//! A failure's body is the case's block as the terminal shows it: diff, first difference and
+//! stderr, bounded and escaped.
 
 use quick_junit::{NonSuccessKind, Report, TestCase, TestCaseStatus, TestSuite};
 
@@ -18,17 +20,14 @@ pub fn render(run: &Run) -> String {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
                     status.set_message(result.judgement.cause());
                     status.set_type(result.judgement.verdict.to_string());
-                    let mut description = String::new();
-                    if let Some(difference) = &result.judgement.difference {
-                        description =
-                            format!("line {}, column {}", difference.line, difference.column);
-                        if let Some(location) = &result.judgement.location {
-                            description += &format!(", {location}");
-                        }
-                    }
-                    if let Some(detail) = &result.judgement.detail {
-                        description += &format!("\n{detail}");
-                    }
+                    // The case's whole block, as the terminal shows it (without colour): the
+                    // diff, the first difference and the stderr, each bounded.
+                    let block = crate::message::case_block(
+                        &result.case.id(),
+                        result.case.graded,
+                        &result.judgement,
+                    );
+                    let description = anstream::adapter::strip_str(&block).to_string();
                     status.set_description(description);
                     status
                 }

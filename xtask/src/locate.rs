@@ -11,10 +11,19 @@ use crate::confine::Policy;
 use crate::process::{execute, Bounds};
 use crate::target::Target;
 
-/// A phrase like ``in the output after input line 12: `R` `` for the byte `offset` of the
-/// expected output, or `None` when the reference cannot say.
-/// `reference` must be the bundled reference: it runs trusted.
-pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<String> {
+/// Where a difference shows, in terms of the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// A phrase like ``in the output after input line 12: `R` ``.
+    pub phrase: String,
+    /// The input line the output answers (without its line ending); `None` where it answers
+    /// the whole input or none of it.
+    pub command: Option<String>,
+}
+
+/// Where the byte `offset` of the expected output shows, or `None` when the reference cannot
+/// say. `reference` must be the bundled reference: it runs trusted.
+pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<Location> {
     let dir = tempfile::tempdir().ok()?;
     let trace_path = dir.path().join("trace");
     let mut traced = reference.clone();
@@ -29,20 +38,36 @@ pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<String>
     phrase(&trace_path, input, offset)
 }
 
-fn phrase(trace_path: &Path, input: &[u8], offset: usize) -> Option<String> {
+fn phrase(trace_path: &Path, input: &[u8], offset: usize) -> Option<Location> {
     let trace = std::fs::read_to_string(trace_path).ok()?;
-    let mut entries = trace.lines().filter_map(|line| {
-        let (input_line, output_end) = line.split_once(' ')?;
-        Some((
-            input_line.parse::<usize>().ok()?,
-            output_end.parse::<usize>().ok()?,
-        ))
-    });
-    let Some((input_line, _)) = entries.find(|&(_, output_end)| output_end > offset) else {
-        return Some("after the end of the expected output".into());
+    let entries: Vec<(usize, usize)> = trace
+        .lines()
+        .filter_map(|line| {
+            let (input_line, output_end) = line.split_once(' ')?;
+            Some((
+                input_line.parse::<usize>().ok()?,
+                output_end.parse::<usize>().ok()?,
+            ))
+        })
+        .collect();
+    let at = |phrase: &str| {
+        Some(Location {
+            phrase: phrase.into(),
+            command: None,
+        })
+    };
+    let Some(&(input_line, _)) = entries.iter().find(|&&(_, output_end)| output_end > offset)
+    else {
+        return at("after the end of the expected output");
     };
     if input_line == 0 {
-        return Some("in the output written before any input is read".into());
+        return at("in the output written before any input is read");
+    }
+    // A program that answers only once it has read everything (go, collapse): the output
+    // answers the whole input, not its last line.
+    let before_last = entries.iter().rev().nth(1).map_or(0, |&(_, end)| end);
+    if entries.last().is_some_and(|&(line, _)| line == input_line) && before_last == 0 {
+        return at("in the output after the whole input");
     }
     let text = input.split(|&b| b == b'\n').nth(input_line - 1)?;
     let text = String::from_utf8_lossy(text.strip_suffix(b"\r").unwrap_or(text));
@@ -51,9 +76,10 @@ fn phrase(trace_path: &Path, input: &[u8], offset: usize) -> Option<String> {
     } else {
         format!("`{text}`")
     };
-    Some(format!(
-        "in the output after input line {input_line}: {shown}"
-    ))
+    Some(Location {
+        phrase: format!("in the output after input line {input_line}: {shown}"),
+        command: Some(text.into_owned()),
+    })
 }
 
 #[cfg(test)]
@@ -66,10 +92,23 @@ mod tests {
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 10\n4 20\n5 30\n").unwrap();
         let input = b"4\n3\nEMPTY\nR\n\n";
-        let at = |offset| phrase(&path, input, offset).unwrap();
+        let at = |offset| phrase(&path, input, offset).unwrap().phrase;
         assert_eq!(at(0), "in the output after input line 3: `EMPTY`");
         assert_eq!(at(15), "in the output after input line 4: `R`");
         assert_eq!(at(29), "in the output after input line 5: (an empty line)");
         assert_eq!(at(30), "after the end of the expected output");
+        let command = |offset| phrase(&path, input, offset).unwrap().command;
+        assert_eq!(command(15), Some("R".into()));
+        assert_eq!(command(29), Some(String::new()));
+    }
+
+    #[test]
+    fn output_written_only_at_the_end_answers_the_whole_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace");
+        std::fs::write(&path, "0 0\n1 0\n2 0\n3 0\n4 90\n").unwrap();
+        let found = phrase(&path, b"9\n..B\n...\n.W.\n", 40).unwrap();
+        assert_eq!(found.phrase, "in the output after the whole input");
+        assert_eq!(found.command, None);
     }
 }

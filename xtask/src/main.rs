@@ -23,19 +23,36 @@ fn show_progress() -> bool {
 }
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
-    let run = xtask::check::check(&args.options(show_progress())?)?;
+    xtask::flags::writable("--json", &args.json)?;
+    xtask::flags::writable("--junit", &args.junit)?;
+    xtask::flags::writable("--gradescope", &args.gradescope)?;
+    let gradescope_settings = args.report.gradescope();
+    let run = match xtask::check::check(&args.options(show_progress())?) {
+        Ok(run) => run,
+        Err(err) => {
+            // Gradescope shows a 0 with the reason rather than "the autograder failed".
+            if let (Some(path), Error::CouldNotRun { .. }) = (&args.gradescope, &err) {
+                write_atomically(
+                    path,
+                    gradescope::render_failure(&err.to_string()).as_bytes(),
+                )?;
+            }
+            return Err(err);
+        }
+    };
     for warning in &run.warnings {
         eprintln!("{warning}");
     }
-    for (path, render) in [
-        (&args.json, json::render as fn(&xtask::run::Run) -> String),
-        (&args.junit, junit::render),
-        (&args.gradescope, gradescope::render),
-    ] {
-        if let Some(path) = path {
-            write_atomically(path, render(&run).as_bytes())?;
-        }
-    }
+    let write = |path: &Option<std::path::PathBuf>, text: String| match path {
+        Some(path) => write_atomically(path, text.as_bytes()),
+        None => Ok(()),
+    };
+    write(&args.json, json::render(&run))?;
+    write(&args.junit, junit::render(&run))?;
+    write(
+        &args.gradescope,
+        gradescope::render(&run, &gradescope_settings),
+    )?;
     print_report(&message::render(&run, args.verbose))?;
     Ok(if run.interrupted {
         ExitCode::from(130)
@@ -119,7 +136,7 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
-    let grades = xtask::grade::merge(&args.files, &args.out)?;
+    let grades = xtask::grade::merge(&args.files, &args.out, args.allow_partial)?;
     print_report(&format!(
         "merged {} submissions from {} files into `{}`\n",
         grades.submissions.len(),

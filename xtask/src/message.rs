@@ -105,6 +105,11 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
     if let Some(detail) = &judgement.detail {
         let _ = writeln!(out, "  {detail}");
     }
+    // A crash is told by its stderr: it comes first, before what the output lacks.
+    let crashed = judgement.verdict == Verdict::RuntimeError;
+    if crashed {
+        out += &stderr_block(judgement);
+    }
     if let Some(difference) = &judgement.difference {
         let location = judgement
             .location
@@ -118,6 +123,7 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
         );
         let _ = writeln!(out, "  {}", difference.cause);
         let show = |line: &Option<String>| match line {
+            Some(line) if line.is_empty() => "(an empty line)".into(),
             // A long line comes cut, with its note at the end: the note is no part of the text.
             Some(line) => match line.rsplit_once(" … ") {
                 Some((body, note)) if note.ends_with(" more bytes") => {
@@ -137,17 +143,30 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
             (None, None) => {}
         }
     }
-    if let Some(execution) = &judgement.execution {
-        if !execution.stderr.is_empty() {
-            let _ = writeln!(out, "  stderr:");
-            let text = String::from_utf8_lossy(&execution.stderr);
-            for line in text.lines().take(STDERR_LINES) {
-                let _ = writeln!(out, "  {DIM}|{DIM:#} {}", diff::line(line));
-            }
-            if text.lines().count() > STDERR_LINES || execution.stderr_truncated {
-                let _ = writeln!(out, "  {DIM}| …{DIM:#}");
-            }
-        }
+    if !crashed {
+        out += &stderr_block(judgement);
+    }
+    out
+}
+
+/// The last lines of a case's stderr (a traceback ends with its error), escaped and cut.
+fn stderr_block(judgement: &Judgement) -> String {
+    let mut out = String::new();
+    let Some(execution) = &judgement.execution else {
+        return out;
+    };
+    if execution.stderr.is_empty() {
+        return out;
+    }
+    let _ = writeln!(out, "  stderr:");
+    let text = String::from_utf8_lossy(&execution.stderr);
+    let lines: Vec<&str> = text.lines().collect();
+    let skipped = lines.len().saturating_sub(STDERR_LINES);
+    if skipped > 0 || execution.stderr_truncated {
+        let _ = writeln!(out, "  {DIM}| … ({skipped} lines before){DIM:#}");
+    }
+    for line in &lines[skipped..] {
+        let _ = writeln!(out, "  {DIM}|{DIM:#} {}", diff::line(line));
     }
     out
 }

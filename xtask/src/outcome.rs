@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use serde::Serialize;
 
-use crate::compare::{compare, shape, Difference};
+use crate::compare::{compare, Difference};
 use crate::discover::Case;
 use crate::process::{Execution, Exit, Limit};
 use crate::suite::Rules;
@@ -26,7 +26,9 @@ pub enum Verdict {
     WrongOutput,
     /// The output differs only in spaces, line endings or the final newline.
     PresentationError,
-    /// Killed by a signal, or a non-zero exit where the suite grades it.
+    /// Crashed: the output is wrong and the program died of a signal or exited non-zero.
+    RuntimeError,
+    /// The right output, but killed by a signal, or a non-zero exit where the suite grades it.
     ExitStatus,
     Timeout,
     OutputLimit,
@@ -48,6 +50,7 @@ impl Verdict {
             Verdict::Pass => true,
             Verdict::WrongOutput
             | Verdict::PresentationError
+            | Verdict::RuntimeError
             | Verdict::ExitStatus
             | Verdict::Timeout
             | Verdict::OutputLimit
@@ -61,10 +64,11 @@ impl Verdict {
         }
     }
 
-    pub const ALL: [Verdict; 13] = [
+    pub const ALL: [Verdict; 14] = [
         Verdict::Pass,
         Verdict::WrongOutput,
         Verdict::PresentationError,
+        Verdict::RuntimeError,
         Verdict::ExitStatus,
         Verdict::Timeout,
         Verdict::OutputLimit,
@@ -85,6 +89,7 @@ impl Verdict {
             Verdict::Pass => "pass",
             Verdict::WrongOutput => "wrong-output",
             Verdict::PresentationError => "presentation-error",
+            Verdict::RuntimeError => "runtime-error",
             Verdict::ExitStatus => "exit-status",
             Verdict::Timeout => "timeout",
             Verdict::OutputLimit => "output-limit",
@@ -111,6 +116,7 @@ impl fmt::Display for Verdict {
             Verdict::Pass => "pass",
             Verdict::WrongOutput => "wrong output",
             Verdict::PresentationError => "presentation error",
+            Verdict::RuntimeError => "runtime error",
             Verdict::ExitStatus => "exit status",
             Verdict::Timeout => "timeout",
             Verdict::OutputLimit => "output limit",
@@ -134,6 +140,8 @@ pub struct Judgement {
     pub difference: Option<Difference>,
     /// Which input line the first difference answers, as a phrase.
     pub location: Option<String>,
+    /// The input line the first difference answers (`None`: the whole input, or none).
+    pub answers: Option<String>,
     pub execution: Option<Execution>,
     pub expected: Vec<u8>,
     pub elapsed: Duration,
@@ -181,6 +189,7 @@ impl Judgement {
             detail,
             difference: None,
             location: None,
+            answers: None,
             execution: None,
             expected,
             elapsed: Duration::ZERO,
@@ -206,20 +215,41 @@ impl Judgement {
         }
     }
 
-    /// What a failure is, in words shared by every case that fails the same way.
+    /// The last non-empty line of stderr (a traceback's error line), or a note that there was
+    /// none.
+    pub fn last_stderr_line(&self) -> String {
+        let stderr = self
+            .execution
+            .as_ref()
+            .map(|e| String::from_utf8_lossy(&e.stderr).into_owned())
+            .unwrap_or_default();
+        stderr
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .map(|line| crate::diff::line(line.trim()))
+            .unwrap_or_else(|| "no output at all".into())
+    }
+
+    /// What a failure is, in words: the verdict, the kind of difference, and an example of the
+    /// kind of input line where it shows (this case's).
     pub fn cause(&self) -> String {
         match (&self.difference, self.verdict) {
             (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
-                let example = difference
-                    .expected_line
-                    .as_deref()
-                    .or(difference.actual_line.as_deref())
-                    .unwrap_or("");
-                format!(
-                    "{}: {} (like `{}`)",
-                    self.verdict, difference.cause, example
-                )
+                let answers = match self.answers.as_deref() {
+                    None => String::new(),
+                    Some("") => " (in the output after an empty line)".into(),
+                    Some(line) => format!(
+                        " (in the output after a line like `{}`)",
+                        crate::diff::line(line)
+                    ),
+                };
+                format!("{}: {}{answers}", self.verdict, difference.cause)
             }
+            (_, Verdict::RuntimeError) => match self.signal() {
+                Some(signal) => format!("runtime error: {}", killed_by(signal)),
+                None => format!("runtime error: {}", self.last_stderr_line()),
+            },
             (_, Verdict::ExitStatus) => match self.signal() {
                 Some(signal) => format!("exit status: {}", killed_by(signal)),
                 None => "exit status: right output, non-zero exit status".into(),
@@ -228,19 +258,51 @@ impl Judgement {
         }
     }
 
-    /// The key failures are grouped by: the cause with the line's shape instead of the line.
+    /// The key failures are grouped by. One bug makes one kind of difference, shown after one
+    /// kind of input line, whatever the expected text is: the verdict, the kind of difference
+    /// (or the crash's message), and the shape of that input line ([`command_kind`]).
     pub fn cause_key(&self) -> (Verdict, String, String) {
-        let difference = self.difference.as_ref();
-        match self.verdict {
-            Verdict::WrongOutput | Verdict::PresentationError => (
+        match (&self.difference, self.verdict) {
+            (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => (
                 self.verdict,
-                difference.map(|d| d.cause.clone()).unwrap_or_default(),
-                difference
-                    .and_then(|d| d.expected_line.as_deref().or(d.actual_line.as_deref()))
-                    .map(shape)
+                difference.cause.clone(),
+                self.answers
+                    .as_deref()
+                    .map(command_kind)
                     .unwrap_or_default(),
             ),
-            verdict => (verdict, self.cause(), String::new()),
+            _ => (self.verdict, self.cause(), String::new()),
+        }
+    }
+}
+
+/// The kind of an input line, for grouping: a one-character command as it is (`F 2 X Y Z` and
+/// `F 10 S T V` are `F`, `R` is `R`), a longer word by its character classes (`XXX`, `VYV`
+/// and `EMPTY` are `A`, `3` and `10` are `#`), an empty line as such.
+pub fn command_kind(line: &str) -> String {
+    let Some(word) = line.split_whitespace().next() else {
+        return "(empty line)".into();
+    };
+    let class = |c: char| {
+        if c.is_ascii_digit() {
+            '#'
+        } else if c.is_alphabetic() {
+            'A'
+        } else {
+            c
+        }
+    };
+    let mut chars = word.chars();
+    match (chars.next(), chars.next()) {
+        (Some(c), None) if !c.is_ascii_digit() => c.to_string(),
+        _ => {
+            let mut kind = String::new();
+            for c in word.chars().map(class) {
+                if !kind.ends_with(c) {
+                    kind.push(c);
+                }
+            }
+            kind
         }
     }
 }
@@ -309,6 +371,13 @@ pub fn judge(
                 execution.stdout.len()
             )),
         )
+    } else if let (Some(_), Exit::Signal(signal)) = (&difference, execution.exit) {
+        (Verdict::RuntimeError, Some(killed_by(signal)))
+    } else if let (Some(_), Exit::Code(code @ 1..)) = (&difference, execution.exit) {
+        (
+            Verdict::RuntimeError,
+            Some(format!("exited with status {code}")),
+        )
     } else if let Exit::Signal(signal) = execution.exit {
         (Verdict::ExitStatus, Some(killed_by(signal)))
     } else if let Some(difference) = &difference {
@@ -317,12 +386,7 @@ pub fn judge(
         } else {
             Verdict::WrongOutput
         };
-        let detail = match execution.exit {
-            Exit::Code(0) => None,
-            Exit::Code(code) => Some(format!("exited with status {code}")),
-            Exit::Signal(_) => None,
-        };
-        (verdict, detail)
+        (verdict, None)
     } else {
         match execution.exit {
             Exit::Code(code) if code != 0 && rules.grade_exit_status => (
@@ -332,6 +396,15 @@ pub fn judge(
             _ => (Verdict::Pass, None),
         }
     };
+    if execution.stdout.is_empty() && (execution.timed_out || verdict == Verdict::RuntimeError) {
+        let hint = "it printed nothing before it ended: output still in a buffer is lost when a \
+                    program is killed (flush after each answer: print(..., flush=True), \
+                    System.out.flush(), fflush(stdout))";
+        detail = Some(match detail.take() {
+            Some(detail) => format!("{detail}; {hint}"),
+            None => hint.to_string(),
+        });
+    }
     let stderr = String::from_utf8_lossy(&execution.stderr);
     let blocked = [
         "Permission denied",
@@ -356,6 +429,7 @@ pub fn judge(
         detail,
         difference,
         location: None,
+        answers: None,
         elapsed: execution.elapsed,
         execution: Some(execution),
         expected,
@@ -386,6 +460,16 @@ fn signal_name(signal: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn input_lines_group_by_kind() {
+        assert_eq!(command_kind("F 2 X Y Z"), command_kind("F 10 S T V"));
+        assert_eq!(command_kind("R"), "R");
+        assert_eq!(command_kind("XXX"), command_kind("VYV"));
+        assert_ne!(command_kind("XXX"), command_kind("F 1 X X X"));
+        assert_eq!(command_kind("3"), command_kind("7"));
+        assert_eq!(command_kind(""), "(empty line)");
+    }
 
     #[test]
     fn slugs_are_the_kebab_case_of_the_names() {

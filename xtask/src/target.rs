@@ -42,6 +42,70 @@ impl Program {
     }
 }
 
+/// The command line a user meant by `argv`, typed in `dir`: a file with a known extension gets
+/// its interpreter (`x.py` → `python3 x.py`, `x.jar` → `java -jar x.jar`, `x.js` → `node x.js`),
+/// a path to an executable runs as is, a name on PATH too. Anything else is `Err` with a
+/// one-line hint of the command that would work.
+pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, String> {
+    use std::os::unix::fs::PermissionsExt;
+    let Some(first) = argv.first() else {
+        return Ok(argv);
+    };
+    let shown = first.to_string_lossy().into_owned();
+    let path = dir.join(first);
+    let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+    let interpreter: &[&str] = match extension {
+        "py" => &["python3"],
+        "jar" => &["java", "-jar"],
+        "js" => &["node"],
+        _ => &[],
+    };
+    if path.is_file() {
+        if !interpreter.is_empty() {
+            let mut line: Vec<OsString> = interpreter.iter().map(OsString::from).collect();
+            line.extend(argv);
+            return Ok(line);
+        }
+        let executable =
+            std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+        let is_path = Path::new(first).components().count() > 1;
+        return match (executable, is_path) {
+            (true, true) => Ok(argv),
+            (true, false) if on_path(first) => Ok(argv),
+            (true, false) => Err(format!(
+                "`{shown}` is not a program on PATH; to run the file in this folder: \
+                 cargo xtask check ./{shown}"
+            )),
+            (false, _) => Err(format!(
+                "`{shown}` is not executable: make it so (chmod +x {shown}), or name its \
+                 interpreter (cargo xtask check python3 {shown})"
+            )),
+        };
+    }
+    if Path::new(first).components().count() > 1 {
+        return Err(format!(
+            "`{shown}` does not exist (from `{}`)",
+            dir.display()
+        ));
+    }
+    if on_path(first) {
+        return Ok(argv);
+    }
+    Err(format!(
+        "`{shown}` is neither a file in `{}` nor a program on PATH",
+        dir.display()
+    ))
+}
+
+/// Whether `name` is an executable file in a folder of PATH.
+fn on_path(name: &OsString) -> bool {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|dir| {
+        std::fs::metadata(dir.join(name))
+            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    })
+}
+
 /// A command line to run, and the folder to run it in.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -90,4 +154,40 @@ pub fn display_argv(argv: &[OsString]) -> String {
         .map(|word| word.to_string_lossy())
         .collect::<Vec<_>>()
         .join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_headline_forms_become_the_command_that_works() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let write = |name: &str, mode: u32| {
+            std::fs::write(dir.path().join(name), "").unwrap();
+            std::fs::set_permissions(dir.path().join(name), std::fs::Permissions::from_mode(mode))
+                .unwrap();
+        };
+        write("project4.py", 0o644);
+        write("game.jar", 0o644);
+        write("a.out", 0o755);
+        write("notes", 0o644);
+        let line = |words: &[&str]| {
+            interpret(words.iter().map(OsString::from).collect(), dir.path())
+                .map(|argv| display_argv(&argv))
+        };
+        assert_eq!(line(&["project4.py"]), Ok("python3 project4.py".into()));
+        assert_eq!(line(&["game.jar", "x"]), Ok("java -jar game.jar x".into()));
+        assert_eq!(line(&["./a.out"]), Ok("./a.out".into()));
+        assert_eq!(line(&["sh", "-c", "true"]), Ok("sh -c true".into()));
+        assert!(line(&["a.out"])
+            .unwrap_err()
+            .contains("cargo xtask check ./a.out"));
+        assert!(line(&["notes"]).unwrap_err().contains("chmod +x notes"));
+        assert!(line(&["./missing"]).unwrap_err().contains("does not exist"));
+        assert!(line(&["no-such-program-here"])
+            .unwrap_err()
+            .contains("nor a program on PATH"));
+    }
 }

@@ -162,17 +162,33 @@ fn the_spec_is_inferred_from_the_handout_cases() {
     check_with(&corpus, &[], "right")
         .code(0)
         .stdout(predicate::str::starts_with(
-            "looks like demo: 1/1 handout cases pass; pass --spec to choose\n",
-        ));
+        "spec: demo, closest to its handout output (1/1 handout cases pass); --spec to choose\n",
+    ));
 }
 
 #[test]
-fn an_unclear_spec_stops_and_lists_the_choices() {
+fn a_buggy_program_still_gets_its_spec_and_its_diffs() {
+    // It passes no handout case, but its output is far closer to demo's than to other's.
     let corpus = two_suites();
+    check_with(&corpus, &[], "wrong").code(1).stdout(
+        predicate::str::starts_with("spec: demo, closest to its handout output (0/1").and(
+            predicate::str::contains("first difference: line 4, column 15"),
+        ),
+    );
+}
+
+#[test]
+fn only_a_true_tie_asks_for_the_spec_listing_every_spec() {
+    let corpus = two_suites();
+    // Both suites now expect the same handout output: nothing tells them apart.
+    std::fs::write(
+        corpus.root().join("other/handout/001-example.out"),
+        crate::support::EXPECTED,
+    )
+    .unwrap();
     check_with(&corpus, &[], "wrong").code(2).stderr(
-        predicate::str::contains("pass --spec with one of")
-            .and(predicate::str::contains("demo (0/1 handout cases pass)"))
-            .and(predicate::str::contains("other (0/1 handout cases pass)")),
+        predicate::str::contains("pass --spec with one of: demo, other")
+            .and(predicate::str::contains("demo (")),
     );
 }
 
@@ -472,4 +488,154 @@ fn a_killed_harness_leaves_no_process_and_its_cgroups_go_at_the_next_start() {
         }
     }
     assert_eq!(found, Vec::<String>::new());
+}
+
+#[test]
+fn a_run_that_would_check_nothing_or_cannot_write_its_report_stops_first() {
+    let corpus = Corpus::new(b"x\n", true);
+    check_with(&corpus, &["--spec", "demo", "--filter", "nomatch"], "right")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--filter `nomatch` matches no case",
+        ));
+    let empty = tempfile::tempdir().unwrap();
+    std::fs::create_dir_all(empty.path().join("demo")).unwrap();
+    std::fs::copy(
+        corpus.root().join("demo/suite.toml"),
+        empty.path().join("demo/suite.toml"),
+    )
+    .unwrap();
+    xtask()
+        .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
+        .arg(empty.path())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("right")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no case to run"));
+    // A report that cannot be written is found before the run, not after it.
+    check_with(
+        &corpus,
+        &[
+            "--spec",
+            "demo",
+            "--json",
+            "/nonexistent/folder/report.json",
+        ],
+        "sleep",
+    )
+    .code(2)
+    .stderr(predicate::str::contains("--json: cannot write"));
+}
+
+#[test]
+fn the_headline_forms_work_without_dashes() {
+    let corpus = Corpus::new(b"x\n", true);
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("prog.py"),
+        format!(
+            "import sys\nsys.stdin.read()\nsys.stdout.write({:?})\n",
+            crate::support::EXPECTED
+        ),
+    )
+    .unwrap();
+    crate::support::share(dir.path());
+    for form in [&["prog.py"][..], &["--", "python3", "prog.py"][..]] {
+        xtask()
+            .current_dir(dir.path())
+            .args(["check", "--spec", "demo", "--cases"])
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(reference())
+            .args(form)
+            .assert()
+            .code(0)
+            .stdout(predicate::str::ends_with("1 passed, 0 failed\n"));
+    }
+    xtask()
+        .current_dir(dir.path())
+        .args(["check", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("student_binary")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("nor a program on PATH"));
+}
+
+#[test]
+fn a_crash_is_a_runtime_error_with_its_stderr_first_and_a_broken_program_is_said_once() {
+    let corpus = Corpus::new(b"x\n", true);
+    let output = check(&corpus, "traceback")
+        .code(1)
+        .get_output()
+        .stdout
+        .clone();
+    let report = String::from_utf8_lossy(&output);
+    let stderr_at = report.find("stderr:").expect("stderr shown");
+    let diff_at = report.find("first difference").expect("difference shown");
+    assert!(
+        report.contains("runtime error: ZeroDivisionError: division by zero"),
+        "{report}"
+    );
+    assert!(
+        stderr_at < diff_at,
+        "stderr comes first for a crash:\n{report}"
+    );
+    // Every case failing without output and with the same message: one line, exit 2.
+    for k in 2..=6 {
+        corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
+    }
+    check(&corpus, "missing").code(2).stderr(
+        predicate::str::contains("every case failed with no output")
+            .and(predicate::str::contains("can't open file")),
+    );
+}
+
+#[test]
+fn the_spec_is_inferred_for_correct_crashing_prompting_and_crlf_programs() {
+    // Each spec played right by the `mutant` program (variant `none`), then spoiled three ways.
+    // The scripts' folder is all a confined script sees: the player goes in it.
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::share(dir.path());
+    let mutant = dir.path().join("mutant");
+    std::fs::copy(env!("CARGO_BIN_EXE_mutant"), &mutant).unwrap();
+    let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    for spec in ["columns", "collapse", "connect4", "go"] {
+        let play = format!("{} none {spec}", mutant.display());
+        for (kind, script) in [
+            ("correct", format!("{play}\n")),
+            ("crlf", format!("{play} | sed 's/$/\\r/'\n")),
+            ("prompt", format!("{play} | sed 's/^/> /'\n")),
+            (
+                "crashing",
+                format!("{play} | head -c 60\necho 'Traceback: oops' >&2\nexit 1\n"),
+            ),
+        ] {
+            let path = dir.path().join(format!("{spec}-{kind}.sh"));
+            std::fs::write(&path, format!("#!/bin/sh\n{script}")).unwrap();
+            std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+                .unwrap();
+            let output = xtask()
+                .env("NO_COLOR", "1")
+                .args(["check", "--filter", "handout", "--cases"])
+                .arg(&cases)
+                .arg("--reference")
+                .arg(reference())
+                .arg(&path)
+                .output()
+                .unwrap();
+            let stdout = String::from_utf8_lossy(&output.stdout);
+            assert!(
+                stdout.starts_with(&format!("spec: {spec}, closest")),
+                "{spec} {kind}: {stdout}\n{}",
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+    }
 }

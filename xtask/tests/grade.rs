@@ -61,7 +61,8 @@ impl Class {
             run: vec![fixture(), "by-folder".into()],
             out: out.to_path_buf(),
             shard,
-            gradescope: false,
+            force: false,
+            gradescope: None,
         }
     }
 
@@ -131,7 +132,7 @@ fn shards_merged_equal_one_run() {
         files.push(out.join("grades.json"));
     }
     assert_eq!(total, 12);
-    merge(&files, &class.out("merged")).unwrap();
+    merge(&files, &class.out("merged"), false).unwrap();
     assert!(
         outputs(&class.out("merged")) == outputs(&class.out("all")),
         "merged shards differ from one run"
@@ -298,4 +299,71 @@ fn a_student_can_neither_read_another_nor_hold_up_the_class() {
             .unwrap()
     };
     assert_eq!(row(&summary.grades), row(&summary_alone.grades));
+}
+
+#[test]
+fn results_are_reused_only_while_nothing_they_depend_on_changed() {
+    let class = Class::new(2);
+    let out = class.out("all");
+    let options = class.options(&out, None);
+    let regrade = |options: &Options| grade(options, &|_| {}).unwrap();
+    assert_eq!(regrade(&options).n_graded, 2);
+    assert_eq!(regrade(&options).n_reused, 2, "nothing changed");
+    // A student replaces the program (here: the mode the fixture reads).
+    std::fs::write(class.dir.path().join("class/s01/mode"), "echo").unwrap();
+    let summary = regrade(&options);
+    assert_eq!(
+        (summary.n_graded, summary.n_reused),
+        (1, 1),
+        "a changed submission"
+    );
+    // An expected output changes.
+    let out_file = class.dir.path().join("cases/echo/alpha/001-line.out");
+    std::fs::write(&out_file, "changed\n").unwrap();
+    assert_eq!(regrade(&options).n_graded, 2, "a changed `.out`");
+    // A limit changes.
+    let mut tighter = options.clone();
+    tighter.check.confine.limits.memory = Some(512 << 20);
+    assert_eq!(regrade(&tighter).n_graded, 2, "a changed limit");
+    assert_eq!(regrade(&tighter).n_reused, 2);
+    let mut forced = tighter.clone();
+    forced.force = true;
+    assert_eq!(regrade(&forced).n_graded, 2, "--force");
+}
+
+#[test]
+fn dot_folders_and_files_are_skipped_and_listed() {
+    let class = Class::new(2);
+    let students = class.dir.path().join("class");
+    std::fs::create_dir_all(students.join(".git/objects")).unwrap();
+    std::fs::write(students.join("README.md"), "the class\n").unwrap();
+    let summary = grade(&class.options(&class.out("all"), None), &|_| {}).unwrap();
+    let ids: Vec<&str> = summary
+        .grades
+        .submissions
+        .iter()
+        .map(|s| s.id.as_str())
+        .collect();
+    assert_eq!(ids, ["s00", "s01"]);
+    assert_eq!(summary.skipped, [".git", "README.md"]);
+    assert!(summary
+        .render(&class.out("all"))
+        .contains("skipped (not a submission folder): .git, README.md"));
+}
+
+#[test]
+fn an_incomplete_set_of_shards_is_refused_unless_allowed() {
+    let class = Class::new(6);
+    let out = class.out("shard-1");
+    grade(
+        &class.options(&out, Some(Shard { index: 1, count: 2 })),
+        &|_| {},
+    )
+    .unwrap();
+    let files = [out.join("grades.json")];
+    let err = merge(&files, &class.out("merged"), false)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("merging 1 of 2 shards: missing 2/2"), "{err}");
+    assert!(merge(&files, &class.out("merged"), true).is_ok());
 }

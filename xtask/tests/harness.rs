@@ -51,8 +51,9 @@ fn each_misbehaviour_gets_its_verdict() {
             Some("the final newline is missing"),
         ),
         ("exit-1", Verdict::ExitStatus, None),
-        ("crash", Verdict::ExitStatus, Some("a line differs")),
-        ("signal", Verdict::ExitStatus, Some("a line differs")),
+        // A crash is a runtime error, its own verdict, whatever the suite grades.
+        ("crash", Verdict::RuntimeError, Some("a line differs")),
+        ("signal", Verdict::RuntimeError, Some("a line differs")),
         (
             "sleep",
             Verdict::Timeout,
@@ -79,7 +80,7 @@ fn a_non_zero_exit_passes_where_the_suite_does_not_grade_it() {
     assert_eq!(verdict_of("exit-1", b"x\n", false).0, Verdict::Pass);
     assert_eq!(
         verdict_of("crash", b"x\n", false).0,
-        Verdict::ExitStatus,
+        Verdict::RuntimeError,
         "a signal always counts"
     );
 }

@@ -79,26 +79,76 @@ fn junit_parses_back_with_one_testcase_per_case() {
 }
 
 #[test]
-fn gradescope_scores_each_group_by_the_fraction_that_passes() {
+fn gradescope_has_one_test_per_case_with_what_a_student_needs() {
     let (_corpus, run) = run();
-    let json: serde_json::Value = serde_json::from_str(&xtask::gradescope::render(&run)).unwrap();
+    let settings = xtask::gradescope::Settings {
+        hidden: false,
+        visibility: Some("after_published".into()),
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&xtask::gradescope::render(&run, &settings)).unwrap();
     let tests = json["tests"].as_array().unwrap();
-    assert_eq!(tests.len(), 2);
-    assert_eq!(tests[0]["name"], "demo/basic");
+    let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
-        (tests[0]["score"].as_f64(), tests[0]["max_score"].as_f64()),
-        (Some(2.0), Some(4.0))
+        names,
+        ["basic/001-case", "basic/002-fails", "extra/001-passes"]
     );
-    assert_eq!(tests[0]["status"], "failed");
-    assert!(tests[0]["output"]
-        .as_str()
-        .unwrap()
-        .contains("002-fails: wrong output"));
-    assert_eq!(
-        (tests[1]["score"].as_f64(), tests[1]["max_score"].as_f64()),
-        (Some(6.0), Some(6.0))
+    let scores: Vec<(f64, f64)> = tests
+        .iter()
+        .map(|t| {
+            (
+                t["score"].as_f64().unwrap(),
+                t["max_score"].as_f64().unwrap(),
+            )
+        })
+        .collect();
+    // basic's 4 points over its 2 cases, extra's 6 on its one.
+    assert_eq!(scores, [(2.0, 2.0), (0.0, 2.0), (6.0, 6.0)]);
+    assert_eq!(tests[1]["status"], "failed");
+    assert_eq!(tests[1]["visibility"], "after_published");
+    let output = tests[1]["output"].as_str().unwrap();
+    for part in [
+        "wrong output",
+        "first difference: line 1, column 1",
+        "expected: `different`",
+        "got: `The Stones`",
+    ] {
+        assert!(output.contains(part), "{part} in {output}");
+    }
+    assert_eq!(json["score"].as_f64(), Some(8.0));
+    // A hidden corpus shows no expected text.
+    let hidden = xtask::gradescope::Settings {
+        hidden: true,
+        visibility: None,
+    };
+    let json: serde_json::Value =
+        serde_json::from_str(&xtask::gradescope::render(&run, &hidden)).unwrap();
+    let output = json["tests"][1]["output"].as_str().unwrap();
+    assert!(
+        !output.contains("expected:") && output.contains("got:"),
+        "{output}"
     );
-    let sum: f64 = tests.iter().map(|t| t["score"].as_f64().unwrap()).sum();
-    assert_eq!(json["score"].as_f64(), Some(sum));
-    assert_eq!(sum, 8.0);
+    assert!(json["tests"][1].get("visibility").is_none());
+}
+
+#[test]
+fn a_junit_failure_carries_the_case_block() {
+    let (_corpus, run) = run();
+    let xml = xtask::junit::render(&run);
+    let report = Report::deserialize_from_str(&xml).unwrap();
+    let failing = &report.test_suites[0].test_cases[1];
+    let description = match &failing.status {
+        quick_junit::TestCaseStatus::NonSuccess { description, .. } => {
+            description.as_ref().unwrap().to_string()
+        }
+        other => panic!("{other:?}"),
+    };
+    for part in [
+        "FAIL demo/basic/002-fails: wrong output",
+        "first difference",
+        "--- expected",
+        "+++ got",
+    ] {
+        assert!(description.contains(part), "{part} in {description}");
+    }
 }

@@ -50,6 +50,13 @@ fn main() -> ExitCode {
             eprintln!("fixture: failing on purpose");
             return ExitCode::from(1);
         }
+        // Half the output, then a Python-like traceback and exit 1.
+        "traceback" => {
+            let output = expected();
+            print(&output[..output.len() / 2]);
+            eprintln!("Traceback (most recent call last):\n  File \"project4.py\", line 12, in <module>\n    main()\nZeroDivisionError: division by zero");
+            return ExitCode::from(1);
+        }
         "crash" => {
             let output = expected();
             print(&output[..output.len() / 2]);
