@@ -192,8 +192,19 @@ impl Summary {
     }
 }
 
-/// The progress bar of a grading: submissions done, and the last one's id.
-pub struct Progress(indicatif::ProgressBar);
+/// What a grading tells its progress display.
+pub enum Step<'a> {
+    /// The cases to run in all (the submissions to grade times the suite's graded cases).
+    Planned { cases: u64 },
+    /// Submission `id` is done: its cases count as run.
+    Graded { id: &'a str, cases: u64 },
+}
+
+/// The progress bar of a grading: cases run of all, submissions done and the last one's id.
+pub struct Progress {
+    bar: indicatif::ProgressBar,
+    submissions: std::cell::Cell<u64>,
+}
 
 impl Progress {
     /// A bar on stderr when `show`, a hidden one otherwise.
@@ -204,22 +215,31 @@ impl Progress {
             indicatif::ProgressBar::hidden()
         };
         bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{bar:40} {pos} submissions graded, last {msg} {elapsed}",
-            )
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases, {msg} {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
-        Progress(bar)
+        Progress {
+            bar,
+            submissions: std::cell::Cell::new(0),
+        }
     }
 
-    /// Submission `id` is done.
-    pub fn graded(&self, id: &str) {
-        self.0.inc(1);
-        self.0.set_message(id.to_string());
+    pub fn step(&self, step: Step) {
+        match step {
+            Step::Planned { cases } => self.bar.set_length(cases),
+            Step::Graded { id, cases } => {
+                self.submissions.set(self.submissions.get() + 1);
+                self.bar.inc(cases);
+                self.bar.set_message(format!(
+                    "{} submissions graded, last {id}",
+                    self.submissions.get()
+                ));
+            }
+        }
     }
 
     pub fn finish(&self) {
-        self.0.finish_and_clear();
+        self.bar.finish_and_clear();
     }
 }
 
@@ -283,7 +303,7 @@ fn submissions(options: &Options) -> Result<Found, Error> {
 }
 
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
-pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Error> {
+pub fn grade(options: &Options, progress: &dyn Fn(Step)) -> Result<Summary, Error> {
     let suite = crate::suite::find(&options.check.cases_root, &options.spec)?;
     let run_text = display_argv(&options.run);
     let results_dir = options.out.join("results");
@@ -309,6 +329,10 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let (found, skipped) = submissions(options)?;
     let run_key = run_key(options, &suite)?;
+    let cases_each = cases.iter().filter(|c| c.graded).count() as u64;
+    progress(Step::Planned {
+        cases: cases_each * found.len() as u64,
+    });
     for (id, dir) in found {
         if crate::process::interrupted() {
             return Ok(Summary {
@@ -334,7 +358,10 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
         if let Some(previous) = previous {
             grades.submissions.push(previous.submission);
             n_reused += 1;
-            progress(&id);
+            progress(Step::Graded {
+                id: &id,
+                cases: cases_each,
+            });
             continue;
         }
         let mut check_options = CheckOptions {
@@ -394,7 +421,10 @@ pub fn grade(options: &Options, progress: &dyn Fn(&str)) -> Result<Summary, Erro
         write_atomically(&result_path, json.as_bytes())?;
         grades.submissions.push(file.submission);
         n_graded += 1;
-        progress(&id);
+        progress(Step::Graded {
+            id: &id,
+            cases: cases_each,
+        });
     }
     write_outputs(&grades, &options.out)?;
     Ok(Summary {

@@ -122,7 +122,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
 fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
     let options = args.options()?;
     let progress = xtask::grade::Progress::new(show_progress());
-    let summary = xtask::grade::grade(&options, &|id| progress.graded(id))?;
+    let summary = xtask::grade::grade(&options, &|step| progress.step(step))?;
     progress.finish();
     for warning in &summary.warnings {
         eprintln!("{warning}");

@@ -235,7 +235,10 @@ impl Judgement {
     /// kind of input line where it shows (this case's).
     pub fn cause(&self) -> String {
         match (&self.difference, self.verdict) {
-            (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
+            (Some(difference), Verdict::PresentationError) => {
+                format!("{}: {}", self.verdict, difference.cause)
+            }
+            (Some(difference), Verdict::WrongOutput) => {
                 let answers = match self.answers.as_deref() {
                     None => String::new(),
                     Some("") => " (in the output after an empty line)".into(),
@@ -276,34 +279,16 @@ impl Judgement {
     }
 }
 
-/// The kind of an input line, for grouping: a one-character command as it is (`F 2 X Y Z` and
-/// `F 10 S T V` are `F`, `R` is `R`), a longer word by its character classes (`XXX`, `VYV`
-/// and `EMPTY` are `A`, `3` and `10` are `#`), an empty line as such.
+/// The kind of an input line, for grouping: how it starts. An empty line, a number (a move, a
+/// size), a word (a command such as `F 2 X Y Z` or `R`, a row of jewels), a space (a row with
+/// holes), or punctuation (`<`, `>`, `-1`).
 pub fn command_kind(line: &str) -> String {
-    let Some(word) = line.split_whitespace().next() else {
-        return "(empty line)".into();
-    };
-    let class = |c: char| {
-        if c.is_ascii_digit() {
-            '#'
-        } else if c.is_alphabetic() {
-            'A'
-        } else {
-            c
-        }
-    };
-    let mut chars = word.chars();
-    match (chars.next(), chars.next()) {
-        (Some(c), None) if !c.is_ascii_digit() => c.to_string(),
-        _ => {
-            let mut kind = String::new();
-            for c in word.chars().map(class) {
-                if !kind.ends_with(c) {
-                    kind.push(c);
-                }
-            }
-            kind
-        }
+    match line.chars().next() {
+        None => "(empty line)".into(),
+        Some(c) if c.is_ascii_digit() => "#".into(),
+        Some(c) if c.is_alphabetic() => "A".into(),
+        Some(' ') => "(space)".into(),
+        Some(_) => "(punctuation)".into(),
     }
 }
 
@@ -464,10 +449,11 @@ mod tests {
     #[test]
     fn input_lines_group_by_kind() {
         assert_eq!(command_kind("F 2 X Y Z"), command_kind("F 10 S T V"));
-        assert_eq!(command_kind("R"), "R");
-        assert_eq!(command_kind("XXX"), command_kind("VYV"));
-        assert_ne!(command_kind("XXX"), command_kind("F 1 X X X"));
-        assert_eq!(command_kind("3"), command_kind("7"));
+        assert_eq!(command_kind("XXX"), command_kind("S  V  STS"));
+        assert_eq!(command_kind(" X  "), command_kind("  Z  X"));
+        assert_eq!(command_kind("<"), command_kind(">"));
+        assert_ne!(command_kind("<"), command_kind("R"));
+        assert_eq!(command_kind("3"), command_kind("10"));
         assert_eq!(command_kind(""), "(empty line)");
     }
 

@@ -144,3 +144,46 @@ fn no_false_alarm_against_the_reference_itself() {
     }
     assert!(total >= 10_000, "{total} runs");
 }
+
+#[test]
+fn one_injected_bug_gives_a_handful_of_causes() {
+    // The variants above, checked against their whole suites: the failures of one bug group
+    // into at most five causes, and most into one or two.
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let mut counts = Vec::new();
+    for (spec, name) in [
+        ("columns", "columns-no-diagonal-down"),
+        ("columns", "columns-rotate-backwards"),
+        ("columns", "columns-freezes-on-landing"),
+        ("connect4", "connect4-no-diagonal-up"),
+        ("go", "go-stone-liberties"),
+        ("collapse", "collapse-eight-connected"),
+    ] {
+        let mut options = xtask::check::Options::new(
+            cases.clone(),
+            "/nonexistent/reference".into(),
+            std::env::temp_dir(),
+        );
+        options.spec = Some(spec.into());
+        options.program =
+            xtask::target::Program::Command(vec![mutant().into(), name.into(), spec.into()]);
+        let run = xtask::check::check(&options).unwrap();
+        let causes: std::collections::BTreeSet<_> = run
+            .results
+            .iter()
+            .filter(|r| r.case.graded && !r.judgement.verdict.passed())
+            .map(|r| r.judgement.cause_key())
+            .collect();
+        eprintln!("{name}: {} causes", causes.len());
+        assert!(
+            !causes.is_empty() && causes.len() <= 5,
+            "{name}: {causes:#?}"
+        );
+        counts.push(causes.len());
+    }
+    let few = counts.iter().filter(|&&n| n <= 2).count();
+    assert!(
+        few * 2 > counts.len(),
+        "most variants give one or two causes: {counts:?}"
+    );
+}
