@@ -287,7 +287,9 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
 }
 
 /// How close a case's output came to the expected one, from 0 to 1: 1 for a pass, else the
-/// share of matching characters (a line diff's ratio) over a bounded part of each side.
+/// mean of the share of the output that matches the expected text (a program that crashed after
+/// a right beginning scores high there) and the share of the expected text it matched, over a
+/// bounded part of each side.
 fn closeness(result: &CaseResult) -> f64 {
     if result.judgement.verdict.passed() {
         return 1.0;
@@ -298,11 +300,22 @@ fn closeness(result: &CaseResult) -> f64 {
     let bound =
         |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]).into_owned();
     let (expected, actual) = (bound(&result.judgement.expected), bound(&execution.stdout));
-    similar::TextDiff::configure()
+    if actual.is_empty() || expected.is_empty() {
+        return 0.0;
+    }
+    let diff = similar::TextDiff::configure()
         .algorithm(similar::Algorithm::Patience)
-        .diff_chars(expected.as_str(), actual.as_str())
-        .ratio() as f64
-        * 0.99
+        .diff_chars(expected.as_str(), actual.as_str());
+    let matched: usize = diff
+        .ops()
+        .iter()
+        .filter(|op| op.tag() == similar::DiffTag::Equal)
+        .map(|op| op.old_range().len())
+        .sum();
+    let (actual_len, expected_len) = (actual.chars().count(), expected.chars().count());
+    let precision = matched as f64 / actual_len as f64;
+    let recall = matched as f64 / expected_len as f64;
+    (precision + recall) / 2.0 * 0.99
 }
 
 fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error> {
