@@ -155,18 +155,29 @@ fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>) -> String {
     "a line differs".into()
 }
 
-/// Where the first differing word of the two lines is a number in both: how the number is off.
+/// Where the two lines first differ inside a number in both: how the number is off. Looks only
+/// around the first differing byte, so a line of megabytes costs what its common prefix does.
 fn number_difference(expected: &[u8], actual: &[u8]) -> Option<String> {
-    let words = |line: &[u8]| -> Vec<String> {
-        String::from_utf8_lossy(line)
-            .split(|c: char| !c.is_ascii_digit() && c != '-')
-            .filter(|w| !w.is_empty())
-            .map(String::from)
-            .collect()
+    let common = expected
+        .iter()
+        .zip(actual)
+        .take_while(|(e, a)| e == a)
+        .count();
+    let is_number = |b: &u8| b.is_ascii_digit() || *b == b'-';
+    // The number the difference falls in starts at the last non-number byte before it.
+    let start = expected[..common]
+        .iter()
+        .rposition(|b| !is_number(b))
+        .map_or(0, |at| at + 1);
+    let number_at = |line: &[u8]| -> Option<i64> {
+        let rest = &line[start.min(line.len())..];
+        let end = rest
+            .iter()
+            .position(|b| !is_number(b))
+            .unwrap_or(rest.len());
+        std::str::from_utf8(&rest[..end.min(24)]).ok()?.parse().ok()
     };
-    let (e_words, a_words) = (words(expected), words(actual));
-    let (e, a) = e_words.iter().zip(&a_words).find(|(e, a)| e != a)?;
-    let (e, a) = (e.parse::<i64>().ok()?, a.parse::<i64>().ok()?);
+    let (e, a) = (number_at(expected)?, number_at(actual)?);
     Some(match a - e {
         1 => "a number is one too high".into(),
         -1 => "a number is one too low".into(),
@@ -177,6 +188,25 @@ fn number_difference(expected: &[u8], actual: &[u8]) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn numbers_off_by_one_are_named() {
+        let cause = |e: &str, a: &str| cause(Some(e.as_bytes()), Some(a.as_bytes()));
+        assert_eq!(
+            cause(" 1   3  12\n", " 1   4  12\n"),
+            "a number is one too high"
+        );
+        assert_eq!(
+            cause(" 1   3  12\n", " 1   3  11\n"),
+            "a number is one too low"
+        );
+        assert_eq!(cause("line 10 of\n", "line 19 of\n"), "a number differs");
+        assert_eq!(cause("|[X]|\n", "|[Y]|\n"), "a line differs");
+        assert_eq!(
+            cause("Enter a column: \n", "> Enter a column: \n"),
+            "extra text before the expected line (a prompt?)"
+        );
+    }
 
     fn check(expected: &str, actual: &str, want: Option<(usize, usize, &str, bool)>) {
         let got = compare(CompareMode::Exact, expected.as_bytes(), actual.as_bytes())

@@ -308,6 +308,16 @@ pub fn grade(options: &Options, progress: &dyn Fn(Step)) -> Result<Summary, Erro
     let run_text = display_argv(&options.run);
     let results_dir = options.out.join("results");
     std::fs::create_dir_all(&results_dir).map_err(|err| Error::io(&results_dir, err))?;
+    // A run killed while writing a result leaves its temporary file; the result itself is
+    // either whole or absent, so the leftover only needs to go.
+    for entry in std::fs::read_dir(&results_dir)
+        .map_err(|err| Error::io(&results_dir, err))?
+        .flatten()
+    {
+        if entry.file_name().to_string_lossy().starts_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
     // Only groups with graded cases count: an empty `found` group is worth nothing yet.
     let cases = crate::discover::discover(&suite)?;
     let groups: BTreeMap<String, f64> = suite

@@ -367,3 +367,80 @@ fn an_incomplete_set_of_shards_is_refused_unless_allowed() {
     assert!(err.contains("merging 1 of 2 shards: missing 2/2"), "{err}");
     assert!(merge(&files, &class.out("merged"), true).is_ok());
 }
+
+#[test]
+fn a_grading_killed_at_any_moment_resumes_to_the_same_bytes() {
+    let class = Class::new(24);
+    // A word on every target's command line, to find them in /proc whatever else runs.
+    let marker = format!("killed-grading-{}", std::process::id());
+    let grade_cli = |out: &Path| {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
+        command
+            .args(["grade", "--spec", "echo", "--timeout", "0.4", "--cases"])
+            .arg(class.dir.path().join("cases"))
+            .arg("--submissions")
+            .arg(class.dir.path().join("class"))
+            .arg("--run")
+            .arg(format!(
+                "{} by-folder {marker}",
+                fixture().to_string_lossy()
+            ))
+            .arg("--out")
+            .arg(out)
+            .arg("--reference")
+            .arg(reference())
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::null());
+        command
+    };
+    let whole = class.out("whole");
+    assert!(grade_cli(&whole).status().unwrap().success());
+    let killed = class.out("killed");
+    // SIGKILL at moments spread over a run (a fixed sequence, so a failure repeats).
+    let results = killed.join("results");
+    for delay_ms in [150, 900, 400, 1300, 50] {
+        let mut child = grade_cli(&killed).spawn().unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        child.kill().unwrap();
+        child.wait().unwrap();
+        // What is there under a result's name is whole: every result file parses (a temporary
+        // file a write was cut off in goes at the next start).
+        for entry in std::fs::read_dir(&results).into_iter().flatten().flatten() {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(".tmp") {
+                continue;
+            }
+            let bytes = std::fs::read(entry.path()).unwrap();
+            serde_json::from_slice::<serde_json::Value>(&bytes)
+                .unwrap_or_else(|err| panic!("{name} is not whole: {err}"));
+        }
+    }
+    let finished_before = std::fs::read_dir(&results).map_or(0, |d| {
+        d.flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with(".tmp"))
+            .count()
+    });
+    let output = grade_cli(&killed).output().unwrap();
+    assert!(output.status.success());
+    let report = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        report.contains(&format!("{finished_before} reused from an earlier run")),
+        "{finished_before} results were there: {report}"
+    );
+    assert!(
+        outputs(&whole) == outputs(&killed),
+        "the resumed grades differ"
+    );
+    let leftovers = std::fs::read_dir(&results)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
+        .count();
+    assert_eq!(leftovers, 0, "temporary files of killed runs are removed");
+    let left = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(&marker))
+        .count();
+    assert_eq!(left, 0, "a target outlived a killed grading");
+}
