@@ -391,13 +391,7 @@ pub fn helper_main() -> std::process::ExitCode {
     let filter = match setup {
         Ok(filter) => filter,
         Err(err) => {
-            let _ = send_reply(
-                socket,
-                &Reply::Failed {
-                    error: err.to_string(),
-                },
-                &[],
-            );
+            let _ = send_failure(socket, err.to_string());
             return std::process::ExitCode::from(1);
         }
     };
@@ -408,13 +402,7 @@ pub fn helper_main() -> std::process::ExitCode {
         let request: CaseRequest = match serde_json::from_slice(&bytes) {
             Ok(request) => request,
             Err(err) => {
-                let _ = send_reply(
-                    socket,
-                    &Reply::Failed {
-                        error: err.to_string(),
-                    },
-                    &[],
-                );
+                let _ = send_failure(socket, err.to_string());
                 continue;
             }
         };
@@ -435,9 +423,13 @@ fn report(fd: RawFd, line: &str) {
     }
 }
 
+fn send_failure(socket: RawFd, error: String) -> io::Result<()> {
+    send_reply(socket, &Reply::Failed { error }, &[])
+}
+
 /// Answers a case that cannot start: it failed, and (as for every case) it is over.
 fn refuse(socket: RawFd, error: String) -> io::Result<()> {
-    send_reply(socket, &Reply::Failed { error }, &[])?;
+    send_failure(socket, error)?;
     let never_ran = Exited {
         status: None,
         cpu_us: 0,

@@ -354,6 +354,22 @@ fn bless_refuses_a_target_whose_two_runs_differ() {
         .stderr(predicate::str::contains("001-case.in").and(predicate::str::contains("two runs")));
 }
 
+/// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process.
+fn spawn_escaping_check(corpus: &Corpus) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("escape-group")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 #[test]
 fn sigterm_and_a_second_interrupt_end_a_confined_run() {
     // A first SIGTERM makes the run stop and report; a second one ends it at once, whatever
@@ -363,18 +379,7 @@ fn sigterm_and_a_second_interrupt_end_a_confined_run() {
         for k in 2..=6 {
             corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
         }
-        let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-            .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(reference())
-            .arg("--")
-            .arg(fixture())
-            .arg("escape-group")
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null())
-            .spawn()
-            .unwrap();
+        let child = spawn_escaping_check(&corpus);
         std::thread::sleep(std::time::Duration::from_millis(1500));
         let start = std::time::Instant::now();
         for &signal in signals {
@@ -390,11 +395,7 @@ fn sigterm_and_a_second_interrupt_end_a_confined_run() {
         );
         assert_eq!(output.status.code(), Some(130), "{signals:?}");
         std::thread::sleep(std::time::Duration::from_millis(200));
-        let left = std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
-            .filter(|c| String::from_utf8_lossy(c).contains("escape-group"))
-            .count();
+        let left = crate::support::survivors("escape-group").len();
         assert_eq!(left, 0, "{signals:?}: a target survived");
     }
 }
@@ -436,29 +437,12 @@ fn a_missing_layer_is_one_warning_or_with_require_isolation_an_error() {
 #[test]
 fn a_killed_harness_leaves_no_process_and_its_cgroups_go_at_the_next_start() {
     let corpus = Corpus::new(b"x\n", true);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(reference())
-        .arg("--")
-        .arg(fixture())
-        .arg("escape-group")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_escaping_check(&corpus);
     let killed = child.id();
     std::thread::sleep(std::time::Duration::from_millis(1500));
     child.kill().unwrap();
     child.wait().unwrap();
-    let targets = || {
-        std::fs::read_dir("/proc")
-            .unwrap()
-            .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
-            .filter(|c| String::from_utf8_lossy(c).contains("escape-group"))
-            .count()
-    };
+    let targets = || crate::support::survivors("escape-group").len();
     let mut left = targets();
     for _ in 0..50 {
         if left == 0 {

@@ -11,7 +11,7 @@ use xtask::limits::ResourceLimits;
 use xtask::outcome::Verdict;
 use xtask::target::Program;
 
-use crate::support::{fixture, options, Corpus, EXPECTED};
+use crate::support::{fixture, options, survivors, Corpus, EXPECTED};
 
 const MARGIN: Duration = Duration::from_secs(5);
 
@@ -35,22 +35,6 @@ fn snapshot(root: &Path) -> Vec<(String, Vec<u8>, u32, u32, u32)> {
         .collect();
     files.sort();
     files
-}
-
-/// Processes still running whose command line mentions `marker`.
-fn survivors(marker: &str) -> Vec<String> {
-    std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            entry.file_name().to_str()?.parse::<u32>().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let zombie = state.rsplit(") ").next()?.starts_with('Z');
-            (text.contains(marker) && !zombie).then_some(text)
-        })
-        .collect()
 }
 
 fn hostile_options(corpus: &Corpus, mode: &str, expected_arg: &Path) -> Options {

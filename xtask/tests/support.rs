@@ -135,3 +135,19 @@ pub fn fuzz_options(
         out: tempfile::tempdir().unwrap().keep(),
     }
 }
+
+/// Processes still running whose command line mentions `marker`.
+pub fn survivors(marker: &str) -> Vec<String> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let zombie = state.rsplit(") ").next()?.starts_with('Z');
+            (text.contains(marker) && !zombie).then_some(text)
+        })
+        .collect()
+}
