@@ -203,7 +203,7 @@ pub enum Step<'a> {
 /// The progress bar of a grading: cases run of all, submissions done and the last one's id.
 pub struct Progress {
     bar: indicatif::ProgressBar,
-    submissions: std::cell::Cell<u64>,
+    submissions: std::sync::atomic::AtomicU64,
 }
 
 impl Progress {
@@ -220,7 +220,7 @@ impl Progress {
         );
         Progress {
             bar,
-            submissions: std::cell::Cell::new(0),
+            submissions: std::sync::atomic::AtomicU64::new(0),
         }
     }
 
@@ -228,12 +228,13 @@ impl Progress {
         match step {
             Step::Planned { cases } => self.bar.set_length(cases),
             Step::Graded { id, cases } => {
-                self.submissions.set(self.submissions.get() + 1);
+                let done = self
+                    .submissions
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    + 1;
                 self.bar.inc(cases);
-                self.bar.set_message(format!(
-                    "{} submissions graded, last {id}",
-                    self.submissions.get()
-                ));
+                self.bar
+                    .set_message(format!("{done} submissions graded, last {id}"));
             }
         }
     }
@@ -303,7 +304,7 @@ fn submissions(options: &Options) -> Result<Found, Error> {
 }
 
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
-pub fn grade(options: &Options, progress: &dyn Fn(Step)) -> Result<Summary, Error> {
+pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summary, Error> {
     let suite = crate::suite::find(&options.check.cases_root, &options.spec)?;
     let run_text = display_argv(&options.run);
     let results_dir = options.out.join("results");
@@ -343,97 +344,42 @@ pub fn grade(options: &Options, progress: &dyn Fn(Step)) -> Result<Summary, Erro
     progress(Step::Planned {
         cases: cases_each * found.len() as u64,
     });
-    for (id, dir) in found {
-        if crate::process::interrupted() {
-            return Ok(Summary {
-                grades,
-                n_reused,
-                n_graded,
-                interrupted: true,
-                warnings,
-                skipped,
-            });
-        }
-        let key = format!(
-            "{:016x}",
-            hash(&[&run_key.to_le_bytes(), &folder_key(&dir)?.to_le_bytes()])
-        );
-        let result_path = results_dir.join(format!("{id}.json"));
-        let previous = std::fs::read(&result_path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
-            .filter(|r| {
-                !options.force && r.spec == suite.name && r.run == run_text && r.key == key
-            });
-        if let Some(previous) = previous {
-            grades.submissions.push(previous.submission);
-            n_reused += 1;
+    // One submission per worker at a time, each checked on its worker's own thread (and
+    // sandbox helper): both cores stay busy from the first submission to the last, and a
+    // submission's result is written the moment it is known.
+    let graded = crate::pool::map(options.check.jobs, &found, |(id, dir)| {
+        let outcome = grade_one(options, &suite, &run_text, run_key, &results_dir, id, dir);
+        if let Ok(Graded::Reused(_) | Graded::Fresh(..)) = &outcome {
             progress(Step::Graded {
-                id: &id,
+                id,
                 cases: cases_each,
             });
-            continue;
         }
-        let mut check_options = CheckOptions {
-            spec: Some(suite.name.clone()),
-            program: Program::Command(options.run.clone()),
-            dir: dir.clone(),
-            ..options.check.clone()
-        };
-        // The student's program runs in the student's folder, whatever its command line names.
-        check_options.confine.cwd = Some(dir.clone());
-        let submission = match check::check(&check_options) {
-            Ok(run) if run.interrupted => {
-                return Ok(Summary {
-                    grades,
-                    n_reused,
-                    n_graded,
-                    interrupted: true,
-                    warnings,
-                    skipped,
-                });
+        outcome
+    })?;
+    let mut interrupted = false;
+    for outcome in graded {
+        match outcome? {
+            Graded::Reused(submission) => {
+                grades.submissions.push(submission);
+                n_reused += 1;
             }
-            Ok(run) => {
-                crate::confine::note_once(&mut warnings, run.warnings.clone());
-                if let Some(settings) = &options.gradescope {
-                    let text = crate::gradescope::render(&run, settings);
-                    write_gradescope(&options.out, &id, &text)?;
-                }
-                submission_of(&id, &run)
+            Graded::Fresh(submission, found) => {
+                crate::confine::note_once(&mut warnings, found);
+                grades.submissions.push(submission);
+                n_graded += 1;
             }
-            Err(err @ Error::CouldNotRun { .. }) => {
-                let mut verdicts = verdict_counts();
-                let n_graded_cases = cases.iter().filter(|c| c.graded).count();
-                verdicts.insert(Verdict::CouldNotRun.slug().into(), n_graded_cases);
-                if options.gradescope.is_some() {
-                    let text = crate::gradescope::render_failure(&err.to_string());
-                    write_gradescope(&options.out, &id, &text)?;
-                }
-                Submission {
-                    id: id.clone(),
-                    score: 0.0,
-                    groups: BTreeMap::new(),
-                    verdicts,
-                    error: Some(err.to_string()),
-                    cases: Vec::new(),
-                }
-            }
-            Err(err) => return Err(err),
-        };
-        let file = ResultFile {
-            spec: suite.name.clone(),
-            run: run_text.clone(),
-            key,
-            submission,
-        };
-        let json =
-            serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
-        write_atomically(&result_path, json.as_bytes())?;
-        grades.submissions.push(file.submission);
-        n_graded += 1;
-        progress(Step::Graded {
-            id: &id,
-            cases: cases_each,
+            Graded::Interrupted => interrupted = true,
+        }
+    }
+    if interrupted {
+        return Ok(Summary {
+            grades,
+            n_reused,
+            n_graded,
+            interrupted: true,
+            warnings,
+            skipped,
         });
     }
     write_outputs(&grades, &options.out)?;
@@ -445,6 +391,94 @@ pub fn grade(options: &Options, progress: &dyn Fn(Step)) -> Result<Summary, Erro
         warnings,
         skipped,
     })
+}
+
+/// What grading one submission came to.
+enum Graded {
+    /// Its result from an earlier run still holds.
+    Reused(Submission),
+    /// Graded now, with the confinement warnings of its run.
+    Fresh(Submission, Vec<String>),
+    /// Ctrl-C came first.
+    Interrupted,
+}
+
+/// Grades submission `id` in `dir` (or reuses its result), and writes its result file.
+fn grade_one(
+    options: &Options,
+    suite: &crate::suite::Suite,
+    run_text: &str,
+    run_key: u64,
+    results_dir: &Path,
+    id: &str,
+    dir: &Path,
+) -> Result<Graded, Error> {
+    if crate::process::interrupted() {
+        return Ok(Graded::Interrupted);
+    }
+    let key = format!(
+        "{:016x}",
+        hash(&[&run_key.to_le_bytes(), &folder_key(dir)?.to_le_bytes()])
+    );
+    let result_path = results_dir.join(format!("{id}.json"));
+    let previous = std::fs::read(&result_path)
+        .ok()
+        .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
+        .filter(|r| !options.force && r.spec == suite.name && r.run == run_text && r.key == key);
+    if let Some(previous) = previous {
+        return Ok(Graded::Reused(previous.submission));
+    }
+    let mut check_options = CheckOptions {
+        spec: Some(suite.name.clone()),
+        program: Program::Command(options.run.clone()),
+        dir: dir.to_path_buf(),
+        // The submission's cases run one after another on this worker.
+        jobs: 1,
+        ..options.check.clone()
+    };
+    // The student's program runs in the student's folder, whatever its command line names.
+    check_options.confine.cwd = Some(dir.to_path_buf());
+    let mut warnings = Vec::new();
+    let submission = match check::check(&check_options) {
+        Ok(run) if run.interrupted => return Ok(Graded::Interrupted),
+        Ok(run) => {
+            warnings = run.warnings.clone();
+            if let Some(settings) = &options.gradescope {
+                let text = crate::gradescope::render(&run, settings);
+                write_gradescope(&options.out, id, &text)?;
+            }
+            submission_of(id, &run)
+        }
+        Err(err @ Error::CouldNotRun { .. }) => {
+            let mut verdicts = verdict_counts();
+            let cases = crate::discover::discover(suite)?;
+            let n_graded_cases = cases.iter().filter(|c| c.graded).count();
+            verdicts.insert(Verdict::CouldNotRun.slug().into(), n_graded_cases);
+            if options.gradescope.is_some() {
+                let text = crate::gradescope::render_failure(&err.to_string());
+                write_gradescope(&options.out, id, &text)?;
+            }
+            Submission {
+                id: id.to_string(),
+                score: 0.0,
+                groups: BTreeMap::new(),
+                verdicts,
+                error: Some(err.to_string()),
+                cases: Vec::new(),
+            }
+        }
+        Err(err) => return Err(err),
+    };
+    let file = ResultFile {
+        spec: suite.name.clone(),
+        run: run_text.to_string(),
+        key,
+        submission,
+    };
+    let json =
+        serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
+    write_atomically(&result_path, json.as_bytes())?;
+    Ok(Graded::Fresh(file.submission, warnings))
 }
 
 /// Writes a submission's `gradescope/<id>/results.json` under `out`.

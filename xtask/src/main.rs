@@ -203,6 +203,8 @@ fn main() -> ExitCode {
         Task::Merge(args) => run_merge(args),
         Task::Adequacy(args) => run_adequacy(args),
     };
+    // A run with one job used this thread's sandbox helper: end it (and its cgroup) now.
+    xtask::sandbox::release();
     match result {
         Ok(code) => code,
         Err(err) => {

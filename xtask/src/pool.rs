@@ -19,6 +19,11 @@ pub fn map<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync + Send,
 ) -> Result<Vec<R>, Error> {
+    // One job: run here, on the calling thread, keeping its sandbox helper for the next call
+    // (a grading runs one submission per worker this way).
+    if jobs <= 1 {
+        return Ok(items.iter().map(work).collect());
+    }
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()

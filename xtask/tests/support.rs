@@ -64,7 +64,7 @@ pub fn reference() -> OsString {
 
 /// A copy of the program `source` in a folder of its own, outside the checkout and readable by
 /// the sandbox's user. The copy is kept between runs, named after the build it copies; copies
-/// of older builds are removed.
+/// of other builds are removed once they are a day old.
 pub fn outside_checkout(source: &Path) -> PathBuf {
     use std::os::unix::fs::{MetadataExt, PermissionsExt};
     let meta = std::fs::metadata(source).unwrap();
@@ -73,8 +73,17 @@ pub fn outside_checkout(source: &Path) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("{prefix}{}-{}", meta.len(), meta.mtime()));
     let path = dir.join(&*name);
     if !path.is_file() {
+        // Copies of other builds go once a day old: another checkout's tests may be running.
+        let day_old = |entry: &std::fs::DirEntry| {
+            entry
+                .metadata()
+                .and_then(|m| m.modified())
+                .ok()
+                .and_then(|t| t.elapsed().ok())
+                .is_some_and(|age| age.as_secs() > 86_400)
+        };
         for entry in std::fs::read_dir(std::env::temp_dir()).unwrap().flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
+            if entry.file_name().to_string_lossy().starts_with(&prefix) && day_old(&entry) {
                 let _ = std::fs::remove_dir_all(entry.path());
             }
         }
