@@ -178,7 +178,9 @@ fn number_difference(expected: &[u8], actual: &[u8]) -> Option<String> {
         std::str::from_utf8(&rest[..end.min(24)]).ok()?.parse().ok()
     };
     let (e, a) = (number_at(expected)?, number_at(actual)?);
-    Some(match a - e {
+    // The same number on both sides: the lines differ after it, not in it.
+    Some(match a.checked_sub(e)? {
+        0 => return None,
         1 => "a number is one too high".into(),
         -1 => "a number is one too low".into(),
         _ => "a number differs".into(),
@@ -202,6 +204,11 @@ mod tests {
         );
         assert_eq!(cause("line 10 of\n", "line 19 of\n"), "a number differs");
         assert_eq!(cause("|[X]|\n", "|[Y]|\n"), "a line differs");
+        assert_eq!(
+            cause(" 1 ..B\n", " 1"),
+            "a line differs",
+            "the number is the same"
+        );
         assert_eq!(
             cause("Enter a column: \n", "> Enter a column: \n"),
             "extra text before the expected line (a prompt?)"
