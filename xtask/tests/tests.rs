@@ -10,3 +10,4 @@ mod reports;
 mod support;
 mod tidy;
 mod toy;
+mod workflow;
