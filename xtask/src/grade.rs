@@ -596,8 +596,6 @@ pub fn merge(files: &[PathBuf], out: &Path, allow_partial: bool) -> Result<Grade
 
 #[cfg(test)]
 mod tests {
-    use super::*;
-
     #[test]
     fn a_score_read_back_from_json_is_the_same_to_the_last_bit() {
         // Found merging shards: read back with serde_json's default float parsing, this score
