@@ -15,6 +15,31 @@ use crate::support::{fixture, options, survivors, Corpus, EXPECTED};
 
 const MARGIN: Duration = Duration::from_secs(5);
 
+/// What the `attacks` fixture prints when confinement holds: each attack it tries, blocked.
+fn all_attacks_blocked() -> String {
+    [
+        "read-checkout",
+        "exec-from-checkout",
+        "chmod-binary",
+        "read-corpus",
+        "chmod-corpus",
+        "chown-corpus",
+        "prlimit-others",
+        "signal-harness",
+        "raw-socket",
+        "keyring",
+        "dev-tty",
+        "mount",
+        "ptrace",
+        "harness-environ",
+        "tcp-to-host",
+        "write-outside-temp",
+    ]
+    .iter()
+    .map(|n| format!("{n}: blocked\n"))
+    .collect()
+}
+
 /// Every file and folder of the corpus with its contents, mode and owner, to compare before
 /// and after.
 fn snapshot(root: &Path) -> Vec<(String, Vec<u8>, u32, u32, u32)> {
@@ -298,25 +323,7 @@ fn every_attack_class_is_blocked() {
     listener.set_nonblocking(true).unwrap();
     let udp = std::net::UdpSocket::bind(("127.0.0.1", port)).unwrap();
     udp.set_nonblocking(true).unwrap();
-    let names = [
-        "read-checkout",
-        "exec-from-checkout",
-        "chmod-binary",
-        "read-corpus",
-        "chmod-corpus",
-        "chown-corpus",
-        "prlimit-others",
-        "signal-harness",
-        "raw-socket",
-        "keyring",
-        "dev-tty",
-        "mount",
-        "ptrace",
-        "harness-environ",
-        "tcp-to-host",
-        "write-outside-temp",
-    ];
-    let expected: String = names.iter().map(|n| format!("{n}: blocked\n")).collect();
+    let expected = all_attacks_blocked();
     let (corpus, mut options) = attack("attacks", &[], &expected);
     let corpus_file = corpus.expected_path();
     if let Program::Command(argv) = &mut options.program {
@@ -545,25 +552,7 @@ fn without_root_the_sandbox_holds_in_a_user_namespace() {
     )
     .unwrap();
     std::fs::write(corpus.join("001-case.in"), "x\n").unwrap();
-    let names = [
-        "read-checkout",
-        "exec-from-checkout",
-        "chmod-binary",
-        "read-corpus",
-        "chmod-corpus",
-        "chown-corpus",
-        "prlimit-others",
-        "signal-harness",
-        "raw-socket",
-        "keyring",
-        "dev-tty",
-        "mount",
-        "ptrace",
-        "harness-environ",
-        "tcp-to-host",
-        "write-outside-temp",
-    ];
-    let expected: String = names.iter().map(|n| format!("{n}: blocked\n")).collect();
+    let expected = all_attacks_blocked();
     std::fs::write(corpus.join("001-case.out"), expected).unwrap();
     for path in [
         dir.path().join("corpus"),
