@@ -8,6 +8,8 @@
 //! loop run as a process of its own (`xtask __spawn`), which is what a confined Python target
 //! is held to: within 1.10x.
 
+pub mod class;
+
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;

@@ -13,7 +13,7 @@ use crate::confine::{Policy, Settings};
 use crate::discover::{discover, Case};
 use crate::error::Error;
 use crate::locate::locate;
-use crate::outcome::{judge, CaseResult, Judgement, Verdict};
+use crate::outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
 use crate::process::{execute, Bounds};
 use crate::run::Run;
 use crate::suite::{load_all, Suite};
@@ -89,7 +89,60 @@ fn plan_target(
     )
 }
 
-pub fn check(options: &Options) -> Result<Run, Error> {
+/// A check planned and not yet run: each chosen suite with its target and cases.
+pub struct Prepared {
+    plans: Vec<Plan>,
+    n_filtered: usize,
+    n_ungraded_left_out: usize,
+    inferred: Option<String>,
+    warnings: Vec<String>,
+    start: Instant,
+    /// What runs, as the user named it.
+    program: Program,
+}
+
+impl Prepared {
+    /// The cases to run, over every suite.
+    pub fn len(&self) -> usize {
+        self.plans.iter().map(|p| p.cases.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The plan and case at position `k` of all the cases to run.
+    fn work(&self, mut k: usize) -> Option<(&Plan, &Case)> {
+        for plan in &self.plans {
+            match plan.cases.get(k) {
+                Some(case) => return Some((plan, case)),
+                None => k -= plan.cases.len(),
+            }
+        }
+        None
+    }
+}
+
+/// The cases of `suite` that `options` select; the counts left out by the filter and for being
+/// ungraded.
+pub fn select(options: &Options, suite: &Suite) -> Result<(Vec<Case>, usize, usize), Error> {
+    let mut cases = discover(suite)?;
+    cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
+    let before = cases.len();
+    cases.retain(|case| case.graded || options.include_unspecified);
+    let n_ungraded_left_out = before - cases.len();
+    let before = cases.len();
+    cases.retain(|case| {
+        options.filter.as_ref().is_none_or(|pattern| {
+            case.group.contains(pattern.as_str()) || case.id().contains(pattern.as_str())
+        })
+    });
+    let n_filtered = before - cases.len();
+    Ok((cases, n_filtered, n_ungraded_left_out))
+}
+
+/// Plans a check: the suites, their targets and the cases to run.
+pub fn prepare(options: &Options) -> Result<Prepared, Error> {
     let start = Instant::now();
     let suites = load_all(&options.cases_root)?;
     let mut inferred = None;
@@ -102,34 +155,24 @@ pub fn check(options: &Options) -> Result<Run, Error> {
             vec![suite]
         }
     };
-    let mut plans = Vec::new();
-    let (mut n_filtered, mut n_ungraded_left_out) = (0, 0);
-    let mut warnings = Vec::new();
+    let mut prepared = Prepared {
+        plans: Vec::new(),
+        n_filtered: 0,
+        n_ungraded_left_out: 0,
+        inferred,
+        warnings: Vec::new(),
+        start,
+        program: options.program.clone(),
+    };
     for suite in chosen {
-        let (target, policy) = plan_target(options, &suite, &mut warnings)?;
-        let mut cases = discover(&suite)?;
-        cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
-        let before = cases.len();
-        cases.retain(|case| case.graded || options.include_unspecified);
-        n_ungraded_left_out += before - cases.len();
-        let before = cases.len();
-        cases.retain(|case| {
-            options.filter.as_ref().is_none_or(|pattern| {
-                case.group.contains(pattern.as_str()) || case.id().contains(pattern.as_str())
-            })
-        });
-        n_filtered += before - cases.len();
-        plans.push(Plan {
-            suite,
-            target,
-            cases,
-            policy,
-        });
+        let (cases, n_filtered, n_ungraded_left_out) = select(options, &suite)?;
+        prepared.n_filtered += n_filtered;
+        prepared.n_ungraded_left_out += n_ungraded_left_out;
+        prepared = prepare_cases(options, suite, cases, prepared)?;
     }
-    let n_selected: usize = plans.iter().map(|p| p.cases.len()).sum();
-    if n_selected == 0 {
+    if prepared.is_empty() {
         // A gate that runs nothing must not pass.
-        return Err(Error::Usage(match (&options.filter, n_filtered) {
+        return Err(Error::Usage(match (&options.filter, prepared.n_filtered) {
             (Some(pattern), 1..) => format!("--filter `{pattern}` matches no case"),
             _ => format!(
                 "no case to run in `{}` (an empty corpus, or every case left out)",
@@ -137,20 +180,68 @@ pub fn check(options: &Options) -> Result<Run, Error> {
             ),
         }));
     }
-    let results = run_plans(options, &plans)?;
-    could_not_run(&plans, &results)?;
-    never_ran(options, &results)?;
+    Ok(prepared)
+}
+
+/// Plans a check of `cases` of `suite`, loaded once by the caller (`grade`, for a whole class).
+pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result<Prepared, Error> {
+    let prepared = Prepared {
+        plans: Vec::new(),
+        n_filtered: 0,
+        n_ungraded_left_out: 0,
+        inferred: None,
+        warnings: Vec::new(),
+        start: Instant::now(),
+        program: options.program.clone(),
+    };
+    prepare_cases(options, suite.clone(), cases.to_vec(), prepared)
+}
+
+fn prepare_cases(
+    options: &Options,
+    suite: Suite,
+    cases: Vec<Case>,
+    mut prepared: Prepared,
+) -> Result<Prepared, Error> {
+    let (target, policy) = plan_target(options, &suite, &mut prepared.warnings)?;
+    prepared.plans.push(Plan {
+        suite,
+        target,
+        cases,
+        policy,
+    });
+    Ok(prepared)
+}
+
+/// Runs case `k` of a prepared check and judges it.
+pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseResult, Error> {
+    let (plan, case) = prepared
+        .work(k)
+        .ok_or_else(|| Error::Command(format!("no case {k} in this check")))?;
+    run_case(options, plan, case, &AtomicBool::new(false))
+}
+
+/// The finished run of a prepared check, from the results of its cases in order.
+pub fn finish(prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error> {
+    could_not_run(&prepared.plans, &results)?;
+    never_ran(&prepared.program, &results)?;
     Ok(Run {
-        suites: plans.into_iter().map(|p| p.suite).collect(),
+        suites: prepared.plans.into_iter().map(|p| p.suite).collect(),
         results,
-        n_filtered,
-        n_ungraded_left_out,
-        target: options.program.display(),
-        elapsed: start.elapsed(),
-        inferred,
-        warnings,
+        n_filtered: prepared.n_filtered,
+        n_ungraded_left_out: prepared.n_ungraded_left_out,
+        target: prepared.program.display(),
+        elapsed: prepared.start.elapsed(),
+        inferred: prepared.inferred,
+        warnings: prepared.warnings,
         interrupted: crate::process::interrupted(),
     })
+}
+
+pub fn check(options: &Options) -> Result<Run, Error> {
+    let prepared = prepare(options)?;
+    let results = run_plans(options, &prepared.plans)?;
+    finish(prepared, results)
 }
 
 /// A target that could not be started is the harness's error, said once, not a verdict per case.
@@ -174,7 +265,7 @@ fn could_not_run(plans: &[Plan], results: &[CaseResult]) -> Result<(), Error> {
 /// A program that failed every graded case the same way, printing nothing and the same
 /// stderr each time (`can't open file`, a missing class, a syntax error), never ran: that is
 /// said once, as an error, not as a verdict per case.
-fn never_ran(options: &Options, results: &[CaseResult]) -> Result<(), Error> {
+fn never_ran(program: &Program, results: &[CaseResult]) -> Result<(), Error> {
     let graded: Vec<&CaseResult> = results.iter().filter(|r| r.case.graded).collect();
     // One case failing is no evidence that the program never ran.
     let (Some(first), true) = (graded.first(), graded.len() >= 2) else {
@@ -193,11 +284,11 @@ fn never_ran(options: &Options, results: &[CaseResult]) -> Result<(), Error> {
         );
         silent && crashed_or_wrong && stderr_of(r) == stderr_of(first)
     });
-    if !same_failure || options.program == Program::Reference {
+    if !same_failure || *program == Program::Reference {
         return Ok(());
     }
     Err(Error::CouldNotRun {
-        command: options.program.display(),
+        command: program.display(),
         message: format!(
             "every case failed with no output: {}",
             first.judgement.last_stderr_line()
@@ -352,6 +443,14 @@ fn run_case(
 ) -> Result<CaseResult, Error> {
     let input = std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err))?;
     let expected = std::fs::read(&case.expected).map_err(|err| Error::io(&case.expected, err))?;
+    // A hidden case's expected output is known by its hashes only.
+    let (expected, hashes) = if case.hidden {
+        let text = String::from_utf8_lossy(&expected);
+        let hashes = crate::hidden::Hashes::parse(&text, &case.expected)?;
+        (Vec::new(), Some(hashes))
+    } else {
+        (expected, None)
+    };
     let timeout = options.timeout.unwrap_or_else(|| plan.suite.timeout());
     let result = |judgement| CaseResult {
         case: case.clone(),
@@ -365,23 +464,36 @@ fn run_case(
         stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
         stderr_cap: 64 << 10,
     };
-    let mut judgement = match execute(&plan.target, &input, &bounds, &plan.policy) {
-        Ok(execution) => judge(plan.suite.rules(), expected, execution, timeout),
-        Err(err) => Judgement::could_not_run(err.to_string(), expected),
+    let mut judgement = match (
+        execute(&plan.target, &input, &bounds, &plan.policy),
+        &hashes,
+    ) {
+        (Ok(execution), Some(hashes)) => {
+            judge_hidden(plan.suite.rules(), hashes, execution, timeout)
+        }
+        (Ok(execution), None) => judge(plan.suite.rules(), expected, execution, timeout),
+        (Err(err), _) => Judgement::could_not_run(err.to_string(), expected),
     };
     if !judgement.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);
     }
     if let (false, Some(difference)) = (judgement.verdict.passed(), &judgement.difference) {
-        if options.reference.is_file() {
-            let found = locate(
+        // The reference says where; without it (the student kit), the trace it wrote for the
+        // case when the kit was built.
+        let trace = case.input.with_extension("trace");
+        let found = if options.reference.is_file() {
+            locate(
                 &Program::Reference.target(&options.reference, &plan.suite.file.args, &options.dir),
                 &input,
                 difference.expected_offset,
-            );
-            judgement.answers = found.as_ref().and_then(|l| l.command.clone());
-            judgement.location = found.map(|l| l.phrase);
-        }
+            )
+        } else if trace.is_file() {
+            crate::locate::from_trace(&trace, &input, difference.expected_offset)
+        } else {
+            None
+        };
+        judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+        judgement.location = found.map(|l| l.phrase);
     }
     judgement.bound();
     Ok(result(judgement))

@@ -28,30 +28,30 @@ pub struct Difference {
 
 /// The first difference between `expected` and `actual` under `mode`, if any.
 pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Difference> {
-    let expected_lines: Vec<&[u8]> = expected.split_inclusive(|&b| b == b'\n').collect();
-    let actual_lines: Vec<&[u8]> = actual.split_inclusive(|&b| b == b'\n').collect();
     let same = |e: &[u8], a: &[u8]| match mode {
         CompareMode::Exact => e == a,
         CompareMode::IgnoreTrailingSpaces => {
             e.ends_with(b"\n") == a.ends_with(b"\n") && trim_spaces(e) == trim_spaces(a)
         }
     };
-    let index = (0..expected_lines.len().max(actual_lines.len())).find(|&i| {
-        match (expected_lines.get(i), actual_lines.get(i)) {
-            (Some(e), Some(a)) => !same(e, a),
-            _ => true,
+    // Line by line, stopping at the first difference: an output of a million lines costs no
+    // more than its lines up to there.
+    let (mut expected_lines, mut actual_lines) = (lines(expected), lines(actual));
+    let (mut index, mut line_start) = (0, 0);
+    let (expected_line, actual_line) = loop {
+        match (expected_lines.next(), actual_lines.next()) {
+            (None, None) => return None,
+            (Some(e), Some(a)) if same(e, a) => {
+                index += 1;
+                line_start += e.len();
+            }
+            pair => break pair,
         }
-    })?;
-    let expected_line = expected_lines.get(index).copied();
-    let actual_line = actual_lines.get(index).copied();
+    };
     let common = match (expected_line, actual_line) {
         (Some(e), Some(a)) => e.iter().zip(a).take_while(|(x, y)| x == y).count(),
         _ => 0,
     };
-    let line_start: usize = expected_lines[..index.min(expected_lines.len())]
-        .iter()
-        .map(|line| line.len())
-        .sum();
     let column = actual_line.or(expected_line).map_or(1, |line| {
         String::from_utf8_lossy(&line[..common.min(line.len())])
             .chars()
@@ -65,7 +65,7 @@ pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Diff
         expected_line: expected_line.map(content),
         actual_line: actual_line.map(content),
         cause: cause(expected_line, actual_line),
-        presentation_only: normalize(expected) == normalize(actual),
+        presentation_only: same_when_normalized(expected, actual),
     })
 }
 
@@ -83,6 +83,47 @@ fn content(line: &[u8]) -> String {
     format!("{part} … {} more bytes", line.len() - part.len())
 }
 
+/// The form of `text` that two outputs share exactly when `compare` finds no difference
+/// between them under `mode`: what a hidden case's expected output is hashed in.
+pub fn canonical(mode: CompareMode, text: &[u8]) -> Vec<u8> {
+    match mode {
+        CompareMode::Exact => text.to_vec(),
+        CompareMode::IgnoreTrailingSpaces => {
+            // Each line as its length, its text without trailing spaces and whether a newline
+            // ends it: a last line of spaces alone still counts as a line.
+            let mut out = Vec::with_capacity(text.len() + 16);
+            for line in lines(text) {
+                let trimmed = trim_spaces(line);
+                out.extend_from_slice(&(trimmed.len() as u64).to_le_bytes());
+                out.extend_from_slice(trimmed);
+                out.push(u8::from(line.ends_with(b"\n")));
+            }
+            out
+        }
+    }
+}
+
+/// The form of `text` that two outputs share exactly when they differ at most in
+/// presentation (line endings, spaces and tabs at line ends, blank lines at the end).
+pub fn presentation_canonical(text: &[u8]) -> Vec<u8> {
+    let mut kept: Vec<&[u8]> = lines(text)
+        .map(|line| normalized_line(line.strip_suffix(b"\n").unwrap_or(line)))
+        .collect();
+    while kept.last().is_some_and(|line| line.is_empty()) {
+        kept.pop();
+    }
+    kept.join(&b'\n')
+}
+
+/// A line (without its `\n`) without the `\r`, spaces and tabs at its end.
+fn normalized_line(line: &[u8]) -> &[u8] {
+    let mut line = line;
+    while let [rest @ .., b' ' | b'\t' | b'\r'] = line {
+        line = rest;
+    }
+    line
+}
+
 /// A line without its `\n` and the spaces before it.
 fn trim_spaces(line: &[u8]) -> &[u8] {
     let mut line = line.strip_suffix(b"\n").unwrap_or(line);
@@ -92,23 +133,40 @@ fn trim_spaces(line: &[u8]) -> &[u8] {
     line
 }
 
-/// The text with line endings unified, spaces and tabs at line ends dropped, and trailing
-/// blank lines removed.
-fn normalize(text: &[u8]) -> Vec<Vec<u8>> {
-    let mut lines: Vec<Vec<u8>> = text
-        .split(|&b| b == b'\n')
-        .map(|line| {
-            let mut line = line.strip_suffix(b"\r").unwrap_or(line);
-            while let [rest @ .., b' ' | b'\t'] = line {
-                line = rest;
+/// Whether the texts are equal once line endings are unified, spaces and tabs at line ends
+/// dropped, and blank lines at the very end removed. Line by line, stopping at the first line
+/// that differs: a flood of megabytes costs no more than its first line. (Past its end, a text
+/// reads as blank lines, so trailing blank lines on either side compare equal.)
+fn same_when_normalized(expected: &[u8], actual: &[u8]) -> bool {
+    let line = normalized_line;
+    let (mut expected, mut actual) = (lines(expected), lines(actual));
+    loop {
+        match (expected.next(), actual.next()) {
+            (None, None) => return true,
+            (e, a) => {
+                let (e, a) = (e.unwrap_or_default(), a.unwrap_or_default());
+                if line(e.strip_suffix(b"\n").unwrap_or(e))
+                    != line(a.strip_suffix(b"\n").unwrap_or(a))
+                {
+                    return false;
+                }
             }
-            line.to_vec()
-        })
-        .collect();
-    while lines.last().is_some_and(|line| line.is_empty()) {
-        lines.pop();
+        }
     }
-    lines
+}
+
+/// The lines of `text`, each with its `\n` (the last perhaps without), found with memchr.
+fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr(b'\n', rest).map_or(rest.len(), |at| at + 1);
+        let (line, after) = rest.split_at(end);
+        rest = after;
+        Some(line)
+    })
 }
 
 fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>) -> String {
@@ -213,6 +271,43 @@ mod tests {
             cause("Enter a column: \n", "> Enter a column: \n"),
             "extra text before the expected line (a prompt?)"
         );
+    }
+
+    #[test]
+    fn the_canonical_forms_agree_with_compare() {
+        // Every text of up to 5 bytes over the bytes that matter, against every other: equal
+        // canonical forms exactly when `compare` finds no difference, and equal presentation
+        // forms exactly when the difference is one of presentation (or there is none).
+        let alphabet = [b'a', b' ', b'\t', b'\r', b'\n'];
+        let mut texts: Vec<Vec<u8>> = vec![Vec::new()];
+        for len in 1..=4usize {
+            for n in 0..alphabet.len().pow(len as u32) {
+                let mut text = Vec::new();
+                let mut k = n;
+                for _ in 0..len {
+                    text.push(alphabet[k % alphabet.len()]);
+                    k /= alphabet.len();
+                }
+                texts.push(text);
+            }
+        }
+        for mode in [CompareMode::Exact, CompareMode::IgnoreTrailingSpaces] {
+            for e in &texts {
+                for a in &texts {
+                    let difference = compare(mode, e, a);
+                    assert_eq!(
+                        canonical(mode, e) == canonical(mode, a),
+                        difference.is_none(),
+                        "{mode:?} {e:?} {a:?}"
+                    );
+                    assert_eq!(
+                        presentation_canonical(e) == presentation_canonical(a),
+                        difference.is_none_or(|d| d.presentation_only),
+                        "{mode:?} {e:?} {a:?}"
+                    );
+                }
+            }
+        }
     }
 
     fn check(expected: &str, actual: &str, want: Option<(usize, usize, &str, bool)>) {

@@ -8,6 +8,16 @@ use crate::error::Error;
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so that
 /// `path` holds either its old contents or the new ones, never a part.
 pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
+    // A temporary file is private; the file it replaces keeps its mode, a new one gets 0644.
+    let mode = std::fs::metadata(path)
+        .map(|meta| std::os::unix::fs::PermissionsExt::mode(&meta.permissions()))
+        .unwrap_or(0o644);
+    write_atomically_with_mode(path, bytes, mode)
+}
+
+/// [`write_atomically`], the file getting `mode` before it appears (an executable is never
+/// seen without its `x` bits).
+pub fn write_atomically_with_mode(path: &Path, bytes: &[u8], mode: u32) -> Result<(), Error> {
     use std::io::Write;
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -15,12 +25,38 @@ pub fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), Error> {
     };
     let mut file = tempfile::NamedTempFile::new_in(dir).map_err(|err| Error::io(path, err))?;
     file.write_all(bytes).map_err(|err| Error::io(path, err))?;
-    // A temporary file is private; the file it replaces keeps its mode, a new one gets 0644.
-    let permissions = std::fs::metadata(path)
-        .map(|meta| meta.permissions())
-        .unwrap_or_else(|_| std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    let permissions = std::os::unix::fs::PermissionsExt::from_mode(mode);
     file.as_file()
         .set_permissions(permissions)
+        .map_err(|err| Error::io(path, err))?;
+    file.persist(path)
+        .map_err(|err| Error::io(path, err.error))?;
+    Ok(())
+}
+
+/// [`write_atomically`] for a file written piece by piece: `write` fills the temporary file
+/// (buffered), which then replaces `path`.
+pub fn write_atomically_streamed(
+    path: &Path,
+    write: &mut dyn FnMut(&mut dyn std::io::Write) -> std::io::Result<()>,
+) -> Result<(), Error> {
+    use std::io::Write;
+    let mode = std::fs::metadata(path)
+        .map(|meta| std::os::unix::fs::PermissionsExt::mode(&meta.permissions()))
+        .unwrap_or(0o644);
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => Path::new("."),
+    };
+    let file = tempfile::NamedTempFile::new_in(dir).map_err(|err| Error::io(path, err))?;
+    let mut buffered = std::io::BufWriter::new(file);
+    write(&mut buffered).map_err(|err| Error::io(path, err))?;
+    buffered.flush().map_err(|err| Error::io(path, err))?;
+    let file = buffered
+        .into_inner()
+        .map_err(|err| Error::io(path, err.into_error()))?;
+    file.as_file()
+        .set_permissions(std::os::unix::fs::PermissionsExt::from_mode(mode))
         .map_err(|err| Error::io(path, err))?;
     file.persist(path)
         .map_err(|err| Error::io(path, err.error))?;

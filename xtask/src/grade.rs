@@ -10,13 +10,15 @@
 use std::collections::BTreeMap;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
 
 use serde::{Deserialize, Serialize};
 
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
-use crate::outcome::Verdict;
+use crate::outcome::{CaseResult, Verdict};
 use crate::run::Run;
 use crate::shard::Shard;
 use crate::target::{display_argv, Program};
@@ -70,6 +72,10 @@ struct ResultFile {
     /// the result only while the key is the same.
     key: String,
     submission: Submission,
+    /// The terminal's block (without colour) of the first failing case of each cause, by case
+    /// id: what the HTML report shows. Never in `grades.json`, whose bytes hold no timing.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    blocks: BTreeMap<String, String>,
 }
 
 /// A stable 64-bit hash of `parts`, each length-prefixed so that no two lists collide by
@@ -135,11 +141,15 @@ pub struct Options {
     pub force: bool,
     /// Write gradescope/<id>/results.json for each submission, shown this way.
     pub gradescope: Option<crate::gradescope::Settings>,
+    /// Write `report.html` beside `grades.csv`.
+    pub html: bool,
 }
 
 /// What `grade` did.
 #[derive(Debug)]
 pub struct Summary {
+    /// The grades, each submission without its cases (they are in `grades.json` and in
+    /// `results/<id>.json`).
     pub grades: Grades,
     pub n_reused: usize,
     pub n_graded: usize,
@@ -147,6 +157,8 @@ pub struct Summary {
     pub warnings: Vec<String>,
     /// Entries of the submissions folder that are no submission (dot-folders, files).
     pub skipped: Vec<String>,
+    /// `report.html` was written too.
+    pub html: bool,
 }
 
 fn verdict_counts() -> BTreeMap<String, usize> {
@@ -187,6 +199,9 @@ impl Summary {
                 out.join("grades.csv").display(),
                 out.join("grades.json").display()
             );
+            if self.html {
+                report += &format!("wrote `{}`\n", out.join("report.html").display());
+            }
         }
         report
     }
@@ -340,23 +355,24 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let (found, skipped) = submissions(options)?;
     let run_key = run_key(options, &suite)?;
-    let cases_each = cases.iter().filter(|c| c.graded).count() as u64;
+    let (selected, _, _) = check::select(&options.check, &suite)?;
+    let cases_each = selected.iter().filter(|c| c.graded).count() as u64;
     progress(Step::Planned {
         cases: cases_each * found.len() as u64,
     });
-    // One submission per worker at a time, each checked on its worker's own thread (and
-    // sandbox helper): both cores stay busy from the first submission to the last, and a
-    // submission's result is written the moment it is known.
-    let graded = crate::pool::map(options.check.jobs, &found, |(id, dir)| {
-        let outcome = grade_one(options, &suite, &run_text, run_key, &results_dir, id, dir);
-        if let Ok(Graded::Reused(_) | Graded::Fresh(..)) = &outcome {
-            progress(Step::Graded {
-                id,
-                cases: cases_each,
-            });
-        }
-        outcome
-    })?;
+    let class = Class {
+        options,
+        suite: &suite,
+        cases: &selected,
+        run_text: &run_text,
+        run_key,
+        results_dir: &results_dir,
+        found: &found,
+        slots: found.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
+        progress,
+        cases_each,
+    };
+    let graded = class.grade_all();
     let mut interrupted = false;
     for outcome in graded {
         match outcome? {
@@ -380,9 +396,13 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
             interrupted: true,
             warnings,
             skipped,
+            html: false,
         });
     }
-    write_outputs(&grades, &options.out)?;
+    write_outputs_with(&grades, &options.out, &|row| full(&options.out, row))?;
+    if options.html {
+        write_html(&grades, &options.out)?;
+    }
     Ok(Summary {
         grades,
         n_reused,
@@ -390,6 +410,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         interrupted: false,
         warnings,
         skipped,
+        html: options.html,
     })
 }
 
@@ -403,82 +424,295 @@ enum Graded {
     Interrupted,
 }
 
-/// Grades submission `id` in `dir` (or reuses its result), and writes its result file.
-fn grade_one(
-    options: &Options,
-    suite: &crate::suite::Suite,
-    run_text: &str,
+/// Where one submission's grading stands.
+enum Slot {
+    /// None of its cases has been taken yet.
+    Waiting,
+    /// Its cases are running: the results so far, and how many are still out.
+    Running {
+        check: Arc<(CheckOptions, check::Prepared)>,
+        key: String,
+        results: Vec<Option<CaseResult>>,
+        left: usize,
+    },
+    /// Graded (or reused, or failed): the outcome, until it is collected.
+    Done(Option<Result<Graded, Error>>),
+}
+
+/// A class being graded: every submission's cases in one queue, taken in order by `jobs`
+/// workers. Both cores stay busy to the last case (when one submission has few cases left, the
+/// next one's start), submissions finish in order, each result file is written the moment its
+/// last case is judged, and only the submissions in flight hold case results in memory.
+struct Class<'a> {
+    options: &'a Options,
+    suite: &'a crate::suite::Suite,
+    /// The cases every submission runs, loaded once.
+    cases: &'a [crate::discover::Case],
+    run_text: &'a str,
     run_key: u64,
-    results_dir: &Path,
-    id: &str,
-    dir: &Path,
-) -> Result<Graded, Error> {
-    if crate::process::interrupted() {
-        return Ok(Graded::Interrupted);
+    results_dir: &'a Path,
+    found: &'a [(String, PathBuf)],
+    slots: Vec<Mutex<Slot>>,
+    progress: &'a (dyn Fn(Step) + Sync),
+    cases_each: u64,
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+}
+
+impl Class<'_> {
+    /// Grades every submission; the outcomes in submission order.
+    fn grade_all(self) -> Vec<Result<Graded, Error>> {
+        // A submission is one slot of the queue even when it has no case to run.
+        let per = self.cases.len().max(1);
+        let total = self.found.len() * per;
+        let next = AtomicUsize::new(0);
+        crate::pool::workers(self.options.check.jobs, || loop {
+            let k = next.fetch_add(1, Ordering::Relaxed);
+            if k >= total {
+                return;
+            }
+            self.take(k / per, k % per);
+        });
+        self.slots
+            .into_iter()
+            .map(
+                |slot| match slot.into_inner().unwrap_or_else(|p| p.into_inner()) {
+                    Slot::Done(Some(outcome)) => outcome,
+                    _ => Err(Error::Command("a submission was left ungraded".into())),
+                },
+            )
+            .collect()
     }
-    let key = format!(
-        "{:016x}",
-        hash(&[&run_key.to_le_bytes(), &folder_key(dir)?.to_le_bytes()])
-    );
-    let result_path = results_dir.join(format!("{id}.json"));
-    let previous = std::fs::read(&result_path)
+
+    /// Runs case `case` of submission `index`, starting the submission first if it is the
+    /// first of its cases to be taken, and finishing it if it is the last to come back.
+    fn take(&self, index: usize, case: usize) {
+        let (id, dir) = &self.found[index];
+        let check = {
+            let mut slot = lock(&self.slots[index]);
+            if let Slot::Waiting = *slot {
+                *slot = self.start(id, dir);
+                if let Slot::Done(Some(Ok(Graded::Reused(_)))) = *slot {
+                    (self.progress)(Step::Graded {
+                        id,
+                        cases: self.cases_each,
+                    });
+                }
+            }
+            match &*slot {
+                Slot::Running { check, .. } => Arc::clone(check),
+                _ => return,
+            }
+        };
+        let result = check::run_one(&check.0, &check.1, case);
+        // Before the count goes down: the worker that takes it to zero holds the last handle.
+        drop(check);
+        let mut slot = lock(&self.slots[index]);
+        let Slot::Running { results, left, .. } = &mut *slot else {
+            return;
+        };
+        match result {
+            Ok(result) => results[case] = Some(result),
+            Err(err) => {
+                *slot = Slot::Done(Some(Err(err)));
+                return;
+            }
+        }
+        *left -= 1;
+        if *left > 0 {
+            return;
+        }
+        let Slot::Running {
+            check,
+            key,
+            results,
+            ..
+        } = std::mem::replace(&mut *slot, Slot::Done(None))
+        else {
+            return;
+        };
+        let results: Vec<CaseResult> = results.into_iter().flatten().collect();
+        let outcome = match Arc::try_unwrap(check) {
+            Ok((_, prepared)) => self.finish(id, key, check::finish(prepared, results)),
+            Err(_) => Err(Error::Command(format!("submission `{id}` finished twice"))),
+        };
+        if let Ok(Graded::Fresh(..)) = &outcome {
+            (self.progress)(Step::Graded {
+                id,
+                cases: self.cases_each,
+            });
+        }
+        *slot = Slot::Done(Some(outcome));
+    }
+
+    /// The start of submission `id` in `dir`: its earlier result if that still holds, else
+    /// its check, planned.
+    fn start(&self, id: &str, dir: &Path) -> Slot {
+        if crate::process::interrupted() {
+            return Slot::Done(Some(Ok(Graded::Interrupted)));
+        }
+        let key = match folder_key(dir) {
+            Ok(folder) => format!(
+                "{:016x}",
+                hash(&[&self.run_key.to_le_bytes(), &folder.to_le_bytes()])
+            ),
+            Err(err) => return Slot::Done(Some(Err(err))),
+        };
+        let result_path = self.results_dir.join(format!("{id}.json"));
+        let previous = std::fs::read(&result_path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
+            .filter(|r| {
+                !self.options.force
+                    && r.spec == self.suite.name
+                    && r.run == self.run_text
+                    && r.key == key
+            });
+        if let Some(previous) = previous {
+            return Slot::Done(Some(Ok(Graded::Reused(row(previous.submission)))));
+        }
+        let mut check_options = CheckOptions {
+            spec: Some(self.suite.name.clone()),
+            program: Program::Command(self.options.run.clone()),
+            dir: dir.to_path_buf(),
+            progress: false,
+            ..self.options.check.clone()
+        };
+        // The student's program runs in the student's folder, whatever its command line names.
+        check_options.confine.cwd = Some(dir.to_path_buf());
+        let planned = check::prepare_suite(&check_options, self.suite, self.cases);
+        match planned {
+            Ok(prepared) if !prepared.is_empty() => Slot::Running {
+                left: prepared.len(),
+                results: (0..prepared.len()).map(|_| None).collect(),
+                check: Arc::new((check_options, prepared)),
+                key,
+            },
+            Ok(prepared) => Slot::Done(Some(self.finish(
+                id,
+                key,
+                check::finish(prepared, Vec::new()),
+            ))),
+            Err(err) => Slot::Done(Some(self.finish(id, key, Err(err)))),
+        }
+    }
+
+    /// Submission `id`'s grade from its finished check; its result file, written.
+    fn finish(&self, id: &str, key: String, run: Result<Run, Error>) -> Result<Graded, Error> {
+        let options = self.options;
+        let mut warnings = Vec::new();
+        let mut blocks = BTreeMap::new();
+        let submission = match run {
+            Ok(run) if run.interrupted => return Ok(Graded::Interrupted),
+            Ok(run) => {
+                warnings = run.warnings.clone();
+                blocks = representative_blocks(&run);
+                if let Some(settings) = &options.gradescope {
+                    let text = crate::gradescope::render(&run, settings);
+                    write_gradescope(&options.out, id, &text)?;
+                }
+                submission_of(id, &run)
+            }
+            Err(err @ Error::CouldNotRun { .. }) => {
+                let mut verdicts = verdict_counts();
+                let n_graded_cases = self.cases.iter().filter(|c| c.graded).count();
+                verdicts.insert(Verdict::CouldNotRun.slug().into(), n_graded_cases);
+                if options.gradescope.is_some() {
+                    let text = crate::gradescope::render_failure(&err.to_string());
+                    write_gradescope(&options.out, id, &text)?;
+                }
+                Submission {
+                    id: id.to_string(),
+                    score: 0.0,
+                    groups: BTreeMap::new(),
+                    verdicts,
+                    error: Some(err.to_string()),
+                    cases: Vec::new(),
+                }
+            }
+            Err(err) => return Err(err),
+        };
+        let file = ResultFile {
+            spec: self.suite.name.clone(),
+            run: self.run_text.to_string(),
+            key,
+            submission,
+            blocks,
+        };
+        let json =
+            serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
+        write_atomically(
+            &self.results_dir.join(format!("{id}.json")),
+            json.as_bytes(),
+        )?;
+        Ok(Graded::Fresh(file.submission, warnings))
+    }
+}
+
+/// Writes `report.html` into `out` for `grades` (rows, as a grading keeps them; the cases
+/// come from the result files); its size in bytes.
+pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
+    // The report shows every case of every submission: it holds them all, once.
+    let whole = Grades {
+        submissions: grades
+            .submissions
+            .iter()
+            .map(|row| full(out, row))
+            .collect::<Result<_, _>>()?,
+        ..grades.clone()
+    };
+    let report = crate::html::class_report(&whole, &|id| blocks(out, id));
+    write_atomically(&out.join("report.html"), report.as_bytes())?;
+    Ok(report.len())
+}
+
+/// A submission without its cases: what a grading keeps in memory of each (its cases are in
+/// its result file), so that a class of any size takes the same memory.
+fn row(submission: Submission) -> Submission {
+    Submission {
+        cases: Vec::new(),
+        ..submission
+    }
+}
+
+/// Submission `row`, with its cases, from its result file under `out`.
+fn full(out: &Path, row: &Submission) -> Result<Submission, Error> {
+    let path = out.join("results").join(format!("{}.json", row.id));
+    let bytes = std::fs::read(&path).map_err(|err| Error::io(&path, err))?;
+    let file: ResultFile = serde_json::from_slice(&bytes)
+        .map_err(|err| Error::corpus(&path, format!("not a result file: {err}")))?;
+    Ok(file.submission)
+}
+
+/// The block of the first failing graded case of each cause, by case id.
+fn representative_blocks(run: &Run) -> BTreeMap<String, String> {
+    let mut seen = std::collections::BTreeSet::new();
+    run.results
+        .iter()
+        .filter(|r| r.case.graded && !r.judgement.verdict.passed())
+        .filter(|r| r.judgement.verdict != Verdict::Skipped)
+        .filter(|r| seen.insert(r.judgement.cause_key()))
+        .map(|r| {
+            let block = crate::message::case_block(&r.case.id(), true, &r.judgement);
+            (
+                r.case.id(),
+                anstream::adapter::strip_str(&block).to_string(),
+            )
+        })
+        .collect()
+}
+
+/// The blocks kept in submission `id`'s result file under `out` (none if it has none).
+pub fn blocks(out: &Path, id: &str) -> BTreeMap<String, String> {
+    std::fs::read(out.join("results").join(format!("{id}.json")))
         .ok()
         .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
-        .filter(|r| !options.force && r.spec == suite.name && r.run == run_text && r.key == key);
-    if let Some(previous) = previous {
-        return Ok(Graded::Reused(previous.submission));
-    }
-    let mut check_options = CheckOptions {
-        spec: Some(suite.name.clone()),
-        program: Program::Command(options.run.clone()),
-        dir: dir.to_path_buf(),
-        // The submission's cases run one after another on this worker.
-        jobs: 1,
-        ..options.check.clone()
-    };
-    // The student's program runs in the student's folder, whatever its command line names.
-    check_options.confine.cwd = Some(dir.to_path_buf());
-    let mut warnings = Vec::new();
-    let submission = match check::check(&check_options) {
-        Ok(run) if run.interrupted => return Ok(Graded::Interrupted),
-        Ok(run) => {
-            warnings = run.warnings.clone();
-            if let Some(settings) = &options.gradescope {
-                let text = crate::gradescope::render(&run, settings);
-                write_gradescope(&options.out, id, &text)?;
-            }
-            submission_of(id, &run)
-        }
-        Err(err @ Error::CouldNotRun { .. }) => {
-            let mut verdicts = verdict_counts();
-            let cases = crate::discover::discover(suite)?;
-            let n_graded_cases = cases.iter().filter(|c| c.graded).count();
-            verdicts.insert(Verdict::CouldNotRun.slug().into(), n_graded_cases);
-            if options.gradescope.is_some() {
-                let text = crate::gradescope::render_failure(&err.to_string());
-                write_gradescope(&options.out, id, &text)?;
-            }
-            Submission {
-                id: id.to_string(),
-                score: 0.0,
-                groups: BTreeMap::new(),
-                verdicts,
-                error: Some(err.to_string()),
-                cases: Vec::new(),
-            }
-        }
-        Err(err) => return Err(err),
-    };
-    let file = ResultFile {
-        spec: suite.name.clone(),
-        run: run_text.to_string(),
-        key,
-        submission,
-    };
-    let json =
-        serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
-    write_atomically(&result_path, json.as_bytes())?;
-    Ok(Graded::Fresh(file.submission, warnings))
+        .map(|file| file.blocks)
+        .unwrap_or_default()
 }
 
 /// Writes a submission's `gradescope/<id>/results.json` under `out`.
@@ -490,11 +724,71 @@ fn write_gradescope(out: &Path, id: &str, text: &str) -> Result<(), Error> {
 
 /// Writes `grades.csv` and `grades.json` into `out`.
 pub fn write_outputs(grades: &Grades, out: &Path) -> Result<(), Error> {
-    let json =
-        serde_json::to_string_pretty(grades).map_err(|err| Error::Command(err.to_string()))? + "\n";
-    write_atomically(&out.join("grades.json"), json.as_bytes())?;
+    write_outputs_with(grades, out, &|submission| Ok(submission.clone()))
+}
+
+/// Writes `grades.csv` and `grades.json` into `out`, where `grades` may hold rows without their
+/// cases and `full(row)` gives each submission whole, one at a time: `grades.json` is written
+/// as it is read, never held whole. The bytes are those of `serde_json::to_string_pretty`.
+pub fn write_outputs_with(
+    grades: &Grades,
+    out: &Path,
+    full: &dyn Fn(&Submission) -> Result<Submission, Error>,
+) -> Result<(), Error> {
+    crate::files::write_atomically_streamed(&out.join("grades.json"), &mut |writer| {
+        let mut serializer = serde_json::Serializer::with_formatter(
+            &mut *writer,
+            serde_json::ser::PrettyFormatter::new(),
+        );
+        Streamed { grades, full }
+            .serialize(&mut serializer)
+            .map_err(std::io::Error::other)?;
+        writer.write_all(b"\n")
+    })?;
     write_atomically(&out.join("grades.csv"), &csv(grades)?)?;
     Ok(())
+}
+
+/// [`Grades`] serialised with each submission read whole only while it is written.
+struct Streamed<'a> {
+    grades: &'a Grades,
+    full: &'a dyn Fn(&Submission) -> Result<Submission, Error>,
+}
+
+impl Serialize for Streamed<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeStruct;
+        let grades = self.grades;
+        // The fields of `Grades`, in its order, as its derived implementation writes them.
+        let mut fields = serializer.serialize_struct("Grades", 7)?;
+        fields.serialize_field("schema", &grades.schema)?;
+        fields.serialize_field("spec", &grades.spec)?;
+        fields.serialize_field("run", &grades.run)?;
+        fields.serialize_field("groups", &grades.groups)?;
+        fields.serialize_field("max_score", &grades.max_score)?;
+        match &grades.shard {
+            Some(shard) => fields.serialize_field("shard", shard)?,
+            None => fields.skip_field("shard")?,
+        }
+        fields.serialize_field("submissions", &Whole(self))?;
+        fields.end()
+    }
+}
+
+/// The submissions of a [`Streamed`], each made whole as it is written.
+struct Whole<'a>(&'a Streamed<'a>);
+
+impl Serialize for Whole<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::{Error as _, SerializeSeq};
+        let rows = &self.0.grades.submissions;
+        let mut seq = serializer.serialize_seq(Some(rows.len()))?;
+        for row in rows {
+            let submission = (self.0.full)(row).map_err(S::Error::custom)?;
+            seq.serialize_element(&submission)?;
+        }
+        seq.end()
+    }
 }
 
 /// One row per submission: id, score, each group's score, each verdict's count, the error.

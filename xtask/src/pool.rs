@@ -1,6 +1,6 @@
 //! The harness's one way to run work in parallel: `jobs` threads, results in input order.
 //!
-//! Every task that runs targets (`check`, `bless`, `bench`, `fuzz`) goes through here, so the
+//! Every task that runs targets (`check`, `bless`, `bench`, `fuzz`, `grade`) goes through here, so the
 //! number of targets running at once is always the `--jobs` the user gave, and each worker's
 //! sandbox helper ends when its work does.
 
@@ -19,8 +19,7 @@ pub fn map<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync + Send,
 ) -> Result<Vec<R>, Error> {
-    // One job: run here, on the calling thread, keeping its sandbox helper for the next call
-    // (a grading runs one submission per worker this way).
+    // One job: run here, on the calling thread, keeping its sandbox helper for the next call.
     if jobs <= 1 {
         return Ok(items.iter().map(work).collect());
     }
@@ -36,7 +35,7 @@ pub fn map<T: Sync, R: Send>(
 }
 
 /// Runs `worker` on `jobs` threads at once and waits for all of them: for work that the workers
-/// take from a shared queue until it runs out (fuzzing).
+/// take from a shared queue until it runs out (fuzzing, a class's cases).
 pub fn workers(jobs: usize, worker: impl Fn() + Sync) {
     std::thread::scope(|scope| {
         for _ in 0..jobs.max(1) {

@@ -63,34 +63,42 @@ pub fn missing_pieces(root: &Path, name: &str) -> Vec<String> {
 
 /// Builds the reference binary in release mode and returns its path.
 pub fn build_reference() -> Result<PathBuf, Error> {
+    let built = build_release("gridjudge", &["gridjudge"])?;
+    Ok(built.into_iter().next().unwrap_or_default())
+}
+
+/// Builds binaries `bins` of `package` in release mode; their paths, in the same order.
+pub fn build_release(package: &str, bins: &[&str]) -> Result<Vec<PathBuf>, Error> {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let status = Command::new(&cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "--package",
-            "gridjudge",
-            "--bin",
-            "gridjudge",
-        ])
+    let mut command = Command::new(&cargo);
+    command.args(["build", "--release", "--quiet", "--package", package]);
+    for bin in bins {
+        command.args(["--bin", bin]);
+    }
+    let status = command
         .current_dir(root())
         .status()
-        .map_err(|err| {
-            Error::Command(format!("failed to run cargo to build the reference: {err}"))
-        })?;
+        .map_err(|err| Error::Command(format!("failed to run cargo to build {package}: {err}")))?;
     if !status.success() {
         return Err(Error::Command(format!(
-            "building the reference failed ({status})"
+            "building {} failed ({status})",
+            bins.join(", ")
         )));
     }
+    Ok(bins
+        .iter()
+        .map(|bin| target_dir().join("release").join(bin))
+        .collect())
+}
+
+/// Cargo's target folder: `CARGO_TARGET_DIR`, or `target/` of the checkout.
+pub fn target_dir() -> PathBuf {
     let target_dir = std::env::var_os("CARGO_TARGET_DIR")
         .map(PathBuf::from)
         .unwrap_or_else(|| root().join("target"));
-    let target_dir = if target_dir.is_relative() {
+    if target_dir.is_relative() {
         root().join(target_dir)
     } else {
         target_dir
-    };
-    Ok(target_dir.join("release").join("gridjudge"))
+    }
 }

@@ -63,6 +63,7 @@ impl Class {
             shard,
             force: false,
             gradescope: None,
+            html: false,
         }
     }
 

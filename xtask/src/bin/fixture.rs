@@ -80,6 +80,16 @@ fn main() -> ExitCode {
                 .spawn();
             print(&expected());
         }
+        // Hangs on one input in 40 (by a hash of the input), echoes the others.
+        "hang-sometimes" => {
+            let hash = input.iter().fold(2166136261u32, |h, b| {
+                (h ^ u32::from(*b)).wrapping_mul(16777619)
+            });
+            if hash % 40 == 0 {
+                std::thread::sleep(std::time::Duration::from_secs(3600));
+            }
+            print(&input);
+        }
         "flood" => {
             let block = vec![b'x'; 1 << 20];
             for _ in 0..100 {

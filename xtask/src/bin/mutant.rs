@@ -1,7 +1,9 @@
 //! A wrong variant of the reference as a program, for testing the harness against known bugs:
 //! `mutant NAME SPEC < INPUT` plays SPEC like `gridjudge SPEC` does, with the variant NAME of
-//! `gridjudge::mutant::MUTANTS` switched on (`none`: the reference itself). Exit status: 0 after
-//! the last output, 2 for bad input or arguments.
+//! `gridjudge::mutant::MUTANTS` switched on (`none`: the reference itself). `mutant by-folder`
+//! reads `NAME SPEC` from the file `mutant` of the folder it runs in (one per submission of
+//! `cargo xtask bench --class`). Exit status: 0 after the last output, 2 for bad input or
+//! arguments.
 
 use std::io::Write;
 use std::process::ExitCode;
@@ -9,7 +11,11 @@ use std::process::ExitCode;
 use gridjudge::driver::{run, RunError};
 
 fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut args: Vec<String> = std::env::args().skip(1).collect();
+    if args.len() == 1 && args[0] == "by-folder" {
+        let text = std::fs::read_to_string("mutant").unwrap_or_default();
+        args = text.split_whitespace().map(String::from).collect();
+    }
     let [name, spec] = &args[..] else {
         eprintln!("usage: mutant NAME SPEC < INPUT (NAME: a variant of src/mutant.rs, or none)");
         return ExitCode::from(2);
