@@ -1,4 +1,6 @@
-//! Finding cases: `<suite>/<group>/<NNN-what>.in` with its `.out` beside it.
+//! Finding cases: `<suite>/<group>/<NNN-what>.in` with its `.out` beside it, or, for a hidden
+//! case of the student kit, its `.hidden` (salted hashes of the expected output, see
+//! [`crate::hidden`]).
 //!
 //! Cases come back sorted by path, the order every report uses.
 
@@ -18,8 +20,12 @@ pub struct Case {
     /// The file stem, e.g. `003-long-run`.
     pub name: String,
     pub input: PathBuf,
+    /// The `.out` file, or the `.hidden` file of a hidden case.
     pub expected: PathBuf,
     pub graded: bool,
+    /// The expected output is known only by its hashes: reports show nothing derived from the
+    /// input or the output.
+    pub hidden: bool,
 }
 
 impl Case {
@@ -60,7 +66,10 @@ pub fn discover(suite: &Suite) -> Result<Vec<Case>, Error> {
             continue;
         }
         let group = file_name(path.parent().unwrap_or(path));
-        let expected = path.with_extension("out");
+        let (mut expected, mut hidden) = (path.with_extension("out"), false);
+        if !expected.is_file() && path.with_extension("hidden").is_file() {
+            (expected, hidden) = (path.with_extension("hidden"), true);
+        }
         if !expected.is_file() {
             return Err(Error::corpus(path, "has no `.out` beside it"));
         }
@@ -75,6 +84,7 @@ pub fn discover(suite: &Suite) -> Result<Vec<Case>, Error> {
                 .into_owned(),
             input: path.to_path_buf(),
             expected,
+            hidden,
         });
     }
     Ok(cases)

@@ -67,6 +67,11 @@ pub fn runs(text: &str) -> Result<u64, String> {
     positive(text, 1_000_000_000)
 }
 
+/// The size of a synthetic class: 1 to 100,000 submissions.
+pub fn class_size(text: &str) -> Result<usize, String> {
+    positive(text, 100_000).map(|n| n as usize)
+}
+
 /// A size in MiB, as bytes.
 pub fn mebibytes(text: &str) -> Result<u64, String> {
     let value = text
@@ -102,34 +107,33 @@ pub struct Cli {
 impl Cli {
     /// Parses the command line; a bad flag is one `error:` line naming it, exit 2.
     pub fn parse_args() -> Result<Cli, ExitCode> {
-        use clap::error::ErrorKind;
-        match Cli::try_parse() {
-            Ok(cli) => Ok(cli),
-            Err(err)
-                if matches!(
-                    err.kind(),
-                    ErrorKind::DisplayHelp
-                        | ErrorKind::DisplayVersion
-                        | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
-                ) =>
-            {
-                let _ = err.print();
-                Err(ExitCode::from(if err.use_stderr() { 2 } else { 0 }))
-            }
-            Err(err) => {
-                // clap's first paragraph, on one line: its tips (like `-- -1`, which would make the
-                // value a target) mislead more than they help.
-                let text = err.render().to_string();
-                let first: Vec<&str> = text
-                    .lines()
-                    .take_while(|line| !line.trim().is_empty())
-                    .map(str::trim)
-                    .collect();
-                eprintln!("{}", first.join(" "));
-                Err(ExitCode::from(2))
-            }
-        }
+        Cli::try_parse().map_err(parse_error)
     }
+}
+
+/// What a command line that did not parse prints, and its exit status: help and version on
+/// stdout (0), a bad flag as one `error:` line naming it (2).
+pub fn parse_error(err: clap::Error) -> ExitCode {
+    use clap::error::ErrorKind;
+    if matches!(
+        err.kind(),
+        ErrorKind::DisplayHelp
+            | ErrorKind::DisplayVersion
+            | ErrorKind::DisplayHelpOnMissingArgumentOrSubcommand
+    ) {
+        let _ = err.print();
+        return ExitCode::from(if err.use_stderr() { 2 } else { 0 });
+    }
+    // clap's first paragraph, on one line: its tips (like `-- -1`, which would make the value
+    // a target) mislead more than they help.
+    let text = err.render().to_string();
+    let first: Vec<&str> = text
+        .lines()
+        .take_while(|line| !line.trim().is_empty())
+        .map(str::trim)
+        .collect();
+    eprintln!("{}", first.join(" "));
+    ExitCode::from(2)
 }
 
 #[derive(clap::Subcommand)]
@@ -150,6 +154,67 @@ pub enum Task {
     Merge(MergeArgs),
     /// Measure what the corpus proves: run wrong variants of the reference on every case.
     Adequacy(AdequacyArgs),
+    /// Build the student kit: one static file that checks a program against a spec's public
+    /// cases and, by verdict only, the instructor's hidden ones.
+    Kit(KitArgs),
+    /// Build a Gradescope autograder zip around the student kit.
+    Autograder(AutograderArgs),
+}
+
+#[derive(clap::Args)]
+pub struct KitArgs {
+    /// The spec whose cases the kit holds.
+    #[arg(long)]
+    pub spec: String,
+    /// A folder of hidden cases: `GROUP/NAME.in` (with `NAME.out`, or the reference's output),
+    /// GROUP a graded group of the spec. The kit holds their hashes, never their outputs.
+    #[arg(long, value_name = "DIR")]
+    pub hidden: Option<PathBuf>,
+    /// Where to write the kit (default: `check-<spec>`).
+    #[arg(long, value_name = "FILE")]
+    pub out: Option<PathBuf>,
+    /// Another corpus root.
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    pub reference: Option<PathBuf>,
+}
+
+/// What building a kit needs: the corpus root, the reference, the hidden folder and the output.
+pub struct KitPlan {
+    pub cases_root: PathBuf,
+    pub reference: PathBuf,
+    pub spec: String,
+    pub hidden: Option<PathBuf>,
+    pub out: PathBuf,
+}
+
+impl KitArgs {
+    pub fn plan(&self, default_out: PathBuf) -> Result<KitPlan, Error> {
+        if let Some(hidden) = self.hidden.as_ref().filter(|dir| !dir.is_dir()) {
+            return Err(Error::Usage(format!(
+                "--hidden: `{}` is not a folder",
+                hidden.display()
+            )));
+        }
+        Ok(KitPlan {
+            cases_root: cases_root(&self.cases)?,
+            reference: reference_binary(&self.reference)?,
+            spec: self.spec.clone(),
+            hidden: self.hidden.clone(),
+            out: self.out.clone().unwrap_or(default_out),
+        })
+    }
+}
+
+#[derive(clap::Args)]
+pub struct AutograderArgs {
+    #[command(flatten)]
+    pub kit: KitArgs,
+    /// The command that runs a submission, in its folder: `python3 project4.py`, `java Main`.
+    #[arg(long, value_name = "CMD")]
+    pub run: String,
 }
 
 /// How untrusted targets are confined; limits default to the suite file's `[limits]`.
@@ -303,6 +368,9 @@ pub struct CheckArgs {
     /// Write Gradescope's results.json.
     #[arg(long, value_name = "FILE")]
     pub gradescope: Option<PathBuf>,
+    /// Write an HTML report: a card per cause of failure, the boards side by side.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
     /// Use this reference binary instead of building it.
@@ -351,6 +419,104 @@ impl CheckArgs {
             shard: self.shard,
             ..base
         })
+    }
+}
+
+/// The student kit's command line: `check-<spec> [OPTIONS] [--] TARGET...`.
+#[derive(clap::Parser)]
+#[command(
+    about = "Checks a program against the cases of one assignment, offline: the public cases \
+             with full diffs, and the instructor's hidden cases by verdict only.",
+    after_help = "Exit status: 0 every graded case passed; 1 some failed; 2 the check could not \
+                  run (bad arguments, a program that cannot start); 130 interrupted."
+)]
+pub struct StudentArgs {
+    /// Only cases whose group or `spec/group/name` contains PATTERN.
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    /// Cases run at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
+    pub jobs: Option<usize>,
+    /// Seconds a case may run (default: the suite's).
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
+    /// Stop at the first failing graded case.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Also run the cases that touch unspecified behaviour (reported, never graded).
+    #[arg(long)]
+    pub include_unspecified: bool,
+    /// Also show passing cases, and a full block for every failing one.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Write every case's result as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write Gradescope's results.json.
+    #[arg(long, value_name = "FILE")]
+    pub gradescope: Option<PathBuf>,
+    /// Write an HTML report: a card per cause of failure, the boards side by side.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    #[command(flatten)]
+    pub confine: ConfineArgs,
+    /// The program to check and its arguments: `./a.out`, `project4.py` (run with python3),
+    /// `java Main`; everything after it goes to the program. `--` before it works too.
+    #[arg(
+        value_name = "TARGET",
+        trailing_var_arg = true,
+        allow_hyphen_values = true,
+        num_args = 1..,
+        required = true
+    )]
+    pub target: Vec<OsString>,
+}
+
+impl StudentArgs {
+    /// The check of the kit's cases, extracted at `cases_root`, for spec `spec`.
+    pub fn options(
+        &self,
+        cases_root: PathBuf,
+        spec: &str,
+        progress: bool,
+    ) -> Result<crate::check::Options, Error> {
+        let dir = current_dir()?;
+        let target = crate::target::interpret(self.target.clone(), &dir).map_err(|hint| {
+            Error::CouldNotRun {
+                command: crate::target::display_argv(&self.target),
+                message: hint,
+            }
+        })?;
+        // No reference: differences are placed by the traces the kit holds.
+        let base = crate::check::Options::new(cases_root, PathBuf::new(), dir);
+        Ok(crate::check::Options {
+            spec: Some(spec.to_string()),
+            filter: self.filter.clone(),
+            jobs: self.jobs.unwrap_or(base.jobs),
+            timeout: self.timeout,
+            fail_fast: self.fail_fast,
+            include_unspecified: self.include_unspecified,
+            program: Program::from_argv(target),
+            progress,
+            confine: self.confine.settings(&[]),
+            ..base
+        })
+    }
+
+    pub fn reports(&self) -> crate::cli::Reports {
+        crate::cli::Reports {
+            json: self.json.clone(),
+            junit: self.junit.clone(),
+            gradescope: self.gradescope.clone(),
+            html: self.html.clone(),
+            gradescope_settings: self.report.gradescope(),
+            verbose: self.verbose,
+        }
     }
 }
 
@@ -437,6 +603,16 @@ pub struct BenchArgs {
     /// Measure instead what each confinement layer costs a case.
     #[arg(long)]
     pub layers: bool,
+    /// Grade instead a synthetic class of N submissions (right, wrong, crashing, hanging and
+    /// flooding; Python and native) against the raw spawn floor for the same runs.
+    #[arg(long, value_name = "N", value_parser = class_size, allow_hyphen_values = true)]
+    pub class: Option<usize>,
+    /// The spec of the synthetic class.
+    #[arg(long, default_value = "go", requires = "class")]
+    pub spec: String,
+    /// Seconds per case for the synthetic class (its hanging submissions cost this).
+    #[arg(long, value_name = "SECS", default_value = "1", value_parser = seconds, allow_hyphen_values = true, requires = "class")]
+    pub timeout: Duration,
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,
@@ -499,6 +675,7 @@ pub struct FuzzArgs {
     pub target: Vec<OsString>,
 }
 
+#[cfg(feature = "reference")]
 impl FuzzArgs {
     /// The fuzzer's options; the seed is the one given or one from the clock.
     pub fn options(&self) -> Result<crate::fuzz::Options, Error> {
@@ -553,6 +730,9 @@ pub struct GradeArgs {
     /// Only shard K of N of the submissions (split by id, the same on every machine).
     #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     pub shard: Option<Shard>,
+    /// Also write `report.html` beside `grades.csv`: the class at a glance (one file, offline).
+    #[arg(long)]
+    pub html: bool,
     /// Also write gradescope/<id>/results.json for each submission.
     #[arg(long)]
     pub gradescope: bool,
@@ -614,6 +794,7 @@ impl GradeArgs {
             shard: self.shard,
             force: self.force,
             gradescope: self.gradescope.then(|| self.report.gradescope()),
+            html: self.html,
         })
     }
 }

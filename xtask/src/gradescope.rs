@@ -23,6 +23,8 @@ pub struct Settings {
 #[derive(Serialize)]
 struct Results {
     score: f64,
+    /// Whole seconds the grading took.
+    execution_time: u64,
     output: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     stdout_visibility: Option<String>,
@@ -109,6 +111,7 @@ pub fn render(run: &Run, settings: &Settings) -> String {
     }
     let results = Results {
         score: tests.iter().map(|t| t.score).sum(),
+        execution_time: run.elapsed.as_secs_f64().ceil() as u64,
         output: format!("graded by gridjudge against {}", run.target),
         stdout_visibility: settings.visibility.clone(),
         tests,
@@ -120,6 +123,7 @@ pub fn render(run: &Run, settings: &Settings) -> String {
 pub fn render_failure(reason: &str) -> String {
     let results = Results {
         score: 0.0,
+        execution_time: 0,
         output: format!("gridjudge could not grade this submission: {reason}"),
         stdout_visibility: None,
         tests: Vec::new(),

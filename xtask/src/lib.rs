@@ -9,10 +9,13 @@
 //! modules outside `tools` (generators and shrinkers): it sees a folder of cases and a command
 //! line, so it works unchanged for any target.
 
+#[cfg(feature = "reference")]
 pub mod adequacy;
+pub mod autograder;
 pub mod bench;
 pub mod bless;
 pub mod check;
+pub mod cli;
 pub mod compare;
 pub mod confine;
 pub mod diff;
@@ -20,12 +23,17 @@ pub mod discover;
 pub mod error;
 pub mod files;
 pub mod flags;
+#[cfg(feature = "reference")]
 pub mod fuzz;
+#[cfg(feature = "reference")]
 pub mod generate;
 pub mod grade;
 pub mod gradescope;
+pub mod hidden;
+pub mod html;
 pub mod json;
 pub mod junit;
+pub mod kit;
 pub mod limits;
 pub mod locate;
 pub mod message;
@@ -39,5 +47,6 @@ pub mod shard;
 pub mod shrink;
 pub mod suite;
 pub mod target;
+#[cfg(feature = "reference")]
 pub mod tools;
 pub mod workspace;

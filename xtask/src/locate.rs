@@ -24,6 +24,17 @@ pub struct Location {
 /// Where the byte `offset` of the expected output shows, or `None` when the reference cannot
 /// say. `reference` must be the bundled reference: it runs trusted.
 pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<Location> {
+    phrase_of(&trace(reference, input)?, input, offset)
+}
+
+/// Where the byte `offset` of the expected output shows, from the reference's trace for this
+/// input, written before (the student kit holds one per case instead of the reference).
+pub fn from_trace(trace: &Path, input: &[u8], offset: usize) -> Option<Location> {
+    phrase_of(&std::fs::read_to_string(trace).ok()?, input, offset)
+}
+
+/// The trace the reference writes for `input`: the text of its `--trace` file.
+pub fn trace(reference: &Target, input: &[u8]) -> Option<String> {
     let dir = tempfile::tempdir().ok()?;
     let trace_path = dir.path().join("trace");
     let mut traced = reference.clone();
@@ -35,11 +46,10 @@ pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<Locatio
         stderr_cap: 4096,
     };
     execute(&traced, input, &bounds, &Policy::trusted()).ok()?;
-    phrase(&trace_path, input, offset)
+    std::fs::read_to_string(&trace_path).ok()
 }
 
-fn phrase(trace_path: &Path, input: &[u8], offset: usize) -> Option<Location> {
-    let trace = std::fs::read_to_string(trace_path).ok()?;
+fn phrase_of(trace: &str, input: &[u8], offset: usize) -> Option<Location> {
     let entries: Vec<(usize, usize)> = trace
         .lines()
         .filter_map(|line| {
@@ -92,12 +102,12 @@ mod tests {
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 10\n4 20\n5 30\n").unwrap();
         let input = b"4\n3\nEMPTY\nR\n\n";
-        let at = |offset| phrase(&path, input, offset).unwrap().phrase;
+        let at = |offset| from_trace(&path, input, offset).unwrap().phrase;
         assert_eq!(at(0), "in the output after input line 3: `EMPTY`");
         assert_eq!(at(15), "in the output after input line 4: `R`");
         assert_eq!(at(29), "in the output after input line 5: (an empty line)");
         assert_eq!(at(30), "after the end of the expected output");
-        let command = |offset| phrase(&path, input, offset).unwrap().command;
+        let command = |offset| from_trace(&path, input, offset).unwrap().command;
         assert_eq!(command(15), Some("R".into()));
         assert_eq!(command(29), Some(String::new()));
     }
@@ -107,7 +117,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 0\n4 90\n").unwrap();
-        let found = phrase(&path, b"9\n..B\n...\n.W.\n", 40).unwrap();
+        let found = from_trace(&path, b"9\n..B\n...\n.W.\n", 40).unwrap();
         assert_eq!(found.phrase, "in the output after the whole input");
         assert_eq!(found.command, None);
     }

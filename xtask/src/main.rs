@@ -6,16 +6,16 @@
 //! invalid corpus, a target that cannot be started); 130 interrupted. A broken pipe on stdout
 //! counts as success.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::process::ExitCode;
 
+use xtask::cli::print_report;
 use xtask::error::Error;
 use xtask::files::write_atomically;
 use xtask::flags::{
-    AdequacyArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs, GradeArgs, MergeArgs,
-    Task,
+    AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
+    GradeArgs, KitArgs, MergeArgs, Task,
 };
-use xtask::{gradescope, json, junit, message};
 
 /// Whether to draw progress bars: on a terminal, outside CI.
 fn show_progress() -> bool {
@@ -23,44 +23,17 @@ fn show_progress() -> bool {
 }
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
-    xtask::flags::writable("--json", &args.json)?;
-    xtask::flags::writable("--junit", &args.junit)?;
-    xtask::flags::writable("--gradescope", &args.gradescope)?;
-    let gradescope_settings = args.report.gradescope();
-    let run = match xtask::check::check(&args.options(show_progress())?) {
-        Ok(run) => run,
-        Err(err) => {
-            // Gradescope shows a 0 with the reason rather than "the autograder failed".
-            if let (Some(path), Error::CouldNotRun { .. }) = (&args.gradescope, &err) {
-                write_atomically(
-                    path,
-                    gradescope::render_failure(&err.to_string()).as_bytes(),
-                )?;
-            }
-            return Err(err);
-        }
+    let reports = xtask::cli::Reports {
+        json: args.json.clone(),
+        junit: args.junit.clone(),
+        gradescope: args.gradescope.clone(),
+        html: args.html.clone(),
+        gradescope_settings: args.report.gradescope(),
+        verbose: args.verbose,
     };
-    for warning in &run.warnings {
-        eprintln!("{warning}");
-    }
-    let write = |path: &Option<std::path::PathBuf>, text: String| match path {
-        Some(path) => write_atomically(path, text.as_bytes()),
-        None => Ok(()),
-    };
-    write(&args.json, json::render(&run))?;
-    write(&args.junit, junit::render(&run))?;
-    write(
-        &args.gradescope,
-        gradescope::render(&run, &gradescope_settings),
-    )?;
-    print_report(&message::render(&run, args.verbose))?;
-    Ok(if run.interrupted {
-        ExitCode::from(130)
-    } else if run.all_graded_passed() {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    reports.check_writable()?;
+    let run = xtask::check::check(&args.options(show_progress())?);
+    reports.finish(run)
 }
 
 fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
@@ -93,6 +66,16 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
     let (base, jobs) = args.options()?;
+    if let Some(size) = args.class {
+        let settings = xtask::bench::class::Settings {
+            size,
+            jobs: *jobs.last().unwrap_or(&base.jobs),
+            timeout: args.timeout,
+            spec: args.spec.clone(),
+        };
+        print_report(&xtask::bench::class::class(&base, &settings)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.layers {
         print_report(&xtask::bench::layers(300, &base.cases_root)?)?;
         return Ok(ExitCode::SUCCESS);
@@ -163,18 +146,57 @@ fn run_adequacy(args: AdequacyArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::from(u8::from(gaps > 0)))
 }
 
-/// Prints a report on stdout; a reader that went away is not an error.
-fn print_report(report: &str) -> Result<(), Error> {
-    let mut stdout = anstream::stdout();
-    match stdout
-        .write_all(report.as_bytes())
-        .and_then(|()| stdout.flush())
-    {
-        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Error::Command(format!("failed to write the report: {err}")))
-        }
-        _ => Ok(()),
+fn run_kit(args: KitArgs) -> Result<ExitCode, Error> {
+    let plan = args.plan(format!("check-{}", args.spec).into())?;
+    let built = xtask::kit::build(
+        &plan.cases_root,
+        &plan.spec,
+        plan.hidden.as_deref(),
+        &plan.reference,
+        &plan.out,
+    )?;
+    print_report(&format!(
+        "wrote `{}`: {:.1} MB, {} public and {} hidden cases of {}, corpus {}\n",
+        built.path.display(),
+        built.bytes as f64 / 1e6,
+        built.bundle.public,
+        built.bundle.hidden,
+        built.bundle.spec,
+        built.bundle.corpus
+    ))?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
+    let run: Vec<String> = args.run.split_whitespace().map(String::from).collect();
+    if run.is_empty() {
+        return Err(Error::Usage("--run needs a command".into()));
     }
+    let plan = args
+        .kit
+        .plan(format!("autograder-{}.zip", args.kit.spec).into())?;
+    let folder = tempfile::tempdir().map_err(|err| Error::Command(err.to_string()))?;
+    let kit_name = format!("check-{}", plan.spec);
+    let built = xtask::kit::build(
+        &plan.cases_root,
+        &plan.spec,
+        plan.hidden.as_deref(),
+        &plan.reference,
+        &folder.path().join(&kit_name),
+    )?;
+    let zip = xtask::autograder::zip(&built.path, &kit_name, &run)?;
+    write_atomically(&plan.out, &zip)?;
+    print_report(&format!(
+        "wrote `{}`: {:.1} MB, the kit of {} ({} public and {} hidden cases, corpus {}) run as `{}`\n",
+        plan.out.display(),
+        zip.len() as f64 / 1e6,
+        built.bundle.spec,
+        built.bundle.public,
+        built.bundle.hidden,
+        built.bundle.corpus,
+        run.join(" ")
+    ))?;
+    Ok(ExitCode::SUCCESS)
 }
 
 fn main() -> ExitCode {
@@ -202,6 +224,8 @@ fn main() -> ExitCode {
         Task::Grade(args) => run_grade(args),
         Task::Merge(args) => run_merge(args),
         Task::Adequacy(args) => run_adequacy(args),
+        Task::Kit(args) => run_kit(args),
+        Task::Autograder(args) => run_autograder(args),
     };
     // A run with one job used this thread's sandbox helper: end it (and its cgroup) now.
     xtask::sandbox::release();

@@ -154,6 +154,20 @@ pub struct Judgement {
 const EXCERPT: usize = 64 << 10;
 
 impl Judgement {
+    /// Drops everything derived from the input or the output (a hidden case's): the
+    /// difference, its place, the diff, the expected text, and the target's stdout and stderr.
+    pub fn redact(&mut self) {
+        self.difference = None;
+        self.location = None;
+        self.answers = None;
+        self.diff = None;
+        self.expected.clear();
+        if let Some(execution) = &mut self.execution {
+            execution.stdout.clear();
+            execution.stderr.clear();
+        }
+    }
+
     /// Keeps the memory of a finished judgement bounded, whatever the target printed: renders
     /// the diff (itself bounded in lines and line length) and keeps of the output only a
     /// window of 64 KiB around the first difference.
@@ -308,6 +322,31 @@ pub fn judge(
     timeout: Duration,
 ) -> Judgement {
     let difference = compare(rules.compare, &expected, &execution.stdout);
+    decide(rules, expected, execution, timeout, difference)
+}
+
+/// The judgement of a hidden case, whose expected output is known by its `hashes` only. It
+/// keeps nothing derived from the input or the output: no difference, no output, no stderr.
+pub fn judge_hidden(
+    rules: Rules,
+    hashes: &crate::hidden::Hashes,
+    execution: Execution,
+    timeout: Duration,
+) -> Judgement {
+    let difference = hashes.difference(rules.compare, &execution.stdout);
+    let mut judgement = decide(rules, Vec::new(), execution, timeout, difference);
+    judgement.redact();
+    judgement
+}
+
+/// The verdict for an execution whose output differs from the expected one by `difference`.
+fn decide(
+    rules: Rules,
+    expected: Vec<u8>,
+    execution: Execution,
+    timeout: Duration,
+    difference: Option<Difference>,
+) -> Judgement {
     let limit = execution.limit.map(|limit| match limit {
         Limit::Memory => (
             Verdict::MemoryLimit,

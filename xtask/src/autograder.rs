@@ -1,0 +1,90 @@
+//! `cargo xtask autograder`: a Gradescope autograder, as the zip Gradescope takes.
+//!
+//! The zip holds the student kit of the spec ([`crate::kit`]), `setup.sh` (which installs
+//! nothing: the kit is one static file) and `run_autograder`, which grades
+//! `/autograder/submission` with the kit under `--require-isolation` and writes
+//! `/autograder/results/results.json`. Whatever happens, a results.json is written: a
+//! submission that cannot start scores 0 with the reason.
+
+use std::io::Write;
+use std::path::Path;
+
+use crate::error::Error;
+
+/// A word for bash, single-quoted.
+fn quoted(word: &str) -> String {
+    format!("'{}'", word.replace('\'', "'\\''"))
+}
+
+/// The `setup.sh` of the autograder.
+pub fn setup_script(kit: &str) -> String {
+    format!(
+        "#!/usr/bin/env bash\n\
+         # Gradescope runs this once, to build the image: nothing to install or download, the\n\
+         # checker is one static file.\n\
+         set -eu\n\
+         chmod 755 /autograder/source/{kit}\n\
+         /autograder/source/{kit} --version\n"
+    )
+}
+
+/// The `run_autograder` of the autograder: runs `run` (the submission's command line) in the
+/// submission's folder through the kit.
+pub fn run_script(kit: &str, run: &[String]) -> String {
+    let command: Vec<String> = run.iter().map(|word| quoted(word)).collect();
+    format!(
+        "#!/usr/bin/env bash\n\
+         # Gradescope runs this for each submission: the gridjudge kit grades it against the\n\
+         # public and hidden cases and writes Gradescope's results.json.\n\
+         set -u\n\
+         results=/autograder/results/results.json\n\
+         mkdir -p /autograder/results\n\
+         rm -f \"$results\"\n\
+         # The submission runs as an unprivileged user, who must be able to read it.\n\
+         chmod -R a+rX /autograder/submission 2>/dev/null\n\
+         cd /autograder/submission 2>/dev/null || cd /\n\
+         /autograder/source/{kit} --require-isolation --gradescope \"$results\" -- {command}\n\
+         status=$?\n\
+         # A checker that could not start at all still leaves a score of 0, and why.\n\
+         if [ ! -s \"$results\" ]; then\n\
+         \x20 printf '{{\"score\": 0, \"execution_time\": 0, \"output\": \"the checker could not start (exit status %s)\", \"tests\": []}}\\n' \"$status\" > \"$results\"\n\
+         fi\n\
+         exit 0\n",
+        command = command.join(" ")
+    )
+}
+
+/// The autograder zip: the kit at `kit_path` (named `kit_name` inside), `setup.sh` and
+/// `run_autograder`, executable.
+pub fn zip(kit_path: &Path, kit_name: &str, run: &[String]) -> Result<Vec<u8>, Error> {
+    let kit = std::fs::read(kit_path).map_err(|err| Error::io(kit_path, err))?;
+    let to_error =
+        |err: zip::result::ZipError| Error::Command(format!("failed to write the zip: {err}"));
+    let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
+    let executable = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated)
+        .unix_permissions(0o755);
+    for (name, bytes) in [
+        ("setup.sh", setup_script(kit_name).into_bytes()),
+        ("run_autograder", run_script(kit_name, run).into_bytes()),
+        (kit_name, kit),
+    ] {
+        writer.start_file(name, executable).map_err(to_error)?;
+        writer
+            .write_all(&bytes)
+            .map_err(|err| Error::Command(format!("failed to write the zip: {err}")))?;
+    }
+    let cursor = writer.finish().map_err(to_error)?;
+    Ok(cursor.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_command_reaches_bash_word_for_word() {
+        let script = run_script("check-go", &["python3".into(), "it's.py".into()]);
+        assert!(script.contains("-- 'python3' 'it'\\''s.py'\n"), "{script}");
+    }
+}

@@ -1,0 +1,85 @@
+//! What the two command lines (`cargo xtask` and the student kit) share: the reports a check
+//! writes and prints, and its exit status.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::error::Error;
+use crate::files::write_atomically;
+use crate::run::Run;
+use crate::{gradescope, json, junit, message};
+
+/// The report files a check writes, and how it prints.
+pub struct Reports {
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub gradescope: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    pub gradescope_settings: gradescope::Settings,
+    pub verbose: bool,
+}
+
+impl Reports {
+    /// Fails now, before any case runs, if a report file cannot be written.
+    pub fn check_writable(&self) -> Result<(), Error> {
+        crate::flags::writable("--json", &self.json)?;
+        crate::flags::writable("--junit", &self.junit)?;
+        crate::flags::writable("--gradescope", &self.gradescope)?;
+        crate::flags::writable("--html", &self.html)
+    }
+
+    /// Writes the reports of a finished check and prints it; the exit status: 0 when every
+    /// graded case passed, 1 when one failed, 130 when interrupted.
+    pub fn finish(&self, run: Result<Run, Error>) -> Result<ExitCode, Error> {
+        let run = match run {
+            Ok(run) => run,
+            Err(err) => {
+                // Gradescope shows a 0 with the reason rather than "the autograder failed".
+                if let (Some(path), Error::CouldNotRun { .. }) = (&self.gradescope, &err) {
+                    write_atomically(
+                        path,
+                        gradescope::render_failure(&err.to_string()).as_bytes(),
+                    )?;
+                }
+                return Err(err);
+            }
+        };
+        for warning in &run.warnings {
+            eprintln!("{warning}");
+        }
+        let write = |path: &Option<PathBuf>, text: String| match path {
+            Some(path) => write_atomically(path, text.as_bytes()),
+            None => Ok(()),
+        };
+        write(&self.json, json::render(&run))?;
+        write(&self.junit, junit::render(&run))?;
+        write(
+            &self.gradescope,
+            gradescope::render(&run, &self.gradescope_settings),
+        )?;
+        write(&self.html, crate::html::check_report(&run))?;
+        print_report(&message::render(&run, self.verbose))?;
+        Ok(if run.interrupted {
+            ExitCode::from(130)
+        } else if run.all_graded_passed() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
+}
+
+/// Prints a report on stdout; a reader that went away is not an error.
+pub fn print_report(report: &str) -> Result<(), Error> {
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(report.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::Command(format!("failed to write the report: {err}")))
+        }
+        _ => Ok(()),
+    }
+}
