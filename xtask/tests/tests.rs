@@ -6,6 +6,8 @@ mod fuzz;
 mod grade;
 mod harness;
 mod hostile;
+mod html;
+mod kit;
 mod reports;
 mod support;
 mod tidy;
