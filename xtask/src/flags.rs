@@ -333,14 +333,10 @@ fn current_dir() -> Result<PathBuf, Error> {
     std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))
 }
 
+/// How a check runs and what it reports: the options `cargo xtask check` and the student kit
+/// share.
 #[derive(clap::Args)]
-pub struct CheckArgs {
-    /// The suite to use; without it, the one whose handout cases the target passes.
-    #[arg(long)]
-    pub spec: Option<String>,
-    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
-    #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
+pub struct RunArgs {
     /// Only cases whose group or `spec/group/name` contains PATTERN.
     #[arg(long, value_name = "PATTERN")]
     pub filter: Option<String>,
@@ -373,14 +369,69 @@ pub struct CheckArgs {
     pub html: Option<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
+    #[command(flatten)]
+    pub confine: ConfineArgs,
+}
+
+impl RunArgs {
+    /// `base` with these settings; `protected` are kept out of every target's sight.
+    fn apply(
+        &self,
+        base: crate::check::Options,
+        target: Vec<OsString>,
+        progress: bool,
+        protected: &[PathBuf],
+    ) -> crate::check::Options {
+        crate::check::Options {
+            filter: self.filter.clone(),
+            jobs: self.jobs.unwrap_or(base.jobs),
+            timeout: self.timeout,
+            fail_fast: self.fail_fast,
+            include_unspecified: self.include_unspecified,
+            program: Program::from_argv(target),
+            progress,
+            confine: self.confine.settings(protected),
+            ..base
+        }
+    }
+
+    /// The reports to write and print.
+    pub fn reports(&self) -> crate::cli::Reports {
+        crate::cli::Reports {
+            json: self.json.clone(),
+            junit: self.junit.clone(),
+            gradescope: self.gradescope.clone(),
+            html: self.html.clone(),
+            gradescope_settings: self.report.gradescope(),
+            verbose: self.verbose,
+        }
+    }
+}
+
+/// `target` as the command to run, from `dir`; a hint when it cannot be.
+fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Vec<OsString>, Error> {
+    crate::target::interpret(target.to_vec(), dir).map_err(|hint| Error::CouldNotRun {
+        command: crate::target::display_argv(target),
+        message: hint,
+    })
+}
+
+#[derive(clap::Args)]
+pub struct CheckArgs {
+    /// The suite to use; without it, the one whose handout cases the target passes.
+    #[arg(long)]
+    pub spec: Option<String>,
+    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: RunArgs,
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,
     /// Only shard K of N of the cases (split by case id, the same on every machine).
     #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     pub shard: Option<Shard>,
-    #[command(flatten)]
-    pub confine: ConfineArgs,
     /// The program to check and its arguments: `./a.out`, `project4.py` (run with python3),
     /// `java Main`; everything after it goes to the program. `--` before it works too.
     #[arg(
@@ -395,29 +446,17 @@ pub struct CheckArgs {
 impl CheckArgs {
     pub fn options(&self, progress: bool) -> Result<crate::check::Options, Error> {
         let dir = current_dir()?;
-        let target = crate::target::interpret(self.target.clone(), &dir).map_err(|hint| {
-            Error::CouldNotRun {
-                command: crate::target::display_argv(&self.target),
-                message: hint,
-            }
-        })?;
+        let target = interpret_target(&self.target, &dir)?;
         let base = crate::check::Options::new(
             cases_root(&self.cases)?,
             reference_binary(&self.reference)?,
             dir,
         );
+        let protected = [base.reference.clone()];
         Ok(crate::check::Options {
             spec: self.spec.clone(),
-            filter: self.filter.clone(),
-            jobs: self.jobs.unwrap_or(base.jobs),
-            timeout: self.timeout,
-            fail_fast: self.fail_fast,
-            include_unspecified: self.include_unspecified,
-            program: Program::from_argv(target),
-            progress,
-            confine: self.confine.settings(std::slice::from_ref(&base.reference)),
             shard: self.shard,
-            ..base
+            ..self.run.apply(base, target, progress, &protected)
         })
     }
 }
@@ -431,40 +470,8 @@ impl CheckArgs {
                   run (bad arguments, a program that cannot start); 130 interrupted."
 )]
 pub struct StudentArgs {
-    /// Only cases whose group or `spec/group/name` contains PATTERN.
-    #[arg(long, value_name = "PATTERN")]
-    pub filter: Option<String>,
-    /// Cases run at once (default: the number of CPUs).
-    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
-    pub jobs: Option<usize>,
-    /// Seconds a case may run (default: the suite's).
-    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
-    pub timeout: Option<Duration>,
-    /// Stop at the first failing graded case.
-    #[arg(long)]
-    pub fail_fast: bool,
-    /// Also run the cases that touch unspecified behaviour (reported, never graded).
-    #[arg(long)]
-    pub include_unspecified: bool,
-    /// Also show passing cases, and a full block for every failing one.
-    #[arg(long, short = 'v')]
-    pub verbose: bool,
-    /// Write every case's result as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write a JUnit XML report.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Write Gradescope's results.json.
-    #[arg(long, value_name = "FILE")]
-    pub gradescope: Option<PathBuf>,
-    /// Write an HTML report: a card per cause of failure, the boards side by side.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
     #[command(flatten)]
-    pub report: ReportArgs,
-    #[command(flatten)]
-    pub confine: ConfineArgs,
+    pub run: RunArgs,
     /// The program to check and its arguments: `./a.out`, `project4.py` (run with python3),
     /// `java Main`; everything after it goes to the program. `--` before it works too.
     #[arg(
@@ -486,37 +493,13 @@ impl StudentArgs {
         progress: bool,
     ) -> Result<crate::check::Options, Error> {
         let dir = current_dir()?;
-        let target = crate::target::interpret(self.target.clone(), &dir).map_err(|hint| {
-            Error::CouldNotRun {
-                command: crate::target::display_argv(&self.target),
-                message: hint,
-            }
-        })?;
+        let target = interpret_target(&self.target, &dir)?;
         // No reference: differences are placed by the traces the kit holds.
         let base = crate::check::Options::new(cases_root, PathBuf::new(), dir);
         Ok(crate::check::Options {
             spec: Some(spec.to_string()),
-            filter: self.filter.clone(),
-            jobs: self.jobs.unwrap_or(base.jobs),
-            timeout: self.timeout,
-            fail_fast: self.fail_fast,
-            include_unspecified: self.include_unspecified,
-            program: Program::from_argv(target),
-            progress,
-            confine: self.confine.settings(&[]),
-            ..base
+            ..self.run.apply(base, target, progress, &[])
         })
-    }
-
-    pub fn reports(&self) -> crate::cli::Reports {
-        crate::cli::Reports {
-            json: self.json.clone(),
-            junit: self.junit.clone(),
-            gradescope: self.gradescope.clone(),
-            html: self.html.clone(),
-            gradescope_settings: self.report.gradescope(),
-            verbose: self.verbose,
-        }
     }
 }
 

@@ -378,12 +378,13 @@ pub fn class_report(grades: &Grades, blocks: &dyn Fn(&str) -> BTreeMap<String, S
         h1 { "gridjudge: " (grades.spec) ", " (grades.submissions.len()) " submissions" }
         p.muted { "run as " code { (shown(&grades.run)) } " · out of " (format!("{:.2}", grades.max_score)) " points" }
         h2 { "Scores" }
-        svg width=(width) height=(height + 30.0) role="img" aria-label="histogram of scores" {
+        // 18 px above the bars for the tallest one's count.
+        svg width=(width) height=(height + 48.0) role="img" aria-label="histogram of scores" {
             @for (k, count) in bins.iter().enumerate() {
                 @let h = height * *count as f64 / tallest as f64;
-                rect data-bin=(k) data-count=(count) x=(k as f64 * bar + 2.0) y=(height - h) width=(bar - 4.0) height=(h) fill="#4e79a7" {}
-                text x=(k as f64 * bar + bar / 2.0) y=(height - h - 4.0) text-anchor="middle" { (count) }
-                text x=(k as f64 * bar + bar / 2.0) y=(height + 16.0) text-anchor="middle" { (k * 10) "–" (if k == 9 { 100 } else { k * 10 + 9 }) "%" }
+                rect data-bin=(k) data-count=(count) x=(k as f64 * bar + 2.0) y=(18.0 + height - h) width=(bar - 4.0) height=(h) fill="#4e79a7" {}
+                text x=(k as f64 * bar + bar / 2.0) y=(18.0 + height - h - 4.0) text-anchor="middle" { (count) }
+                text x=(k as f64 * bar + bar / 2.0) y=(18.0 + height + 16.0) text-anchor="middle" { (k * 10) "–" (if k == 9 { 100 } else { k * 10 + 9 }) "%" }
             }
         }
         h2 { "Pass rate per group" }

@@ -87,10 +87,7 @@ pub fn bundle(
         let input = text(&case.input)?;
         let expected = text(&case.expected)?;
         let trace = crate::locate::trace(&target, input.as_bytes());
-        for part in [&case.group, &case.name, &input, &expected] {
-            corpus.update((part.len() as u64).to_le_bytes());
-            corpus.update(part.as_bytes());
-        }
+        hash_case(&mut corpus, [&case.group, &case.name, &input, &expected]);
         cases.push(BundleCase {
             group: case.group,
             name: case.name,
@@ -115,10 +112,7 @@ pub fn bundle(
                     reference_output(&target, &input, path)?
                 };
                 let name = format!("hidden-{:02}", k + 1);
-                for part in [&group, &name, &input, &expected] {
-                    corpus.update((part.len() as u64).to_le_bytes());
-                    corpus.update(part.as_bytes());
-                }
+                hash_case(&mut corpus, [&group, &name, &input, &expected]);
                 cases.push(BundleCase {
                     group: group.clone(),
                     name,
@@ -140,6 +134,15 @@ pub fn bundle(
         suite: suite_text,
         cases,
     })
+}
+
+/// Adds a case (group, name, input, expected output) to the corpus's hash, each part
+/// length-prefixed so that no two cases collide by concatenation.
+fn hash_case(corpus: &mut Sha256, parts: [&str; 4]) {
+    for part in parts {
+        corpus.update((part.len() as u64).to_le_bytes());
+        corpus.update(part.as_bytes());
+    }
 }
 
 /// The hidden cases under `dir`: its folders are groups of the suite, each with `.in` files.
@@ -424,7 +427,7 @@ pub fn student_main(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
     if let Err(err) = ctrlc::set_handler(crate::process::interrupt) {
         eprintln!("warning: Ctrl-C will not stop targets cleanly: {err}");
     }
-    let reports = args.reports();
+    let reports = args.run.reports();
     let result = (|| {
         reports.check_writable()?;
         let folder = case_folder()?;

@@ -23,14 +23,7 @@ fn show_progress() -> bool {
 }
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
-    let reports = xtask::cli::Reports {
-        json: args.json.clone(),
-        junit: args.junit.clone(),
-        gradescope: args.gradescope.clone(),
-        html: args.html.clone(),
-        gradescope_settings: args.report.gradescope(),
-        verbose: args.verbose,
-    };
+    let reports = args.run.reports();
     reports.check_writable()?;
     let run = xtask::check::check(&args.options(show_progress())?);
     reports.finish(run)
@@ -200,6 +193,7 @@ fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
 }
 
 fn main() -> ExitCode {
+    xtask::process::return_large_buffers();
     // The sandbox helper and the benchmark's plain spawner are this program too.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match args.get(1) {

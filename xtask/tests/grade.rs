@@ -23,25 +23,8 @@ const MODES: [&str; 6] = ["echo", "shout", "abort", "echo", "missing", "sleep"];
 impl Class {
     fn new(n_students: usize) -> Class {
         let dir = tempfile::tempdir().unwrap();
-        let suite = dir.path().join("cases/echo");
-        for (group, n) in [("alpha", 3), ("beta", 2)] {
-            std::fs::create_dir_all(suite.join(group)).unwrap();
-            for k in 1..=n {
-                let text = format!("{group} case {k}\n");
-                std::fs::write(suite.join(format!("{group}/00{k}-line.in")), &text).unwrap();
-                std::fs::write(suite.join(format!("{group}/00{k}-line.out")), &text).unwrap();
-            }
-        }
-        std::fs::write(
-            suite.join("suite.toml"),
-            "args = []\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n[groups]\nalpha = 6\nbeta = 4\n",
-        )
-        .unwrap();
-        for k in 0..n_students {
-            let student = dir.path().join(format!("class/s{k:02}"));
-            std::fs::create_dir_all(&student).unwrap();
-            std::fs::write(student.join("mode"), MODES[k % MODES.len()]).unwrap();
-        }
+        let modes: Vec<&str> = (0..n_students).map(|k| MODES[k % MODES.len()]).collect();
+        crate::support::echo_class(dir.path(), &modes);
         Class { dir }
     }
 

@@ -126,28 +126,10 @@ fn whatever_a_target_prints_appears_escaped() {
 /// A class of echo submissions graded with `--html`: the report and `grades.json`.
 fn graded_class() -> (tempfile::TempDir, String, serde_json::Value) {
     let dir = tempfile::tempdir().unwrap();
-    let suite = dir.path().join("cases/echo");
-    for (group, n) in [("alpha", 3), ("beta", 2)] {
-        std::fs::create_dir_all(suite.join(group)).unwrap();
-        for k in 1..=n {
-            let text = format!("{group} case {k}\n");
-            std::fs::write(suite.join(format!("{group}/00{k}-line.in")), &text).unwrap();
-            std::fs::write(suite.join(format!("{group}/00{k}-line.out")), &text).unwrap();
-        }
-    }
-    std::fs::write(
-        suite.join("suite.toml"),
-        "args = []\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n[groups]\nalpha = 6\nbeta = 4\n",
-    )
-    .unwrap();
     let modes = [
         "echo", "shout", "abort", "echo", "shout", "non-utf8", "echo", "missing",
     ];
-    for (k, mode) in modes.iter().enumerate() {
-        let student = dir.path().join(format!("class/s{k:02}"));
-        std::fs::create_dir_all(&student).unwrap();
-        std::fs::write(student.join("mode"), mode).unwrap();
-    }
+    crate::support::echo_class(dir.path(), &modes);
     let out = dir.path().join("out");
     xtask()
         .args(["grade", "--spec", "echo", "--html", "--cases"])

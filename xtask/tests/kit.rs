@@ -425,12 +425,12 @@ fn the_autograder_zip_grades_as_gradescope_runs_it() {
         "wrong output"
     );
     println!(
-        "results.json of the buggy submission (first tests):\n{}",
+        "results.json of the buggy submission (a failing public test and a failing hidden one):\n{}",
         serde_json::to_string_pretty(&serde_json::json!({
             "score": buggy["score"],
             "execution_time": buggy["execution_time"],
             "output": buggy["output"],
-            "tests": buggy["tests"].as_array().unwrap().iter().filter(|t| t["status"] == "failed").take(2).collect::<Vec<_>>(),
+            "tests": buggy["tests"].as_array().unwrap().iter().filter(|t| t["status"] == "failed").take(1).chain([failed_hidden]).collect::<Vec<_>>(),
         }))
         .unwrap()
     );

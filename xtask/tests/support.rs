@@ -160,3 +160,28 @@ pub fn survivors(marker: &str) -> Vec<String> {
         })
         .collect()
 }
+
+/// Under `root`: a corpus `cases/echo` whose cases expect their input back (groups `alpha`, 3
+/// cases worth 6 points, and `beta`, 2 worth 4), and a class `class/sNN` of one submission
+/// per mode in `modes`, whose behaviour the fixture reads from the folder's `mode` file.
+pub fn echo_class(root: &Path, modes: &[&str]) {
+    let suite = root.join("cases/echo");
+    for (group, n) in [("alpha", 3), ("beta", 2)] {
+        std::fs::create_dir_all(suite.join(group)).unwrap();
+        for k in 1..=n {
+            let text = format!("{group} case {k}\n");
+            std::fs::write(suite.join(format!("{group}/00{k}-line.in")), &text).unwrap();
+            std::fs::write(suite.join(format!("{group}/00{k}-line.out")), &text).unwrap();
+        }
+    }
+    std::fs::write(
+        suite.join("suite.toml"),
+        "args = []\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n[groups]\nalpha = 6\nbeta = 4\n",
+    )
+    .unwrap();
+    for (k, mode) in modes.iter().enumerate() {
+        let student = root.join(format!("class/s{k:02}"));
+        std::fs::create_dir_all(&student).unwrap();
+        std::fs::write(student.join("mode"), mode).unwrap();
+    }
+}

@@ -339,6 +339,9 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         }
     })?;
     let wall = start.elapsed();
+    if summary.interrupted {
+        return Err(Error::Command("interrupted: nothing measured".into()));
+    }
     let memory_after = peak_rss_mib();
     let mut finished = finished.into_inner().unwrap_or_else(|p| p.into_inner());
     finished.sort();
