@@ -23,10 +23,10 @@ pub struct Reports {
 impl Reports {
     /// Fails now, before any case runs, if a report file cannot be written.
     pub fn check_writable(&self) -> Result<(), Error> {
-        crate::flags::writable("--json", &self.json)?;
-        crate::flags::writable("--junit", &self.junit)?;
-        crate::flags::writable("--gradescope", &self.gradescope)?;
-        crate::flags::writable("--html", &self.html)
+        writable("--json", &self.json)?;
+        writable("--junit", &self.junit)?;
+        writable("--gradescope", &self.gradescope)?;
+        writable("--html", &self.html)
     }
 
     /// Writes the reports of a finished check and prints it; the exit status: 0 when every
@@ -68,6 +68,21 @@ impl Reports {
             ExitCode::from(1)
         })
     }
+}
+
+/// Checks before a run that a report can be written at `path`: its folder exists and takes a
+/// new file. A bad path is found now, not after the whole run.
+fn writable(flag: &str, path: &Option<PathBuf>) -> Result<(), Error> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .map_err(|err| Error::Usage(format!("{flag}: cannot write `{}`: {err}", path.display())))
 }
 
 /// Prints a report on stdout; a reader that went away is not an error.

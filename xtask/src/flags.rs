@@ -290,21 +290,6 @@ impl ReportArgs {
     }
 }
 
-/// Checks before a run that a report can be written at `path`: its folder exists and takes a
-/// new file. A bad path is found now, not after the whole run.
-pub fn writable(flag: &str, path: &Option<PathBuf>) -> Result<(), Error> {
-    let Some(path) = path else {
-        return Ok(());
-    };
-    let dir = match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => std::path::Path::new("."),
-    };
-    tempfile::NamedTempFile::new_in(dir)
-        .map(drop)
-        .map_err(|err| Error::Usage(format!("{flag}: cannot write `{}`: {err}", path.display())))
-}
-
 /// The reference binary: the one given, or a fresh release build.
 fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
     match given {

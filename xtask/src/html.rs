@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use crate::grade::{Grades, Submission};
+use crate::gradebook::{Grades, Submission};
 use crate::outcome::{CaseResult, Verdict};
 use crate::run::Run;
 

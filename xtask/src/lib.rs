@@ -30,6 +30,7 @@ pub mod fuzz;
 #[cfg(feature = "reference")]
 pub mod generate;
 pub mod grade;
+pub mod gradebook;
 pub mod gradescope;
 pub mod hidden;
 pub mod html;
