@@ -102,6 +102,19 @@ pub struct Prepared {
 }
 
 impl Prepared {
+    /// A check of `options`' program with no suite planned yet, started at `start`.
+    fn new(options: &Options, inferred: Option<String>, start: Instant) -> Prepared {
+        Prepared {
+            plans: Vec::new(),
+            n_filtered: 0,
+            n_ungraded_left_out: 0,
+            inferred,
+            warnings: Vec::new(),
+            start,
+            program: options.program.clone(),
+        }
+    }
+
     /// The cases to run, over every suite.
     pub fn len(&self) -> usize {
         self.plans.iter().map(|p| p.cases.len()).sum()
@@ -123,10 +136,9 @@ impl Prepared {
     }
 }
 
-/// The cases of `suite` that `options` select; the counts left out by the filter and for being
-/// ungraded.
-pub fn select(options: &Options, suite: &Suite) -> Result<(Vec<Case>, usize, usize), Error> {
-    let mut cases = discover(suite)?;
+/// The cases of a suite (as `discover` found them) that `options` select; the counts left out
+/// by the filter and for being ungraded.
+pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usize) {
     cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
     let before = cases.len();
     cases.retain(|case| case.graded || options.include_unspecified);
@@ -138,7 +150,7 @@ pub fn select(options: &Options, suite: &Suite) -> Result<(Vec<Case>, usize, usi
         })
     });
     let n_filtered = before - cases.len();
-    Ok((cases, n_filtered, n_ungraded_left_out))
+    (cases, n_filtered, n_ungraded_left_out)
 }
 
 /// Plans a check: the suites, their targets and the cases to run.
@@ -155,17 +167,9 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
             vec![suite]
         }
     };
-    let mut prepared = Prepared {
-        plans: Vec::new(),
-        n_filtered: 0,
-        n_ungraded_left_out: 0,
-        inferred,
-        warnings: Vec::new(),
-        start,
-        program: options.program.clone(),
-    };
+    let mut prepared = Prepared::new(options, inferred, start);
     for suite in chosen {
-        let (cases, n_filtered, n_ungraded_left_out) = select(options, &suite)?;
+        let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
         prepared.n_filtered += n_filtered;
         prepared.n_ungraded_left_out += n_ungraded_left_out;
         prepared = prepare_cases(options, suite, cases, prepared)?;
@@ -185,15 +189,7 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
 
 /// Plans a check of `cases` of `suite`, loaded once by the caller (`grade`, for a whole class).
 pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result<Prepared, Error> {
-    let prepared = Prepared {
-        plans: Vec::new(),
-        n_filtered: 0,
-        n_ungraded_left_out: 0,
-        inferred: None,
-        warnings: Vec::new(),
-        start: Instant::now(),
-        program: options.program.clone(),
-    };
+    let prepared = Prepared::new(options, None, Instant::now());
     prepare_cases(options, suite.clone(), cases.to_vec(), prepared)
 }
 

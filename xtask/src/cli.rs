@@ -85,6 +85,11 @@ fn writable(flag: &str, path: &Option<PathBuf>) -> Result<(), Error> {
         .map_err(|err| Error::Usage(format!("{flag}: cannot write `{}`: {err}", path.display())))
 }
 
+/// Whether to draw progress bars: on a terminal, outside CI.
+pub fn show_progress() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("CI").is_none()
+}
+
 /// Prints a report on stdout; a reader that went away is not an error.
 pub fn print_report(report: &str) -> Result<(), Error> {
     let mut stdout = anstream::stdout();

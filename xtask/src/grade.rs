@@ -317,7 +317,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let (found, skipped) = submissions(options)?;
     let run_key = run_key(options, &suite)?;
-    let (selected, _, _) = check::select(&options.check, &suite)?;
+    let (selected, _, _) = check::select(&options.check, cases);
     let cases_each = selected.iter().filter(|c| c.graded).count() as u64;
     progress(Step::Planned {
         cases: cases_each * found.len() as u64,
@@ -361,7 +361,9 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
             html: false,
         });
     }
-    write_outputs_with(&grades, &options.out, &|row| full(&options.out, row))?;
+    write_outputs_with(&grades, &options.out, &|row| {
+        read_result(&results_dir, &row.id).map(|file| file.submission)
+    })?;
     if options.html {
         write_html(&grades, &options.out)?;
     }
@@ -524,16 +526,12 @@ impl Class<'_> {
             ),
             Err(err) => return Slot::Done(Some(Err(err))),
         };
-        let result_path = self.results_dir.join(format!("{id}.json"));
-        let previous = std::fs::read(&result_path)
-            .ok()
-            .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
-            .filter(|r| {
-                !self.options.force
-                    && r.spec == self.suite.name
-                    && r.run == self.run_text
-                    && r.key == key
-            });
+        let previous = read_result(self.results_dir, id).ok().filter(|r| {
+            !self.options.force
+                && r.spec == self.suite.name
+                && r.run == self.run_text
+                && r.key == key
+        });
         if let Some(previous) = previous {
             return Slot::Done(Some(Ok(Graded::Reused(row(previous.submission)))));
         }
@@ -581,8 +579,7 @@ impl Class<'_> {
             }
             Err(err @ Error::CouldNotRun { .. }) => {
                 let mut verdicts = verdict_counts();
-                let n_graded_cases = self.cases.iter().filter(|c| c.graded).count();
-                verdicts.insert(Verdict::CouldNotRun.slug().into(), n_graded_cases);
+                verdicts.insert(Verdict::CouldNotRun.slug().into(), self.cases_each as usize);
                 if options.gradescope.is_some() {
                     let text = crate::gradescope::render_failure(&err.to_string());
                     write_gradescope(&options.out, id, &text)?;
@@ -607,10 +604,7 @@ impl Class<'_> {
         };
         let json =
             serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
-        write_atomically(
-            &self.results_dir.join(format!("{id}.json")),
-            json.as_bytes(),
-        )?;
+        write_atomically(&result_path(self.results_dir, id), json.as_bytes())?;
         Ok(Graded::Fresh(file.submission, warnings))
     }
 }
@@ -618,16 +612,22 @@ impl Class<'_> {
 /// Writes `report.html` into `out` for `grades` (rows, as a grading keeps them; the cases
 /// come from the result files); its size in bytes.
 pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
-    // The report shows every case of every submission: it holds them all, once.
+    // The report shows every case of every submission: it holds them all, once, each result
+    // file read once for its cases and its blocks.
+    let results_dir = out.join("results");
+    let mut submissions = Vec::new();
+    let mut blocks = BTreeMap::new();
+    for row in &grades.submissions {
+        let file = read_result(&results_dir, &row.id)?;
+        submissions.push(file.submission);
+        blocks.insert(row.id.clone(), file.blocks);
+    }
     let whole = Grades {
-        submissions: grades
-            .submissions
-            .iter()
-            .map(|row| full(out, row))
-            .collect::<Result<_, _>>()?,
+        submissions,
         ..grades.clone()
     };
-    let report = crate::html::class_report(&whole, &|id| blocks(out, id));
+    let report =
+        crate::html::class_report(&whole, &|id| blocks.get(id).cloned().unwrap_or_default());
     write_atomically(&out.join("report.html"), report.as_bytes())?;
     Ok(report.len())
 }
@@ -641,13 +641,17 @@ fn row(submission: Submission) -> Submission {
     }
 }
 
-/// Submission `row`, with its cases, from its result file under `out`.
-fn full(out: &Path, row: &Submission) -> Result<Submission, Error> {
-    let path = out.join("results").join(format!("{}.json", row.id));
+/// Where submission `id`'s result file is, in `results_dir`.
+fn result_path(results_dir: &Path, id: &str) -> PathBuf {
+    results_dir.join(format!("{id}.json"))
+}
+
+/// Submission `id`'s result file, from `results_dir`.
+fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
+    let path = result_path(results_dir, id);
     let bytes = std::fs::read(&path).map_err(|err| Error::io(&path, err))?;
-    let file: ResultFile = serde_json::from_slice(&bytes)
-        .map_err(|err| Error::corpus(&path, format!("not a result file: {err}")))?;
-    Ok(file.submission)
+    serde_json::from_slice(&bytes)
+        .map_err(|err| Error::corpus(&path, format!("not a result file: {err}")))
 }
 
 /// The block of the first failing graded case of each cause, by case id.
@@ -666,15 +670,6 @@ fn representative_blocks(run: &Run) -> BTreeMap<String, String> {
             )
         })
         .collect()
-}
-
-/// The blocks kept in submission `id`'s result file under `out` (none if it has none).
-pub fn blocks(out: &Path, id: &str) -> BTreeMap<String, String> {
-    std::fs::read(out.join("results").join(format!("{id}.json")))
-        .ok()
-        .and_then(|bytes| serde_json::from_slice::<ResultFile>(&bytes).ok())
-        .map(|file| file.blocks)
-        .unwrap_or_default()
 }
 
 /// Writes a submission's `gradescope/<id>/results.json` under `out`.

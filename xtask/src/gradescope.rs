@@ -42,9 +42,6 @@ struct Test {
     visibility: Option<String>,
 }
 
-/// Lines of stderr a test's output shows.
-const STDERR_LINES: usize = 12;
-
 /// The output of one case's test.
 fn case_output(result: &CaseResult, settings: &Settings) -> String {
     let judgement = &result.judgement;
@@ -80,7 +77,7 @@ fn case_output(result: &CaseResult, settings: &Settings) -> String {
         let lines: Vec<&str> = text.lines().collect();
         if !lines.is_empty() {
             out += "stderr:\n";
-            for line in &lines[lines.len().saturating_sub(STDERR_LINES)..] {
+            for line in &lines[lines.len().saturating_sub(crate::message::STDERR_LINES)..] {
                 out += &format!("| {}\n", crate::diff::line(line));
             }
         }

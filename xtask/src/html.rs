@@ -231,7 +231,10 @@ fn card(result: &CaseResult, also: &[String]) -> Markup {
         .map(|e| String::from_utf8_lossy(&e.stderr).into_owned())
         .unwrap_or_default();
     let stderr_tail: Vec<&str> = stderr.lines().collect();
-    let stderr_tail = &stderr_tail[stderr_tail.len().saturating_sub(12)..];
+    let stderr_tail = &stderr_tail[stderr_tail
+        .len()
+        .saturating_sub(crate::message::STDERR_LINES)..];
+    let drawn = boards(result);
     html! {
         section.card data-case=(result.case.id()) {
             h3 { code { (result.case.id()) } " " span.verdict { (judgement.verdict.to_string()) } }
@@ -241,9 +244,9 @@ fn card(result: &CaseResult, also: &[String]) -> Markup {
                 p { "The outputs part at line " (difference.line) ", column " (difference.column) ", " (shown(location)) "." }
             }
             @if result.case.hidden { p.muted { "A hidden case: only its verdict is shown." } }
-            @if let Some(boards) = boards(result) { (boards) }
+            @if let Some(boards) = &drawn { (boards) }
             @if let Some(diff) = &judgement.diff {
-                details open[boards(result).is_none()] {
+                details open[drawn.is_none()] {
                     summary { "the text diff" }
                     pre.diff { (plain(diff)) }
                 }

@@ -432,9 +432,7 @@ pub fn student_main(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
         reports.check_writable()?;
         let folder = case_folder()?;
         let root = extract(&bundle, folder.path())?;
-        let progress = std::io::IsTerminal::is_terminal(&std::io::stderr())
-            && std::env::var_os("CI").is_none();
-        let options = args.options(root, &bundle.spec, progress)?;
+        let options = args.options(root, &bundle.spec, crate::cli::show_progress())?;
         let code = reports.finish(crate::check::check(&options));
         drop(folder);
         code

@@ -6,21 +6,15 @@
 //! invalid corpus, a target that cannot be started); 130 interrupted. A broken pipe on stdout
 //! counts as success.
 
-use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use xtask::cli::print_report;
+use xtask::cli::{print_report, show_progress};
 use xtask::error::Error;
 use xtask::files::write_atomically;
 use xtask::flags::{
     AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
     GradeArgs, KitArgs, MergeArgs, Task,
 };
-
-/// Whether to draw progress bars: on a terminal, outside CI.
-fn show_progress() -> bool {
-    std::io::stderr().is_terminal() && std::env::var_os("CI").is_none()
-}
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
     let reports = args.run.reports();

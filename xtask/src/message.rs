@@ -18,8 +18,8 @@ const FAIL: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
 const PASS: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
 const DIM: Style = Style::new().effects(Effects::DIMMED);
 
-/// Lines of stderr shown under a failing case.
-const STDERR_LINES: usize = 12;
+/// Lines of stderr shown under a failing case, in every report.
+pub const STDERR_LINES: usize = 12;
 
 /// The full report for a finished run, with ANSI styles (print through `anstream`).
 pub fn render(run: &Run, verbose: bool) -> String {

@@ -96,16 +96,17 @@ static KINDS: &[Kind] = &[
     },
 ];
 
-/// The kind of submission `index`: the shares, spread over the class rather than in blocks.
-fn kind_of(index: usize) -> &'static Kind {
+/// The kind of submission `index`, as a place in `KINDS`: the shares, spread over the class
+/// rather than in blocks.
+fn kind_of(index: usize) -> usize {
     let mut slot = (index * 37) % 100;
-    for kind in KINDS {
+    for (at, kind) in KINDS.iter().enumerate() {
         if slot < kind.share {
-            return kind;
+            return at;
         }
         slot -= kind.share;
     }
-    &KINDS[KINDS.len() - 1]
+    KINDS.len() - 1
 }
 
 /// The programs the submissions are copied from.
@@ -261,11 +262,6 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         }
         None => None,
     };
-    let sources = Sources {
-        mutant: built[0].clone(),
-        fixture: built[1].clone(),
-        python,
-    };
     let root = tempfile::Builder::new()
         .prefix("gridjudge-class-")
         .tempdir()
@@ -287,29 +283,30 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         Ok(to)
     };
     let sources = Sources {
-        mutant: master(&sources.mutant, "mutant")?,
-        fixture: master(&sources.fixture, "fixture")?,
-        python: sources.python,
+        mutant: master(&built[0], "mutant")?,
+        fixture: master(&built[1], "fixture")?,
+        python,
     };
+    // Without a Python, its share goes to the right native program.
+    let native_right = KINDS
+        .iter()
+        .position(|k| k.made == Made::Mutant("none"))
+        .unwrap_or(0);
+    // Per kind, the number of submissions and one of their folders (where the floor runs).
     let mut counts: Vec<(usize, PathBuf)> = KINDS.iter().map(|_| (0, PathBuf::new())).collect();
-    let mut made = 0;
     let mut made_kinds = Vec::new();
     for index in 0..settings.size {
-        let mut kind = kind_of(index);
-        if matches!(kind.made, Made::Python(_)) && sources.python.is_none() {
-            kind = &KINDS[4];
+        let mut at = kind_of(index);
+        if matches!(KINDS[at].made, Made::Python(_)) && sources.python.is_none() {
+            at = native_right;
         }
         let dir = submissions.join(format!("s{index:04}"));
-        make(&dir, kind, &sources, &settings.spec)?;
-        let at = KINDS
-            .iter()
-            .position(|k| std::ptr::eq(k, kind))
-            .unwrap_or(0);
+        make(&dir, &KINDS[at], &sources, &settings.spec)?;
         counts[at].0 += 1;
-        made_kinds.push(at);
         counts[at].1 = dir;
-        made += 1;
+        made_kinds.push(at);
     }
+    let made = made_kinds.len();
     let run: Vec<OsString> = vec!["./solution".into(), "by-folder".into()];
     let options = crate::grade::Options {
         check: CheckOptions {
@@ -362,7 +359,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
 
     // The floor: each kind's program spawned over every case, as the harness runs it.
     let suite = crate::suite::find(&base.cases_root, &settings.spec)?;
-    let (cases, _, _) = crate::check::select(&options.check, &suite)?;
+    let (cases, _, _) = crate::check::select(&options.check, crate::discover::discover(&suite)?);
     let inputs: Vec<Vec<u8>> = cases
         .iter()
         .map(|case| std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err)))
@@ -450,8 +447,8 @@ mod tests {
     fn the_shares_make_a_whole_class() {
         assert_eq!(KINDS.iter().map(|k| k.share).sum::<usize>(), 100);
         // 37 is prime to 100: every hundred submissions hold each kind exactly its share.
-        for kind in KINDS {
-            let n = (0..100).filter(|i| std::ptr::eq(kind_of(*i), kind)).count();
+        for (at, kind) in KINDS.iter().enumerate() {
+            let n = (0..100).filter(|i| kind_of(*i) == at).count();
             assert_eq!(n, kind.share, "{}", kind.label);
         }
     }
