@@ -2,7 +2,7 @@
 //! `xtask::kit`. The program is its own sandbox helper, as `PROGRAM __sandbox-helper`.
 
 fn main() -> std::process::ExitCode {
-    xtask::process::return_large_buffers();
+    xtask::sys::return_large_buffers();
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     if args
         .get(1)

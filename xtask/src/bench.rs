@@ -269,7 +269,7 @@ fn external_baseline(
 /// the layers switched on one after another; each layer's cost is its difference from the
 /// line before.
 pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error> {
-    use crate::confine::{Mode, Policy, Settings};
+    use crate::confine::{Layers, Mode, Policy, Settings};
     use crate::process::{execute, Bounds};
     use crate::target::Target;
     let dir = tempfile::tempdir().map_err(|err| Error::Command(err.to_string()))?;
@@ -288,17 +288,18 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
             "the sandbox is not available here: nothing to measure".into(),
         ));
     }
-    let direct = |landlock| Policy {
-        mode: Mode::Direct,
-        landlock,
+    let with = |mode: Mode, view_on, seccomp, landlock| Policy {
+        mode,
+        layers: Layers {
+            view_on,
+            seccomp,
+            landlock,
+            ..confined.layers.clone()
+        },
         ..confined.clone()
     };
-    let sandboxed = |view_on, seccomp, landlock| Policy {
-        view_on,
-        seccomp,
-        landlock,
-        ..confined.clone()
-    };
+    let direct = |landlock| with(Mode::Direct, true, true, landlock);
+    let sandboxed = |view_on, seccomp, landlock| with(Mode::Sandboxed, view_on, seccomp, landlock);
     let steps: Vec<(&str, Policy)> = vec![
         ("spawn, unconfined", Policy::trusted()),
         ("+ rlimits, environment, temporary folder", direct(false)),

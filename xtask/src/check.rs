@@ -230,7 +230,7 @@ pub fn finish(prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error
         elapsed: prepared.start.elapsed(),
         inferred: prepared.inferred,
         warnings: prepared.warnings,
-        interrupted: crate::process::interrupted(),
+        interrupted: crate::interrupt::interrupted(),
     })
 }
 
@@ -452,7 +452,7 @@ fn run_case(
         case: case.clone(),
         judgement,
     };
-    if stop.load(Ordering::Relaxed) || crate::process::interrupted() {
+    if stop.load(Ordering::Relaxed) || crate::interrupt::interrupted() {
         return Ok(result(Judgement::skipped(expected)));
     }
     let bounds = Bounds {

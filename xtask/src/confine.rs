@@ -26,6 +26,8 @@ use std::ffi::OsString;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
+use serde::{Deserialize, Serialize};
+
 use crate::error::Error;
 use crate::limits::ResourceLimits;
 use crate::target::{Program, Target};
@@ -93,22 +95,31 @@ pub enum Mode {
 pub struct Policy {
     pub mode: Mode,
     pub limits: ResourceLimits,
-    /// What the target sees (sandboxed).
-    pub view: View,
     /// The environment, to which each case adds HOME and TMPDIR, its temporary folder.
     pub env: Vec<(OsString, OsString)>,
-    pub rlimits: Vec<Rlimit>,
     /// Whether the worker cgroup limits memory and processes (sandboxed, where cgroups exist).
     pub cgroup: bool,
-    /// Landlock on top (where the kernel has it; outside namespaces, the file-system sandbox).
-    pub landlock: bool,
     /// What Landlock lets a direct target read (its folder, the system, ...).
     pub readable: Vec<PathBuf>,
-    /// The seccomp filter (sandboxed; off only to measure its cost).
-    pub seccomp: bool,
-    /// The mount view (sandboxed; off only to measure its cost).
+    /// The layers the sandbox helper applies to each case; a direct target takes its rlimits
+    /// and, where `landlock` is on, Landlock from here too.
+    pub layers: Layers,
+}
+
+/// The layers of one case's box, as one value: what the sandbox helper is asked to build
+/// around each case (and what `bench --layers` switches on one at a time).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Layers {
+    /// What the target sees (sandboxed).
+    pub view: View,
+    /// Build the mount view (off only to measure what it costs: the case then sees the host's).
     pub view_on: bool,
-    /// The uid a sandboxed target runs as (as root: the owner of its folder, or 65534).
+    pub rlimits: Vec<Rlimit>,
+    /// Landlock on top (where the kernel has it; outside namespaces, the file-system sandbox).
+    pub landlock: bool,
+    /// Load the seccomp filter (off only to measure what it costs).
+    pub seccomp: bool,
+    /// The uid and gid a sandboxed target runs as when the helper is root.
     pub uid: u32,
 }
 
@@ -125,15 +136,17 @@ impl Policy {
         Policy {
             mode: Mode::Trusted,
             limits: ResourceLimits::default(),
-            view: View::default(),
             env: Vec::new(),
-            rlimits: Vec::new(),
             cgroup: false,
-            landlock: false,
             readable: Vec::new(),
-            seccomp: false,
-            view_on: false,
-            uid: euid(),
+            layers: Layers {
+                view: View::default(),
+                view_on: false,
+                rlimits: Vec::new(),
+                landlock: false,
+                seccomp: false,
+                uid: euid(),
+            },
         }
     }
 
@@ -267,20 +280,22 @@ impl Policy {
         let policy = Policy {
             mode,
             limits,
-            view: View {
-                readable: readable.clone(),
-                masked,
-                temp_bytes: limits.file_size.unwrap_or(64 << 20),
-                temp_inodes: 4096,
-            },
             env: environment::scrubbed(&settings.pass_env),
-            rlimits: rlimits::for_limits(&limits, cgroup),
             cgroup,
-            landlock,
-            readable,
-            seccomp: true,
-            view_on: true,
-            uid,
+            readable: readable.clone(),
+            layers: Layers {
+                view: View {
+                    readable,
+                    masked,
+                    temp_bytes: limits.file_size.unwrap_or(64 << 20),
+                    temp_inodes: 4096,
+                },
+                view_on: true,
+                rlimits: rlimits::for_limits(&limits, cgroup),
+                landlock,
+                seccomp: true,
+                uid,
+            },
         };
         let mut resolved = resolved;
         // No folder: a fresh empty one, made per case (the case's temporary folder).

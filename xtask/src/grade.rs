@@ -516,7 +516,7 @@ impl Class<'_> {
     /// The start of submission `id` in `dir`: its earlier result if that still holds, else
     /// its check, planned.
     fn start(&self, id: &str, dir: &Path) -> Slot {
-        if crate::process::interrupted() {
+        if crate::interrupt::interrupted() {
             return Slot::Done(Some(Ok(Graded::Interrupted)));
         }
         let key = match folder_key(dir) {

@@ -424,7 +424,7 @@ pub fn student_main(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
         Ok(args) => args,
         Err(err) => return crate::flags::parse_error(err),
     };
-    if let Err(err) = ctrlc::set_handler(crate::process::interrupt) {
+    if let Err(err) = ctrlc::set_handler(crate::interrupt::interrupt) {
         eprintln!("warning: Ctrl-C will not stop targets cleanly: {err}");
     }
     let reports = args.run.reports();

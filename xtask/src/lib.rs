@@ -34,6 +34,7 @@ pub mod gradebook;
 pub mod gradescope;
 pub mod hidden;
 pub mod html;
+pub mod interrupt;
 pub mod json;
 pub mod junit;
 pub mod kit;
@@ -49,6 +50,7 @@ pub mod sandbox;
 pub mod shard;
 pub mod shrink;
 pub mod suite;
+pub mod sys;
 pub mod target;
 #[cfg(feature = "reference")]
 pub mod tools;

@@ -187,7 +187,7 @@ fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
 }
 
 fn main() -> ExitCode {
-    xtask::process::return_large_buffers();
+    xtask::sys::return_large_buffers();
     // The sandbox helper and the benchmark's plain spawner are this program too.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match args.get(1) {
@@ -200,7 +200,7 @@ fn main() -> ExitCode {
         Err(code) => return code,
     };
     // Ctrl-C: every running target is killed, the partial summary printed, exit status 130.
-    if let Err(err) = ctrlc::set_handler(xtask::process::interrupt) {
+    if let Err(err) = ctrlc::set_handler(xtask::interrupt::interrupt) {
         eprintln!("warning: Ctrl-C will not stop targets cleanly: {err}");
     }
     let result = match cli.task {

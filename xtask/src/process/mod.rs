@@ -1,0 +1,18 @@
+//! Running one target on one input, with a deadline and capped output, leaving nothing behind.
+//!
+//! A run reads as four steps, each a module. [`spawn`] plans a suite's target and its policy
+//! and starts each run: the bundled reference (and, with `--no-sandbox` or without namespaces,
+//! any target) directly ([`direct`]); a confined target through the worker's sandbox helper, in
+//! namespaces of its own. [`pump`] multiplexes everything with `poll(2)` on one thread until the
+//! case has ended, killing the whole case (its PID namespace, or its process group) whatever
+//! happens. [`running`] reaps it: the exit status and CPU time. [`execution`] holds what a run
+//! came to and [`classify`], the pure rule naming the resource limit it ran into.
+
+mod direct;
+mod execution;
+mod pump;
+mod running;
+mod spawn;
+
+pub use execution::{classify, Bounds, Execution, Exit, Limit, Signs};
+pub use spawn::{execute, plan};

@@ -1,0 +1,280 @@
+//! The pump: one thread multiplexes a running case with `poll(2)`. It feeds stdin (a target
+//! that exits early or never reads is normal), reads stdout and stderr (capped), watches for
+//! the end (a pidfd, or the helper's report), the deadline, Ctrl-C and the process limit;
+//! whatever happens, the whole case is killed (its PID namespace, or its process group) before
+//! it is reaped. Each turn of the loop is four steps: [`Pump::check_end`], [`Pump::watch_list`],
+//! `poll`, [`Pump::serve`].
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::time::{Duration, Instant};
+
+use super::execution::{Bounds, Limit};
+use super::running::{Pumped, Running};
+use crate::sys::{self, Read};
+
+/// The longest `poll` sleeps, so that an interrupt or a limit is seen in time.
+const TICK: Duration = Duration::from_millis(50);
+
+/// How long output is still collected after a direct target exits, from processes that
+/// escaped its process group (a sandboxed case has none: its namespace dies with it).
+const DRAIN: Duration = Duration::from_millis(200);
+
+/// How long the end of a killed case may take to be reported before the harness stops waiting
+/// (generous: a loaded machine can take seconds to tear a namespace down).
+const HARD_DEADLINE: Duration = Duration::from_secs(30);
+
+/// What a polled descriptor is.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Stream {
+    Stdin,
+    Stdout,
+    Stderr,
+    End,
+}
+
+/// Feeds stdin, collects stdout and stderr, and watches the deadline, Ctrl-C and the limits,
+/// until the case has ended and its output is drained. Kills the whole case on the way out.
+pub fn pump(
+    running: &mut Running,
+    ours: [OwnedFd; 3],
+    input: &[u8],
+    bounds: &Bounds,
+    start: Instant,
+) -> io::Result<Pumped> {
+    let [stdin, stdout, stderr] = ours;
+    for fd in [&stdin, &stdout, &stderr] {
+        sys::set_nonblocking(fd.as_raw_fd())?;
+    }
+    let pump = Pump {
+        direct: matches!(running, Running::Direct { .. }),
+        running,
+        stdin: (!input.is_empty()).then_some(stdin),
+        stdout: Some(stdout),
+        stderr: Some(stderr),
+        input,
+        written: 0,
+        bounds,
+        start,
+        deadline: start + bounds.timeout,
+        killed_at: None,
+        ended_at: None,
+        pumped: Pumped::default(),
+        buffer: vec![0u8; 64 * 1024],
+    };
+    pump.run()
+}
+
+/// One case being pumped.
+struct Pump<'r, 'a, 'i> {
+    running: &'r mut Running<'a>,
+    /// A target started directly (its escaped processes may hold the pipes open).
+    direct: bool,
+    stdin: Option<OwnedFd>,
+    stdout: Option<OwnedFd>,
+    stderr: Option<OwnedFd>,
+    input: &'i [u8],
+    written: usize,
+    bounds: &'i Bounds,
+    start: Instant,
+    deadline: Instant,
+    killed_at: Option<Instant>,
+    ended_at: Option<Instant>,
+    pumped: Pumped,
+    buffer: Vec<u8>,
+}
+
+impl Pump<'_, '_, '_> {
+    fn run(mut self) -> io::Result<Pumped> {
+        loop {
+            let now = Instant::now();
+            if self.check_end(now)? {
+                break;
+            }
+            let (mut fds, streams) = self.watch_list();
+            let wait_ms = self.wait(now);
+            // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs for the whole call.
+            let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, wait_ms) };
+            if ready < 0 {
+                let error = io::Error::last_os_error();
+                if error.kind() == io::ErrorKind::Interrupted {
+                    continue;
+                }
+                self.running.kill();
+                return Err(error);
+            }
+            let mut just_ended = self.serve(&fds, &streams);
+            if self.ended_at.is_none() && self.running.end_fd().is_none() {
+                just_ended = self.running.has_ended();
+            }
+            if just_ended && self.running.has_ended() {
+                self.note_end();
+            }
+        }
+        if self.ended_at.is_none() {
+            self.pumped.elapsed = self.start.elapsed();
+        }
+        Ok(self.pumped)
+    }
+
+    /// Whether the pump is done (the case ended and its output is drained); before that, kills
+    /// the case at the deadline, on Ctrl-C or at a limit.
+    fn check_end(&mut self, now: Instant) -> io::Result<bool> {
+        if let Some(ended) = self.ended_at {
+            // A sandboxed case leaves nothing behind: its pipes close. A direct one may have
+            // left a process outside its group that holds them: wait only briefly.
+            let drained = self.stdout.is_none() && self.stderr.is_none();
+            return Ok(drained
+                || (self.direct && now >= ended + DRAIN)
+                || now >= ended + HARD_DEADLINE);
+        }
+        if let Some(killed) = self.killed_at {
+            if now >= killed + HARD_DEADLINE {
+                return Err(io::Error::other("a killed case did not end within 30 s"));
+            }
+            return Ok(false);
+        }
+        if now >= self.deadline {
+            self.pumped.timed_out = true;
+        } else if crate::interrupt::interrupted() {
+            self.pumped.interrupted = true;
+        } else if let Some(limit) = self.running.limit_now() {
+            self.pumped.process_limited = limit == Limit::Processes;
+        } else {
+            return Ok(false);
+        }
+        self.kill(now);
+        Ok(false)
+    }
+
+    /// Kills the whole case, once.
+    fn kill(&mut self, now: Instant) {
+        if self.killed_at.is_none() {
+            self.running.kill();
+            self.killed_at = Some(now);
+        }
+    }
+
+    /// The descriptors to poll, and what each is.
+    fn watch_list(&self) -> (Vec<libc::pollfd>, Vec<Stream>) {
+        let mut fds = Vec::with_capacity(4);
+        let mut streams = Vec::with_capacity(4);
+        let mut watch = |fd: RawFd, events: libc::c_short, stream: Stream| {
+            fds.push(libc::pollfd {
+                fd,
+                events,
+                revents: 0,
+            });
+            streams.push(stream);
+        };
+        if let Some(fd) = &self.stdin {
+            watch(fd.as_raw_fd(), libc::POLLOUT, Stream::Stdin);
+        }
+        if let Some(fd) = &self.stdout {
+            watch(fd.as_raw_fd(), libc::POLLIN, Stream::Stdout);
+        }
+        if let Some(fd) = &self.stderr {
+            watch(fd.as_raw_fd(), libc::POLLIN, Stream::Stderr);
+        }
+        if let (Some(fd), None) = (self.running.end_fd(), self.ended_at) {
+            watch(fd, libc::POLLIN, Stream::End);
+        }
+        (fds, streams)
+    }
+
+    /// How long `poll` may sleep, in milliseconds.
+    fn wait(&self, now: Instant) -> libc::c_int {
+        let mut wait = match (self.ended_at, self.killed_at) {
+            (Some(ended), _) => (ended + DRAIN).saturating_duration_since(now),
+            (None, Some(_)) => Duration::from_millis(10),
+            (None, None) => self.deadline.saturating_duration_since(now).min(TICK),
+        };
+        // Without an end fd (or while polling memory) the end is seen only by looking.
+        let polls_memory = matches!(
+            self.running,
+            Running::Direct {
+                watch_memory: Some(_),
+                ..
+            }
+        );
+        if self.ended_at.is_none() && (self.running.end_fd().is_none() || polls_memory) {
+            wait = wait.min(Duration::from_millis(5));
+        }
+        wait.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int
+    }
+
+    /// Serves every descriptor `poll` found ready; whether the end fd was among them.
+    fn serve(&mut self, fds: &[libc::pollfd], streams: &[Stream]) -> bool {
+        let mut just_ended = false;
+        for (pollfd, stream) in fds.iter().zip(streams) {
+            if pollfd.revents == 0 {
+                continue;
+            }
+            match stream {
+                Stream::Stdin => self.feed_stdin(),
+                Stream::Stdout => self.read_stdout(),
+                Stream::Stderr => self.read_stderr(),
+                Stream::End => just_ended = true,
+            }
+        }
+        just_ended
+    }
+
+    fn feed_stdin(&mut self) {
+        let fd = self.stdin.as_ref().map_or(-1, |fd| fd.as_raw_fd());
+        let input = self.input;
+        let chunk = &input[self.written..input.len().min(self.written + 64 * 1024)];
+        match sys::write_fd(fd, chunk) {
+            Ok(n) => self.written += n,
+            Err(e) if e.kind() == io::ErrorKind::WouldBlock => {}
+            // A target that stopped reading is normal: stop feeding it.
+            Err(_) => self.written = input.len(),
+        }
+        if self.written == input.len() {
+            self.stdin = None;
+        }
+    }
+
+    fn read_stdout(&mut self) {
+        match sys::read_fd(self.stdout.as_ref(), &mut self.buffer) {
+            Read::Again => {}
+            Read::End => self.stdout = None,
+            Read::Data(n) => {
+                self.pumped.stdout.extend_from_slice(&self.buffer[..n]);
+                if self.pumped.stdout.len() > self.bounds.stdout_cap {
+                    self.pumped.stdout.truncate(self.bounds.stdout_cap);
+                    self.pumped.output_limited = true;
+                    self.stdout = None;
+                    self.kill(Instant::now());
+                }
+            }
+        }
+    }
+
+    fn read_stderr(&mut self) {
+        match sys::read_fd(self.stderr.as_ref(), &mut self.buffer) {
+            Read::Again => {}
+            Read::End => self.stderr = None,
+            Read::Data(n) => {
+                let room = self
+                    .bounds
+                    .stderr_cap
+                    .saturating_sub(self.pumped.stderr.len());
+                self.pumped
+                    .stderr
+                    .extend_from_slice(&self.buffer[..n.min(room)]);
+                self.pumped.stderr_truncated |= n > room;
+            }
+        }
+    }
+
+    /// The case has ended: stop feeding it, and (direct) kill what it left running.
+    fn note_end(&mut self) {
+        self.ended_at = Some(Instant::now());
+        self.pumped.elapsed = self.start.elapsed();
+        self.stdin = None;
+        if self.direct {
+            self.running.kill();
+        }
+    }
+}

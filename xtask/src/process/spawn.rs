@@ -1,0 +1,101 @@
+//! Planning and starting a run: [`plan`] works out a suite's target and its confinement once;
+//! [`execute`] runs one input through it, sandboxed through the worker's helper or directly.
+
+use std::io;
+use std::os::unix::ffi::OsStrExt;
+use std::path::Path;
+use std::time::Instant;
+
+use super::direct::spawn_direct;
+use super::execution::{Bounds, Execution};
+use super::pump::pump;
+use super::running::{finish, Running};
+use crate::confine::cgroup::Observed;
+use crate::confine::{environment, Mode, Policy};
+use crate::sys;
+use crate::target::Target;
+
+/// The target that runs `program` for `suite` (the reference with the suite's arguments, or
+/// the user's command, in `dir`) and its policy; warnings go into `warnings`, each once.
+pub fn plan(
+    program: &crate::target::Program,
+    settings: &crate::confine::Settings,
+    suite: &crate::suite::Suite,
+    corpus_root: &Path,
+    reference: &Path,
+    dir: &Path,
+    warnings: &mut crate::confine::Warnings,
+) -> Result<(Target, Policy), crate::error::Error> {
+    let target = program.target(reference, &suite.file.args, dir);
+    let (target, policy, found) = Policy::for_program(
+        program,
+        settings,
+        suite.limits(),
+        corpus_root,
+        &target,
+        crate::sandbox::available(),
+    )?;
+    crate::confine::note_once(warnings, found);
+    Ok((target, policy))
+}
+
+/// Runs `target` with `input` on stdin under `policy` ([`Policy::trusted`] for the bundled
+/// reference only). `Err` only when it cannot be started.
+pub fn execute(
+    target: &Target,
+    input: &[u8],
+    bounds: &Bounds,
+    policy: &Policy,
+) -> io::Result<Execution> {
+    match policy.mode {
+        Mode::Sandboxed => crate::sandbox::with_helper(|helper| {
+            let (ours, theirs) = sys::stdio_pipes()?;
+            let request = request(
+                &std::iter::once(target.program.clone())
+                    .chain(target.args.iter().cloned())
+                    .collect::<Vec<_>>(),
+                &target.dir,
+                policy,
+            );
+            let start = Instant::now();
+            let started = helper.start_case(
+                &request,
+                policy.limits.memory,
+                policy.limits.processes,
+                theirs,
+            )?;
+            let mut running = Running::Sandboxed {
+                helper,
+                started,
+                observed: Observed::default(),
+                exited: None,
+            };
+            let pumped = pump(&mut running, ours, input, bounds, start)?;
+            let ended = running.reap()?;
+            Ok(finish(pumped, ended, &policy.limits, true))
+        }),
+        Mode::Trusted | Mode::Direct => spawn_direct(target, input, bounds, policy),
+    }
+}
+
+/// The helper's request for running `argv` in `cwd` under `policy`.
+fn request(
+    argv: &[std::ffi::OsString],
+    cwd: &Path,
+    policy: &Policy,
+) -> crate::sandbox::CaseRequest {
+    let env = environment::with_temp(&policy.env, Path::new(crate::confine::mounts::TEMP));
+    crate::sandbox::CaseRequest {
+        argv: argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
+        env: env
+            .iter()
+            .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
+            .collect(),
+        cwd: if cwd.as_os_str().is_empty() {
+            crate::confine::mounts::TEMP.as_bytes().to_vec()
+        } else {
+            cwd.as_os_str().as_bytes().to_vec()
+        },
+        layers: policy.layers.clone(),
+    }
+}

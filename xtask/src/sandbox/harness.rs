@@ -1,0 +1,196 @@
+//! The harness's side of the sandbox (isolate's keeper): starting a worker's helper in a
+//! cgroup of its own, asking it for cases, and reading what the cgroup saw of each.
+
+use std::cell::RefCell;
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::wire::{self, CaseRequest, Exited, Reply};
+use super::HELPER_ARG;
+use crate::confine::cgroup::{self, Mark, Observed, WorkerCgroup};
+use crate::sys;
+
+/// Set by a program that is its own helper under another name than `xtask` (the student kit).
+static SELF_HELPER: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Says that the running program starts its own helper, as `PROGRAM __sandbox-helper`; its
+/// `main` must then hand that argument to [`helper_main`].
+pub fn helper_is_self() {
+    SELF_HELPER.store(true, std::sync::atomic::Ordering::Relaxed);
+}
+
+/// How to start the helper: `xtask __sandbox-helper` (or any program that said
+/// [`helper_is_self`]), or the `sandbox` program beside the running one (the test programs are
+/// in `deps/`, one folder below).
+fn helper_command() -> io::Result<Command> {
+    if let Some(path) = std::env::var_os("GRIDJUDGE_SANDBOX_HELPER") {
+        return Ok(Command::new(path));
+    }
+    let exe = std::env::current_exe()?;
+    if SELF_HELPER.load(std::sync::atomic::Ordering::Relaxed)
+        || exe.file_stem().is_some_and(|stem| stem == "xtask")
+    {
+        let mut command = Command::new(exe);
+        command.arg(HELPER_ARG);
+        return Ok(command);
+    }
+    let dir = exe.parent().unwrap_or(Path::new("."));
+    for candidate in [dir.join("sandbox"), dir.join("../sandbox")] {
+        if candidate.is_file() {
+            return Ok(Command::new(candidate));
+        }
+    }
+    Err(io::Error::other(format!(
+        "no sandbox helper beside `{}`",
+        exe.display()
+    )))
+}
+
+/// A worker's helper, seen from the harness.
+pub struct Helper {
+    child: std::process::Child,
+    socket: OwnedFd,
+    cgroup: Option<WorkerCgroup>,
+}
+
+/// A case the helper has started.
+pub struct Started {
+    /// A pidfd of the case's first process: readable when the case ends; SIGKILL to it ends
+    /// every process of the case.
+    pub pidfd: OwnedFd,
+    mark: Mark,
+}
+
+impl Helper {
+    /// Starts a helper, in a worker cgroup of its own where the machine has cgroups.
+    pub fn start() -> io::Result<Helper> {
+        let (ours, theirs) = sys::seqpacket_pair()?;
+        let mut command = helper_command()?;
+        command
+            .stdin(Stdio::from(theirs))
+            .stdout(Stdio::null())
+            .stderr(Stdio::inherit())
+            .env_clear();
+        let child = command.spawn()?;
+        let mut helper = Helper {
+            child,
+            socket: ours,
+            cgroup: None,
+        };
+        match wire::receive_reply(helper.socket.as_raw_fd())? {
+            (Reply::Ready, _) => {}
+            (Reply::Failed { error }, _) => return Err(io::Error::other(error)),
+            (other, _) => return Err(io::Error::other(format!("unexpected {other:?}"))),
+        }
+        if let Some(hierarchy) = cgroup::hierarchy() {
+            let worker = WorkerCgroup::new(&hierarchy)?;
+            worker.adopt(helper.child.id())?;
+            helper.cgroup = Some(worker);
+        }
+        Ok(helper)
+    }
+
+    /// Starts a case; `Err` when it cannot start (the message says why).
+    pub fn start_case(
+        &mut self,
+        request: &CaseRequest,
+        memory: Option<u64>,
+        processes: Option<u64>,
+        stdio: [OwnedFd; 3],
+    ) -> io::Result<Started> {
+        let mark = match &mut self.cgroup {
+            Some(cgroup) => cgroup.prepare(memory, processes)?,
+            None => Mark::default(),
+        };
+        let raw: Vec<RawFd> = stdio.iter().map(AsRawFd::as_raw_fd).collect();
+        wire::send(self.socket.as_raw_fd(), request, &raw)?;
+        drop(stdio);
+        match wire::receive_reply(self.socket.as_raw_fd())? {
+            (Reply::Started, mut fds) if fds.len() == 1 => Ok(Started {
+                pidfd: fds.remove(0),
+                mark,
+            }),
+            (Reply::Failed { error }, _) => {
+                // The helper still reports the end of the case that never ran.
+                let _ = wire::receive_reply(self.socket.as_raw_fd());
+                Err(io::Error::new(io::ErrorKind::NotFound, error))
+            }
+            (other, _) => Err(io::Error::other(format!("unexpected {other:?}"))),
+        }
+    }
+
+    /// The socket, readable when the helper reports the end of the running case.
+    pub fn socket(&self) -> RawFd {
+        self.socket.as_raw_fd()
+    }
+
+    /// Whether the running case has tried to start more processes than allowed.
+    pub fn process_limit_hit(&self, started: &Started) -> bool {
+        self.cgroup
+            .as_ref()
+            .is_some_and(|cgroup| cgroup.process_limit_hit(&started.mark))
+    }
+
+    /// Waits for the end of the running case; what the cgroup saw of it.
+    pub fn finish(&mut self, started: &Started) -> io::Result<(Exited, Observed)> {
+        let exited = match wire::receive_reply(self.socket.as_raw_fd())? {
+            (Reply::Exited(exited), _) => exited,
+            (other, _) => return Err(io::Error::other(format!("unexpected {other:?}"))),
+        };
+        let observed = match &mut self.cgroup {
+            Some(cgroup) => cgroup.observed(&started.mark),
+            None => Observed::default(),
+        };
+        Ok((exited, observed))
+    }
+}
+
+impl Drop for Helper {
+    fn drop(&mut self) {
+        // Closing the socket ends the helper's loop; SIGKILL in case it is stuck.
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+thread_local! {
+    /// This worker thread's helper, started at its first sandboxed case.
+    static HELPER: RefCell<Option<Helper>> = const { RefCell::new(None) };
+}
+
+/// Runs `work` with this thread's helper, starting one if needed. A helper whose case went
+/// wrong in a way that leaves it unusable is dropped (`work` returns `Err` with `discard`).
+pub fn with_helper<R>(work: impl FnOnce(&mut Helper) -> io::Result<R>) -> io::Result<R> {
+    HELPER.with(|slot| {
+        let mut slot = slot.borrow_mut();
+        if slot.is_none() {
+            *slot = Some(Helper::start()?);
+        }
+        let helper = slot.as_mut().ok_or_else(|| io::Error::other("no helper"))?;
+        let result = work(helper);
+        if result
+            .as_ref()
+            .is_err_and(|err| err.kind() != io::ErrorKind::NotFound)
+        {
+            // The helper may be out of step with the harness: start afresh next time.
+            *slot = None;
+        }
+        result
+    })
+}
+
+/// Ends this thread's helper, if it has one (its cgroup goes with it).
+pub fn release() {
+    HELPER.with(|slot| drop(slot.borrow_mut().take()));
+}
+
+/// Whether this machine can run the sandbox, found once by starting a helper: `Err` says why
+/// not.
+pub fn available() -> Result<(), String> {
+    static FOUND: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+    FOUND
+        .get_or_init(|| Helper::start().map(drop).map_err(|err| err.to_string()))
+        .clone()
+}

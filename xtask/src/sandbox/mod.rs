@@ -1,0 +1,33 @@
+//! The sandbox helper: one long-lived process per worker that sits in the worker's cgroup and
+//! long-lived namespaces and starts each of the worker's cases from there.
+//!
+//! Three roles, as in isolate, each a module: [`harness`] (the keeper, in the harness: starts
+//! the helper, in a cgroup of its own, and asks it for cases), [`helper`] (its loop: clones
+//! each case's first process into fresh mount, PID and IPC namespaces), [`proxy`] (that first
+//! process, pid 1 of the case: builds the view, starts the target and reaps) and [`inside`]
+//! (the target's process becoming the target, one `setup_*` call per layer). They speak one
+//! language, [`wire`]: a [`CaseRequest`] in, [`Reply`] messages back, on every channel.
+//!
+//! The harness (multi-threaded, so it may not do much between fork and exec) starts the helper
+//! as a program of its own: `xtask __sandbox-helper`, or the `sandbox` binary beside the test
+//! programs. The helper is single-threaded, so it can build a case freely after `fork`. It
+//! answers each case with a pidfd of its first process (the harness kills the whole case with
+//! one signal to it: when the first process of a PID namespace dies, every process in it dies)
+//! and, when it ends, the target's exit status and CPU time.
+//!
+//! Starting cases from inside the cgroup is the point: moving each case into a cgroup v1
+//! hierarchy costs 10-15 ms; this way only the helper moves, once. The helper dies with the
+//! harness (a parent-death signal), and each case's first process with the helper.
+
+mod harness;
+mod helper;
+mod inside;
+mod proxy;
+mod wire;
+
+pub use harness::{available, helper_is_self, release, with_helper, Helper, Started};
+pub use helper::helper_main;
+pub use wire::{CaseRequest, Exited, Reply};
+
+/// The argument that makes the xtask binary act as the helper.
+pub const HELPER_ARG: &str = "__sandbox-helper";

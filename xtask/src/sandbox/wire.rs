@@ -1,0 +1,83 @@
+//! What the harness, the helper and a case's first process say to each other: a
+//! [`CaseRequest`] from the harness, and [`Reply`], the one message type every answer takes,
+//! on the harness's socket and on the case's own channel to the helper alike. Each message is
+//! one JSON datagram on a `SOCK_SEQPACKET` socket, with file descriptors alongside.
+
+use std::io;
+use std::os::fd::{OwnedFd, RawFd};
+
+use serde::{Deserialize, Serialize};
+
+use crate::confine::Layers;
+use crate::sys;
+
+/// One case, as the helper needs it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct CaseRequest {
+    /// The command line (the program is looked up on the environment's PATH).
+    pub argv: Vec<Vec<u8>>,
+    pub env: Vec<(Vec<u8>, Vec<u8>)>,
+    /// Where the target runs, inside its view.
+    pub cwd: Vec<u8>,
+    /// The box to build around it.
+    pub layers: Layers,
+}
+
+/// Every answer: the helper's to the harness, and a case's first process's to the helper.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub enum Reply {
+    /// The helper is set up and waits for cases.
+    Ready,
+    /// The case runs; to the harness, its first process's pidfd comes with this message.
+    Started,
+    /// The case could not start (the view, or `exec`, failed), or the helper could not set up.
+    Failed { error: String },
+    /// The case is over.
+    Exited(Exited),
+}
+
+/// How a case ended.
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+pub struct Exited {
+    /// The target's wait status; `None` when its first process was killed before it reported.
+    pub status: Option<i32>,
+    /// CPU time of the target and the children it waited for, in microseconds.
+    pub cpu_us: u64,
+}
+
+impl Exited {
+    /// The end of a case that never ran, or whose first process was killed before it said.
+    pub fn unknown() -> Exited {
+        Exited {
+            status: None,
+            cpu_us: 0,
+        }
+    }
+}
+
+/// Sends `message` on `socket`, with `fds` alongside.
+pub fn send<T: Serialize>(socket: RawFd, message: &T, fds: &[RawFd]) -> io::Result<()> {
+    let bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
+    sys::send(socket, &bytes, fds)
+}
+
+/// The next message on `socket` and its descriptors; `None` when the other side hung up.
+pub fn receive<T: for<'de> Deserialize<'de>>(
+    socket: RawFd,
+) -> io::Result<Option<(T, Vec<OwnedFd>)>> {
+    let Some((bytes, fds)) = sys::receive(socket)? else {
+        return Ok(None);
+    };
+    let message = serde_json::from_slice(&bytes).map_err(io::Error::other)?;
+    Ok(Some((message, fds)))
+}
+
+/// The next reply on `socket`; a hang-up is an error.
+pub fn receive_reply(socket: RawFd) -> io::Result<(Reply, Vec<OwnedFd>)> {
+    receive(socket)?.ok_or_else(|| io::Error::other("the sandbox helper ended unexpectedly"))
+}
+
+/// Sends `Reply::Failed` with `error`.
+pub fn send_failure(socket: RawFd, error: String) -> io::Result<()> {
+    send(socket, &Reply::Failed { error }, &[])
+}

@@ -1,0 +1,266 @@
+//! The system calls the runner and the sandbox make, wrapped once: pipes and socket pairs,
+//! non-blocking reads and writes, pidfds, waiting with resource usage, descriptor passing. Each
+//! wrapper turns a failed call into an `io::Error` and keeps its `unsafe` block to itself, so
+//! the modules above read as what they do, not how the kernel is asked.
+
+use std::io;
+use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::time::Duration;
+
+/// `Err` with the OS error when a call returned a negative value.
+pub fn check(result: libc::c_int) -> io::Result<libc::c_int> {
+    if result < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(result)
+    }
+}
+
+/// A pipe, both ends closed on exec: (read end, write end).
+pub fn pipe() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut pair = [0 as RawFd; 2];
+    // SAFETY: pipe2 writes two new fds.
+    check(unsafe { libc::pipe2(pair.as_mut_ptr(), libc::O_CLOEXEC) })?;
+    // SAFETY: both fds are new and owned here.
+    Ok(unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) })
+}
+
+/// A connected pair of `SOCK_SEQPACKET` Unix sockets, closed on exec.
+pub fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
+    let mut pair = [0 as RawFd; 2];
+    // SAFETY: socketpair writes two new fds into `pair`.
+    check(unsafe {
+        libc::socketpair(
+            libc::AF_UNIX,
+            libc::SOCK_SEQPACKET | libc::SOCK_CLOEXEC,
+            0,
+            pair.as_mut_ptr(),
+        )
+    })?;
+    // SAFETY: both fds are new and owned here.
+    Ok(unsafe { (OwnedFd::from_raw_fd(pair[0]), OwnedFd::from_raw_fd(pair[1])) })
+}
+
+/// The harness's ends of the target's stdin, stdout and stderr pipes, and the target's ends.
+pub fn stdio_pipes() -> io::Result<([OwnedFd; 3], [OwnedFd; 3])> {
+    let (stdin_r, stdin_w) = pipe()?;
+    let (stdout_r, stdout_w) = pipe()?;
+    let (stderr_r, stderr_w) = pipe()?;
+    Ok(([stdin_w, stdout_r, stderr_r], [stdin_r, stdout_w, stderr_w]))
+}
+
+pub fn timeval(time: libc::timeval) -> Duration {
+    Duration::from_secs(time.tv_sec as u64) + Duration::from_micros(time.tv_usec as u64)
+}
+
+/// Reaps `pid`, with its resource usage.
+pub fn wait4(pid: libc::pid_t) -> io::Result<(libc::c_int, libc::rusage)> {
+    let mut status = 0;
+    // SAFETY: wait4 writes into `status` and `usage`, both owned here.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: as above.
+        let reaped = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if reaped == pid {
+            return Ok((status, usage));
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
+/// The peak resident memory of `pid` in bytes (VmHWM), while it runs.
+pub fn peak_resident(pid: libc::pid_t) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = status.lines().find(|l| l.starts_with("VmHWM:"))?;
+    let kib: u64 = line.split_whitespace().nth(1)?.parse().ok()?;
+    Some(kib * 1024)
+}
+
+pub fn set_nonblocking(fd: RawFd) -> io::Result<()> {
+    // SAFETY: fcntl on an fd this function's caller owns.
+    let flags = unsafe { libc::fcntl(fd, libc::F_GETFL) };
+    if flags < 0 || unsafe { libc::fcntl(fd, libc::F_SETFL, flags | libc::O_NONBLOCK) } < 0 {
+        return Err(io::Error::last_os_error());
+    }
+    Ok(())
+}
+
+/// A pidfd for `pid`, readable once it exits; `None` where the kernel has none.
+pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
+    // SAFETY: the syscall takes two integers and returns a new fd or -1.
+    let fd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) };
+    // SAFETY: a non-negative result is a fresh fd that nothing else owns.
+    (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
+}
+
+/// Whether `pid` has exited, without reaping it.
+pub fn has_exited(pid: libc::pid_t) -> bool {
+    // SAFETY: waitid writes only into `info`, a zeroed siginfo_t we own.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_PID, pid as libc::id_t, &mut info, flags) == 0 && info.si_pid() != 0
+    }
+}
+
+pub fn write_fd(fd: RawFd, bytes: &[u8]) -> io::Result<usize> {
+    // SAFETY: `bytes` is valid for reads of `bytes.len()` bytes.
+    let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
+    if n < 0 {
+        Err(io::Error::last_os_error())
+    } else {
+        Ok(n as usize)
+    }
+}
+
+/// The result of one non-blocking read.
+pub enum Read {
+    Data(usize),
+    /// End of file, or an error that ends the stream all the same.
+    End,
+    /// A spurious wake-up: nothing to read yet.
+    Again,
+}
+
+pub fn read_fd(fd: Option<&OwnedFd>, buffer: &mut [u8]) -> Read {
+    let Some(fd) = fd else { return Read::End };
+    loop {
+        // SAFETY: `buffer` is valid for writes of `buffer.len()` bytes.
+        let n = unsafe { libc::read(fd.as_raw_fd(), buffer.as_mut_ptr().cast(), buffer.len()) };
+        if n > 0 {
+            return Read::Data(n as usize);
+        }
+        if n == 0 {
+            return Read::End;
+        }
+        match io::Error::last_os_error().kind() {
+            io::ErrorKind::Interrupted => continue,
+            io::ErrorKind::WouldBlock => return Read::Again,
+            _ => return Read::End,
+        }
+    }
+}
+
+/// Makes large buffers (a target's output: up to 16 MiB each) mapped for themselves and given
+/// back to the system when freed. Otherwise glibc raises its mmap threshold at the first such
+/// free and serves the next ones from its heaps, which fragment and grow: a grading's peak
+/// memory grew with the number of flooding cases it had run. Call it first thing in `main`.
+pub fn return_large_buffers() {
+    #[cfg(target_env = "gnu")]
+    // SAFETY: mallopt only tunes the allocator; it is called before any other thread starts.
+    unsafe {
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 1 << 20);
+    }
+}
+
+/// Sends `bytes` as one datagram on `socket`, with `fds` alongside (SCM_RIGHTS).
+pub fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
+    let mut iov = libc::iovec {
+        iov_base: bytes.as_ptr() as *mut libc::c_void,
+        iov_len: bytes.len(),
+    };
+    // SAFETY: CMSG_SPACE only computes a size.
+    let space = unsafe { libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) } as usize;
+    let mut control = vec![0u8; space.max(1)];
+    // SAFETY: msghdr is plain data; every pointer in it is valid for the call, and the control
+    // buffer holds one header and the descriptors, as CMSG_SPACE sized it.
+    unsafe {
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &mut iov;
+        message.msg_iovlen = 1;
+        if !fds.is_empty() {
+            message.msg_control = control.as_mut_ptr().cast();
+            message.msg_controllen = space as _;
+            let header = libc::CMSG_FIRSTHDR(&message);
+            (*header).cmsg_level = libc::SOL_SOCKET;
+            (*header).cmsg_type = libc::SCM_RIGHTS;
+            (*header).cmsg_len = libc::CMSG_LEN(std::mem::size_of_val(fds) as u32) as _;
+            std::ptr::copy_nonoverlapping(
+                fds.as_ptr(),
+                libc::CMSG_DATA(header).cast::<RawFd>(),
+                fds.len(),
+            );
+        }
+        loop {
+            let sent = libc::sendmsg(socket, &message, libc::MSG_NOSIGNAL);
+            if sent >= 0 {
+                return Ok(());
+            }
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        }
+    }
+}
+
+/// One message and its descriptors; `None` at the end of the stream.
+pub fn receive(socket: RawFd) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
+    let mut buffer = vec![0u8; 1 << 20];
+    let mut iov = libc::iovec {
+        iov_base: buffer.as_mut_ptr().cast(),
+        iov_len: buffer.len(),
+    };
+    // SAFETY: as in `send`; the kernel writes at most the lengths given.
+    unsafe {
+        let space = libc::CMSG_SPACE((4 * std::mem::size_of::<RawFd>()) as u32) as usize;
+        let mut control = vec![0u8; space];
+        let mut message: libc::msghdr = std::mem::zeroed();
+        message.msg_iov = &mut iov;
+        message.msg_iovlen = 1;
+        message.msg_control = control.as_mut_ptr().cast();
+        message.msg_controllen = space as _;
+        let received = loop {
+            let n = libc::recvmsg(socket, &mut message, libc::MSG_CMSG_CLOEXEC);
+            if n >= 0 {
+                break n as usize;
+            }
+            let error = io::Error::last_os_error();
+            if error.kind() != io::ErrorKind::Interrupted {
+                return Err(error);
+            }
+        };
+        if received == 0 {
+            return Ok(None);
+        }
+        let mut fds = Vec::new();
+        let mut header = libc::CMSG_FIRSTHDR(&message);
+        while !header.is_null() {
+            if (*header).cmsg_level == libc::SOL_SOCKET && (*header).cmsg_type == libc::SCM_RIGHTS {
+                let data = libc::CMSG_DATA(header).cast::<RawFd>();
+                let count = ((*header).cmsg_len as usize - libc::CMSG_LEN(0) as usize)
+                    / std::mem::size_of::<RawFd>();
+                for k in 0..count {
+                    fds.push(OwnedFd::from_raw_fd(*data.add(k)));
+                }
+            }
+            header = libc::CMSG_NXTHDR(&message, header);
+        }
+        buffer.truncate(received);
+        Ok(Some((buffer, fds)))
+    }
+}
+
+/// Sends SIGKILL through a pidfd: it cannot name another process than the one it was opened
+/// for.
+pub fn kill_pidfd(pidfd: &OwnedFd) {
+    // SAFETY: pidfd_send_signal on a pidfd owned by the caller.
+    unsafe {
+        libc::syscall(
+            libc::SYS_pidfd_send_signal,
+            pidfd.as_raw_fd(),
+            libc::SIGKILL,
+            std::ptr::null::<libc::siginfo_t>(),
+            0u32,
+        );
+    }
+}
+
+/// Ends the process at once, without running destructors (a forked child's way out).
+pub fn exit(code: i32) -> ! {
+    // SAFETY: _exit ends the process without running the parent's destructors twice.
+    unsafe { libc::_exit(code) }
+}
