@@ -1,5 +1,6 @@
-//! What the two command lines (`cargo xtask` and the student kit) share: the reports a check
-//! writes and prints, and its exit status.
+//! What the command lines print and write, beyond `message`'s check report: the reports a
+//! check writes, the printed report and its exit status (shared by `cargo xtask` and the
+//! student kit), when to draw progress bars, and a grading's progress bar and closing lines.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -101,5 +102,85 @@ pub fn print_report(report: &str) -> Result<(), Error> {
             Err(Error::Command(format!("failed to write the report: {err}")))
         }
         _ => Ok(()),
+    }
+}
+
+/// What `grade` prints when it is done; `out` is where it wrote.
+pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> String {
+    let failed = summary
+        .grades
+        .submissions
+        .iter()
+        .filter(|s| s.error.is_some())
+        .count();
+    let mut report = format!(
+        "{} submissions: {} graded now, {} reused from an earlier run, {} could not run\n",
+        summary.grades.submissions.len(),
+        summary.n_graded,
+        summary.n_reused,
+        failed
+    );
+    if !summary.skipped.is_empty() {
+        report += &format!(
+            "skipped (not a submission folder): {}\n",
+            summary.skipped.join(", ")
+        );
+    }
+    if summary.interrupted {
+        report += "interrupted: run the same command again to resume\n";
+    } else {
+        report += &format!(
+            "wrote `{}` and `{}`\n",
+            out.join("grades.csv").display(),
+            out.join("grades.json").display()
+        );
+        if summary.html {
+            report += &format!("wrote `{}`\n", out.join("report.html").display());
+        }
+    }
+    report
+}
+
+/// The progress bar of a grading: cases run of all, submissions done and the last one's id.
+pub struct GradeProgress {
+    bar: indicatif::ProgressBar,
+    submissions: std::sync::atomic::AtomicU64,
+}
+
+impl GradeProgress {
+    /// A bar on stderr when `show`, a hidden one otherwise.
+    pub fn new(show: bool) -> GradeProgress {
+        let bar = if show {
+            indicatif::ProgressBar::new(0)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases, {msg} {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        GradeProgress {
+            bar,
+            submissions: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    pub fn step(&self, step: crate::grade::Step) {
+        match step {
+            crate::grade::Step::Planned { cases } => self.bar.set_length(cases),
+            crate::grade::Step::Graded { id, cases } => {
+                let done = self
+                    .submissions
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    + 1;
+                self.bar.inc(cases);
+                self.bar
+                    .set_message(format!("{done} submissions graded, last {id}"));
+            }
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
     }
 }

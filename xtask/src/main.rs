@@ -91,13 +91,13 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
 
 fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
     let options = args.options()?;
-    let progress = xtask::grade::Progress::new(show_progress());
+    let progress = xtask::cli::GradeProgress::new(show_progress());
     let summary = xtask::grade::grade(&options, &|step| progress.step(step))?;
     progress.finish();
     for warning in &summary.warnings {
         eprintln!("{warning}");
     }
-    print_report(&summary.render(&options.out))?;
+    print_report(&xtask::cli::grade_report(&summary, &options.out))?;
     Ok(if summary.interrupted {
         ExitCode::from(130)
     } else {
@@ -106,7 +106,7 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
-    let grades = xtask::grade::merge(&args.files, &args.out, args.allow_partial)?;
+    let grades = xtask::gradebook::merge(&args.files, &args.out, args.allow_partial)?;
     print_report(&format!(
         "merged {} submissions from {} files into `{}`\n",
         grades.submissions.len(),

@@ -7,7 +7,8 @@ use std::time::Duration;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use xtask::check::Options as CheckOptions;
-use xtask::grade::{grade, merge, Options};
+use xtask::grade::{grade, Options};
+use xtask::gradebook::merge;
 use xtask::shard::Shard;
 
 use crate::support::{fixture, reference};
@@ -274,7 +275,7 @@ fn a_student_can_neither_read_another_nor_hold_up_the_class() {
     options.submissions = alone;
     options.out = class.out("alone");
     let summary_alone = grade(&options, &|_| {}).unwrap();
-    let row = |grades: &xtask::grade::Grades| {
+    let row = |grades: &xtask::gradebook::Grades| {
         grades
             .submissions
             .iter()
@@ -330,8 +331,7 @@ fn dot_folders_and_files_are_skipped_and_listed() {
         .collect();
     assert_eq!(ids, ["s00", "s01"]);
     assert_eq!(summary.skipped, [".git", "README.md"]);
-    assert!(summary
-        .render(&class.out("all"))
+    assert!(xtask::cli::grade_report(&summary, &class.out("all"))
         .contains("skipped (not a submission folder): .git, README.md"));
 }
 

@@ -1,11 +1,8 @@
-//! `cargo xtask grade`: a whole class at once, resumable and splittable across machines.
-//!
-//! Each submission is a folder named by the student's id; the run command runs inside it
-//! against the suite, through `check`. Each submission's result is written to
-//! `results/<id>.json` as soon as it is known (atomically), and a rerun reuses those that match
-//! the spec and command, so an interrupted grading resumes where it stopped. `grades.csv` and
-//! `grades.json` are built from the results alone, sorted by id, with no timings: a run split
-//! into shards and merged gives the same bytes as one run.
+//! The class queue (nextest's dispatcher): every submission's cases in one queue, taken in
+//! order by `--jobs` workers. A submission starts when its first case is taken (its reuse key
+//! checked, its check planned) and finishes when its last case comes back (its result file
+//! written), so both cores stay busy to the last case and only submissions in flight hold case
+//! results.
 
 use std::collections::BTreeMap;
 use std::ffi::OsString;
@@ -13,82 +10,15 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
-
+use super::cache::{folder_key, hash, read_result, result_path, row, run_key, ResultFile};
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
+use crate::gradebook::{submission_of, verdict_counts, write_outputs_with, Grades, Submission};
 use crate::outcome::{CaseResult, Verdict};
 use crate::run::Run;
 use crate::shard::Shard;
 use crate::target::{display_argv, Program};
-
-pub use crate::gradebook::{CaseRow, Grades, Submission};
-
-/// A submission's own result file.
-#[derive(Debug, Serialize, Deserialize)]
-struct ResultFile {
-    spec: String,
-    run: String,
-    /// What the result depends on, hashed (see [`run_key`] and [`folder_key`]): a rerun reuses
-    /// the result only while the key is the same.
-    key: String,
-    submission: Submission,
-    /// The terminal's block (without colour) of the first failing case of each cause, by case
-    /// id: what the HTML report shows. Never in `grades.json`, whose bytes hold no timing.
-    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    blocks: BTreeMap<String, String>,
-}
-
-/// A stable 64-bit hash of `parts`, each length-prefixed so that no two lists collide by
-/// concatenation.
-fn hash(parts: &[&[u8]]) -> u64 {
-    let mut bytes = Vec::new();
-    for part in parts {
-        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(part);
-    }
-    crate::shard::fnv1a(&bytes)
-}
-
-/// The hash of every file under `dir` (paths and contents, in path order).
-fn folder_key(dir: &Path) -> Result<u64, Error> {
-    let mut parts: Vec<Vec<u8>> = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
-        let entry = entry.map_err(|err| Error::io(dir, err.into()))?;
-        let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-        parts.push(relative.to_string_lossy().as_bytes().to_vec());
-        if entry.file_type().is_file() {
-            let bytes = std::fs::read(entry.path()).map_err(|err| Error::io(entry.path(), err))?;
-            parts.push(hash(&[&bytes]).to_le_bytes().to_vec());
-        }
-    }
-    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-    Ok(hash(&refs))
-}
-
-/// What every result of a grading depends on besides the submission: the corpus of the suite,
-/// the reference, the harness's version, the command, the timeout and every limit.
-fn run_key(options: &Options, suite: &crate::suite::Suite) -> Result<u64, Error> {
-    let corpus = folder_key(&suite.dir)?;
-    let reference = std::fs::read(&options.check.reference)
-        .map(|bytes| hash(&[&bytes]))
-        .unwrap_or(0);
-    let settings = format!(
-        "{} {:?} {:?} {:?} {} {:?}",
-        env!("CARGO_PKG_VERSION"),
-        options.run,
-        options.check.timeout,
-        options.check.confine.limits,
-        options.check.confine.sandbox,
-        suite.limits(),
-    );
-    Ok(hash(&[
-        &corpus.to_le_bytes(),
-        &reference.to_le_bytes(),
-        settings.as_bytes(),
-    ]))
-}
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -123,52 +53,6 @@ pub struct Summary {
     pub html: bool,
 }
 
-fn verdict_counts() -> BTreeMap<String, usize> {
-    Verdict::ALL
-        .iter()
-        .filter(|v| **v != Verdict::Skipped)
-        .map(|v| (v.slug().to_string(), 0))
-        .collect()
-}
-
-impl Summary {
-    /// What `grade` prints when it is done; `out` is where it wrote.
-    pub fn render(&self, out: &Path) -> String {
-        let failed = self
-            .grades
-            .submissions
-            .iter()
-            .filter(|s| s.error.is_some())
-            .count();
-        let mut report = format!(
-            "{} submissions: {} graded now, {} reused from an earlier run, {} could not run\n",
-            self.grades.submissions.len(),
-            self.n_graded,
-            self.n_reused,
-            failed
-        );
-        if !self.skipped.is_empty() {
-            report += &format!(
-                "skipped (not a submission folder): {}\n",
-                self.skipped.join(", ")
-            );
-        }
-        if self.interrupted {
-            report += "interrupted: run the same command again to resume\n";
-        } else {
-            report += &format!(
-                "wrote `{}` and `{}`\n",
-                out.join("grades.csv").display(),
-                out.join("grades.json").display()
-            );
-            if self.html {
-                report += &format!("wrote `{}`\n", out.join("report.html").display());
-            }
-        }
-        report
-    }
-}
-
 /// What a grading tells its progress display.
 pub enum Step<'a> {
     /// The cases to run in all (the submissions to grade times the suite's graded cases).
@@ -177,85 +61,6 @@ pub enum Step<'a> {
     Graded { id: &'a str, cases: u64 },
 }
 
-/// The progress bar of a grading: cases run of all, submissions done and the last one's id.
-pub struct Progress {
-    bar: indicatif::ProgressBar,
-    submissions: std::sync::atomic::AtomicU64,
-}
-
-impl Progress {
-    /// A bar on stderr when `show`, a hidden one otherwise.
-    pub fn new(show: bool) -> Progress {
-        let bar = if show {
-            indicatif::ProgressBar::new(0)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases, {msg} {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        Progress {
-            bar,
-            submissions: std::sync::atomic::AtomicU64::new(0),
-        }
-    }
-
-    pub fn step(&self, step: Step) {
-        match step {
-            Step::Planned { cases } => self.bar.set_length(cases),
-            Step::Graded { id, cases } => {
-                let done = self
-                    .submissions
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                    + 1;
-                self.bar.inc(cases);
-                self.bar
-                    .set_message(format!("{done} submissions graded, last {id}"));
-            }
-        }
-    }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-/// The grade of one finished check of a submission.
-fn submission_of(id: &str, run: &Run) -> Submission {
-    let groups: BTreeMap<String, f64> = run
-        .group_scores()
-        .iter()
-        .map(|g| (g.group.to_string(), g.score()))
-        .collect();
-    let mut verdicts = verdict_counts();
-    for result in run.results.iter().filter(|r| r.case.graded) {
-        *verdicts
-            .entry(result.judgement.verdict.slug().to_string())
-            .or_default() += 1;
-    }
-    Submission {
-        id: id.to_string(),
-        score: groups.values().sum(),
-        groups,
-        verdicts,
-        error: None,
-        cases: run
-            .results
-            .iter()
-            .map(|r| CaseRow {
-                id: r.case.id(),
-                group: r.case.group.clone(),
-                verdict: r.judgement.verdict.slug().to_string(),
-                cause: (!r.judgement.verdict.passed()).then(|| r.judgement.cause()),
-                line: r.judgement.difference.as_ref().map(|d| d.line),
-                column: r.judgement.difference.as_ref().map(|d| d.column),
-            })
-            .collect(),
-    }
-}
-
-/// The submission folders, sorted by id, with the shard applied.
 /// The submission folders (id and path) of the shard, and the entries that are none.
 type Found = (Vec<(String, PathBuf)>, Vec<String>);
 
@@ -632,28 +437,6 @@ pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
     Ok(report.len())
 }
 
-/// A submission without its cases: what a grading keeps in memory of each (its cases are in
-/// its result file), so that a class of any size takes the same memory.
-fn row(submission: Submission) -> Submission {
-    Submission {
-        cases: Vec::new(),
-        ..submission
-    }
-}
-
-/// Where submission `id`'s result file is, in `results_dir`.
-fn result_path(results_dir: &Path, id: &str) -> PathBuf {
-    results_dir.join(format!("{id}.json"))
-}
-
-/// Submission `id`'s result file, from `results_dir`.
-fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
-    let path = result_path(results_dir, id);
-    let bytes = std::fs::read(&path).map_err(|err| Error::io(&path, err))?;
-    serde_json::from_slice(&bytes)
-        .map_err(|err| Error::corpus(&path, format!("not a result file: {err}")))
-}
-
 /// The block of the first failing graded case of each cause, by case id.
 fn representative_blocks(run: &Run) -> BTreeMap<String, String> {
     let mut seen = std::collections::BTreeSet::new();
@@ -677,183 +460,4 @@ fn write_gradescope(out: &Path, id: &str, text: &str) -> Result<(), Error> {
     let path = out.join("gradescope").join(id).join("results.json");
     std::fs::create_dir_all(path.parent().unwrap_or(out)).map_err(|err| Error::io(&path, err))?;
     write_atomically(&path, text.as_bytes())
-}
-
-/// Writes `grades.csv` and `grades.json` into `out`.
-pub fn write_outputs(grades: &Grades, out: &Path) -> Result<(), Error> {
-    write_outputs_with(grades, out, &|submission| Ok(submission.clone()))
-}
-
-/// Writes `grades.csv` and `grades.json` into `out`, where `grades` may hold rows without their
-/// cases and `full(row)` gives each submission whole, one at a time: `grades.json` is written
-/// as it is read, never held whole. The bytes are those of `serde_json::to_string_pretty`.
-pub fn write_outputs_with(
-    grades: &Grades,
-    out: &Path,
-    full: &dyn Fn(&Submission) -> Result<Submission, Error>,
-) -> Result<(), Error> {
-    crate::files::write_atomically_streamed(&out.join("grades.json"), &mut |writer| {
-        let mut serializer = serde_json::Serializer::with_formatter(
-            &mut *writer,
-            serde_json::ser::PrettyFormatter::new(),
-        );
-        Streamed { grades, full }
-            .serialize(&mut serializer)
-            .map_err(std::io::Error::other)?;
-        writer.write_all(b"\n")
-    })?;
-    write_atomically(&out.join("grades.csv"), &csv(grades)?)?;
-    Ok(())
-}
-
-/// [`Grades`] serialised with each submission read whole only while it is written.
-struct Streamed<'a> {
-    grades: &'a Grades,
-    full: &'a dyn Fn(&Submission) -> Result<Submission, Error>,
-}
-
-impl Serialize for Streamed<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeStruct;
-        let grades = self.grades;
-        // The fields of `Grades`, in its order, as its derived implementation writes them.
-        let mut fields = serializer.serialize_struct("Grades", 7)?;
-        fields.serialize_field("schema", &grades.schema)?;
-        fields.serialize_field("spec", &grades.spec)?;
-        fields.serialize_field("run", &grades.run)?;
-        fields.serialize_field("groups", &grades.groups)?;
-        fields.serialize_field("max_score", &grades.max_score)?;
-        match &grades.shard {
-            Some(shard) => fields.serialize_field("shard", shard)?,
-            None => fields.skip_field("shard")?,
-        }
-        fields.serialize_field("submissions", &Whole(self))?;
-        fields.end()
-    }
-}
-
-/// The submissions of a [`Streamed`], each made whole as it is written.
-struct Whole<'a>(&'a Streamed<'a>);
-
-impl Serialize for Whole<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::{Error as _, SerializeSeq};
-        let rows = &self.0.grades.submissions;
-        let mut seq = serializer.serialize_seq(Some(rows.len()))?;
-        for row in rows {
-            let submission = (self.0.full)(row).map_err(S::Error::custom)?;
-            seq.serialize_element(&submission)?;
-        }
-        seq.end()
-    }
-}
-
-/// One row per submission: id, score, each group's score, each verdict's count, the error.
-fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
-    let to_error = |err: csv::Error| Error::Command(format!("failed to write CSV: {err}"));
-    let mut writer = csv::Writer::from_writer(Vec::new());
-    let verdicts = verdict_counts();
-    let mut header = vec!["id".to_string(), "score".into(), "max_score".into()];
-    header.extend(grades.groups.keys().cloned());
-    header.extend(verdicts.keys().cloned());
-    header.push("error".into());
-    writer.write_record(&header).map_err(to_error)?;
-    for submission in &grades.submissions {
-        let mut row = vec![
-            submission.id.clone(),
-            format!("{:.2}", submission.score),
-            format!("{:.2}", grades.max_score),
-        ];
-        row.extend(
-            grades
-                .groups
-                .keys()
-                .map(|g| format!("{:.2}", submission.groups.get(g).copied().unwrap_or(0.0))),
-        );
-        row.extend(
-            verdicts
-                .keys()
-                .map(|v| submission.verdicts.get(v).copied().unwrap_or(0).to_string()),
-        );
-        row.push(submission.error.clone().unwrap_or_default());
-        writer.write_record(&row).map_err(to_error)?;
-    }
-    writer
-        .into_inner()
-        .map_err(|err| Error::Command(format!("failed to write CSV: {err}")))
-}
-
-/// Combines the `grades.json` of several shards into the outputs one run would have written.
-/// Refuses an incomplete set of shards unless `allow_partial`.
-pub fn merge(files: &[PathBuf], out: &Path, allow_partial: bool) -> Result<Grades, Error> {
-    let mut merged: Option<Grades> = None;
-    let mut shards: Vec<(u64, u64)> = Vec::new();
-    for path in files {
-        let bytes = std::fs::read(path).map_err(|err| Error::io(path, err))?;
-        let grades: Grades = serde_json::from_slice(&bytes)
-            .map_err(|err| Error::corpus(path, format!("not a grades.json: {err}")))?;
-        if let Some(shard) = &grades.shard {
-            let parsed: Shard = shard
-                .parse()
-                .map_err(|err: String| Error::corpus(path, err))?;
-            shards.push((parsed.index, parsed.count));
-        }
-        match &mut merged {
-            None => merged = Some(grades),
-            Some(all) => {
-                if (&all.spec, &all.run, &all.groups) != (&grades.spec, &grades.run, &grades.groups)
-                {
-                    return Err(Error::corpus(
-                        path,
-                        "graded another spec, command or suite than the first file",
-                    ));
-                }
-                all.submissions.extend(grades.submissions);
-            }
-        }
-    }
-    let mut merged =
-        merged.ok_or_else(|| Error::Usage("merge needs at least one grades.json".into()))?;
-    if let Some(&(_, count)) = shards.first() {
-        let missing: Vec<String> = (1..=count)
-            .filter(|k| !shards.contains(&(*k, count)))
-            .map(|k| format!("{k}/{count}"))
-            .collect();
-        let mixed = shards.iter().any(|&(_, n)| n != count);
-        if (mixed || !missing.is_empty()) && !allow_partial {
-            return Err(Error::Usage(format!(
-                "merging {} of {count} shards: missing {}; pass --allow-partial to merge anyway",
-                shards.len(),
-                if mixed {
-                    "(shards of different splits)".to_string()
-                } else {
-                    missing.join(", ")
-                }
-            )));
-        }
-    }
-    merged.shard = None;
-    merged.submissions.sort_by(|a, b| a.id.cmp(&b.id));
-    if let Some(pair) = merged.submissions.windows(2).find(|w| w[0].id == w[1].id) {
-        return Err(Error::Usage(format!(
-            "submission `{}` is in more than one file",
-            pair[0].id
-        )));
-    }
-    std::fs::create_dir_all(out).map_err(|err| Error::io(out, err))?;
-    write_outputs(&merged, out)?;
-    Ok(merged)
-}
-
-#[cfg(test)]
-mod tests {
-    #[test]
-    fn a_score_read_back_from_json_is_the_same_to_the_last_bit() {
-        // Found merging shards: read back with serde_json's default float parsing, this score
-        // came back one unit in the last place off, and the merged grades.json differed.
-        let score = 110.811_416_408_668_73_f64;
-        let text = serde_json::to_string(&score).unwrap();
-        let back: f64 = serde_json::from_str(&text).unwrap();
-        assert_eq!(back.to_bits(), score.to_bits(), "{text}");
-    }
 }

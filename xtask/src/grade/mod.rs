@@ -1,0 +1,13 @@
+//! `cargo xtask grade`: a whole class at once, resumable and splittable across machines.
+//!
+//! Each submission is a folder named by the student's id; the run command runs inside it
+//! against the suite, through `check`. [`dispatch`] is the class queue; [`cache`] is each
+//! submission's result file (`results/<id>.json`, written atomically as soon as it is known)
+//! and the key under which a rerun reuses it, so an interrupted grading resumes where it
+//! stopped. `grades.csv` and `grades.json` are written by `gradebook` from the result files
+//! alone; the terminal's wording is in `cli`.
+
+mod cache;
+mod dispatch;
+
+pub use dispatch::{grade, write_html, Options, Step, Summary};
