@@ -223,6 +223,7 @@ pub fn finish(prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error
     never_ran(&prepared.program, &results)?;
     Ok(Run {
         suites: prepared.plans.into_iter().map(|p| p.suite).collect(),
+        summaries: crate::run::Summaries::of(&results),
         results,
         n_filtered: prepared.n_filtered,
         n_ungraded_left_out: prepared.n_ungraded_left_out,

@@ -72,14 +72,10 @@ fn case_output(result: &CaseResult, settings: &Settings) -> String {
         }
         out += &format!("     got: {}\n", show(&difference.actual_line));
     }
-    if let Some(execution) = &judgement.execution {
-        let text = String::from_utf8_lossy(&execution.stderr);
-        let lines: Vec<&str> = text.lines().collect();
-        if !lines.is_empty() {
-            out += "stderr:\n";
-            for line in &lines[lines.len().saturating_sub(crate::message::STDERR_LINES)..] {
-                out += &format!("| {}\n", crate::diff::line(line));
-            }
+    if let Some(tail) = crate::run::stderr_tail(judgement) {
+        out += "stderr:\n";
+        for line in &tail.lines {
+            out += &format!("| {}\n", crate::diff::line(line));
         }
     }
     out

@@ -225,15 +225,7 @@ fn boards(result: &CaseResult) -> Option<Markup> {
 /// The card of one failing case: what, where, the boards, the diff and the end of stderr.
 fn card(result: &CaseResult, also: &[String]) -> Markup {
     let judgement = &result.judgement;
-    let stderr = judgement
-        .execution
-        .as_ref()
-        .map(|e| String::from_utf8_lossy(&e.stderr).into_owned())
-        .unwrap_or_default();
-    let stderr_tail: Vec<&str> = stderr.lines().collect();
-    let stderr_tail = &stderr_tail[stderr_tail
-        .len()
-        .saturating_sub(crate::message::STDERR_LINES)..];
+    let stderr_tail = crate::run::stderr_tail(judgement).map_or_else(Vec::new, |t| t.lines);
     let drawn = boards(result);
     html! {
         section.card data-case=(result.case.id()) {
@@ -268,19 +260,7 @@ fn card(result: &CaseResult, also: &[String]) -> Markup {
 /// the other cases of that cause named under it.
 pub fn check_report(run: &Run) -> String {
     let totals = run.totals();
-    let mut causes: BTreeMap<_, Vec<&CaseResult>> = BTreeMap::new();
-    let mut order = Vec::new();
-    for result in &run.results {
-        let verdict = result.judgement.verdict;
-        if verdict.passed() || verdict == Verdict::Skipped {
-            continue;
-        }
-        let key = result.judgement.cause_key();
-        if !causes.contains_key(&key) {
-            order.push(key.clone());
-        }
-        causes.entry(key).or_default().push(result);
-    }
+    let causes = &run.summaries.causes;
     let body = html! {
         h1 { "gridjudge: " (shown(&run.target)) }
         p.muted data-passed=(totals.passed) data-failed=(totals.failed) {
@@ -294,9 +274,9 @@ pub fn check_report(run: &Run) -> String {
                 tr { td { (group.group) } td { (group.passed) " / " (group.cases.len()) } td { (format!("{:.2}", group.score())) " / " (group.points) } }
             }
         }
-        @if order.is_empty() { p.pass { "Every case passes." } }
-        @for key in &order {
-            @let results = &causes[key];
+        @if causes.is_empty() { p.pass { "Every case passes." } }
+        @for cause in causes {
+            @let results: Vec<&CaseResult> = run.cases_of(cause).collect();
             @let also: Vec<String> = results[1..].iter().map(|r| r.case.id()).collect();
             (card(results[0], &also))
         }

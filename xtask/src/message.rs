@@ -5,21 +5,17 @@
 //! way are grouped under one cause, and only the first case of each cause gets a full block
 //! (all of them with `-v`), so a student reads causes, not hundreds of diffs.
 
-use std::collections::BTreeMap;
 use std::fmt::Write;
 
 use anstyle::{AnsiColor, Effects, Style};
 
 use crate::diff;
 use crate::outcome::{CaseResult, Judgement, Verdict};
-use crate::run::{Run, Totals};
+use crate::run::{stderr_tail, Cause, Run, Totals};
 
 const FAIL: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
 const PASS: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
 const DIM: Style = Style::new().effects(Effects::DIMMED);
-
-/// Lines of stderr shown under a failing case, in every report.
-pub const STDERR_LINES: usize = 12;
 
 /// The full report for a finished run, with ANSI styles (print through `anstream`).
 pub fn render(run: &Run, verbose: bool) -> String {
@@ -33,17 +29,8 @@ pub fn render(run: &Run, verbose: bool) -> String {
     if let Some(note) = &run.inferred {
         let _ = writeln!(out, "{note}");
     }
-    let mut causes: BTreeMap<(Verdict, String, String), Vec<&CaseResult>> = BTreeMap::new();
-    for result in run.results.iter().filter(|r| {
-        let verdict = r.judgement.verdict;
-        !verdict.passed() && verdict != Verdict::Skipped
-    }) {
-        causes
-            .entry(result.judgement.cause_key())
-            .or_default()
-            .push(result);
-    }
-    for result in &run.results {
+    let summaries = &run.summaries;
+    for (k, result) in run.results.iter().enumerate() {
         let id = result.case.id();
         let ungraded = if result.case.graded {
             ""
@@ -57,26 +44,26 @@ pub fn render(run: &Run, verbose: bool) -> String {
             }
             continue;
         }
-        if verdict == Verdict::Skipped {
+        let Some(cause) = summaries.cause_of[k] else {
             continue;
-        }
-        let siblings = &causes[&result.judgement.cause_key()];
-        let first = std::ptr::eq(siblings[0], result);
-        if first || verbose {
+        };
+        let first = summaries.causes[cause].cases[0];
+        if first == k || verbose {
             out += &case_block(&id, result.case.graded, &result.judgement);
         } else {
             let _ = writeln!(
                 out,
                 "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {verdict} {DIM}(as {}){DIM:#}",
-                siblings[0].case.id()
+                run.results[first].case.id()
             );
         }
     }
-    if !causes.is_empty() {
+    if !summaries.causes.is_empty() {
         let _ = writeln!(out, "\ncauses:");
-        let mut by_size: Vec<_> = causes.values().collect();
-        by_size.sort_by_key(|results| std::cmp::Reverse(results.len()));
-        for results in by_size {
+        let mut by_size: Vec<&Cause> = summaries.causes.iter().collect();
+        by_size.sort_by(|a, b| b.cases.len().cmp(&a.cases.len()).then(a.key.cmp(&b.key)));
+        for cause in by_size {
+            let results: Vec<&CaseResult> = run.cases_of(cause).collect();
             let n = results.len();
             let plural = if n == 1 { "case" } else { "cases" };
             let _ = writeln!(out, "  {n} {plural}: {}", results[0].judgement.cause());
@@ -152,20 +139,14 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
 /// The last lines of a case's stderr (a traceback ends with its error), escaped and cut.
 fn stderr_block(judgement: &Judgement) -> String {
     let mut out = String::new();
-    let Some(execution) = &judgement.execution else {
+    let Some(tail) = stderr_tail(judgement) else {
         return out;
     };
-    if execution.stderr.is_empty() {
-        return out;
-    }
     let _ = writeln!(out, "  stderr:");
-    let text = String::from_utf8_lossy(&execution.stderr);
-    let lines: Vec<&str> = text.lines().collect();
-    let skipped = lines.len().saturating_sub(STDERR_LINES);
-    if skipped > 0 || execution.stderr_truncated {
-        let _ = writeln!(out, "  {DIM}| … ({skipped} lines before){DIM:#}");
+    if tail.skipped > 0 || tail.truncated {
+        let _ = writeln!(out, "  {DIM}| … ({} lines before){DIM:#}", tail.skipped);
     }
-    for line in &lines[skipped..] {
+    for line in &tail.lines {
         let _ = writeln!(out, "  {DIM}|{DIM:#} {}", diff::line(line));
     }
     out
@@ -173,22 +154,12 @@ fn stderr_block(judgement: &Judgement) -> String {
 
 fn totals(run: &Run) -> String {
     let mut out = String::from("\n");
-    let mut groups: BTreeMap<(&str, &str), (usize, usize, bool)> = BTreeMap::new();
-    for result in &run.results {
-        let entry = groups
-            .entry((&result.case.spec, &result.case.group))
-            .or_insert((0, 0, result.case.graded));
-        match result.judgement.verdict {
-            Verdict::Pass => entry.0 += 1,
-            Verdict::Skipped => {}
-            _ => entry.1 += 1,
-        }
-    }
-    for ((spec, group), (passed, failed, graded)) in &groups {
-        let ungraded = if *graded { "" } else { " (ungraded)" };
+    for tally in &run.summaries.groups {
+        let ungraded = if tally.graded { "" } else { " (ungraded)" };
         let _ = writeln!(
             out,
-            "  {spec:<9} {group:<28} {passed:>4} passed, {failed:>3} failed{ungraded}"
+            "  {:<9} {:<28} {:>4} passed, {:>3} failed{ungraded}",
+            tally.spec, tally.group, tally.passed, tally.failed
         );
     }
     let Totals {

@@ -1,10 +1,13 @@
-//! The result model every reporter reads: a finished [`Run`] of cases, its [`Totals`] and its
-//! scored groups. `check` builds it; `message`, `json`, `junit`, `gradescope` and `grade` only
-//! read it.
+//! The result model every reporter reads: a finished [`Run`] of cases and its summaries,
+//! computed once when the run is finished: its causes of failure ([`Cause`], in first-seen
+//! order, each with its first case and the others), its groups with their passes and failures
+//! ([`GroupTally`]), its [`Totals`] and scored groups, and the tail of a case's stderr
+//! ([`stderr_tail`]). `check` builds it; `message`, `html`, `json`, `junit`, `gradescope` and
+//! `grade` only format it.
 
 use std::time::Duration;
 
-use crate::outcome::{CaseResult, Verdict};
+use crate::outcome::{CaseResult, Judgement, Verdict};
 use crate::suite::Suite;
 
 /// A finished run: every selected case's result, in path order.
@@ -24,6 +27,116 @@ pub struct Run {
     pub warnings: Vec<String>,
     /// Ctrl-C stopped the run: the results are partial.
     pub interrupted: bool,
+    /// The causes and group tallies of `results`, computed once by [`Summaries::of`].
+    pub summaries: Summaries,
+}
+
+/// Lines of stderr shown under a failing case, in every report.
+pub const STDERR_LINES: usize = 12;
+
+/// What makes two failures one cause (see [`Judgement::cause_key`]).
+pub type CauseKey = (Verdict, String, String);
+
+/// One cause of failure: the failing cases whose judgements share a key, in case order.
+#[derive(Debug, Clone)]
+pub struct Cause {
+    pub key: CauseKey,
+    /// Indices into [`Run::results`]: the first case of the cause, then the others.
+    pub cases: Vec<usize>,
+}
+
+/// One group of a run (graded or not) with its passes and failures; skipped cases count in
+/// neither.
+#[derive(Debug, Clone)]
+pub struct GroupTally {
+    pub spec: String,
+    pub group: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub graded: bool,
+}
+
+/// A run's summaries: what every reporter would otherwise compute for itself.
+#[derive(Debug, Clone, Default)]
+pub struct Summaries {
+    /// Every cause of failure, in the order of its first case.
+    pub causes: Vec<Cause>,
+    /// For each result, the index of its cause in `causes` (`None`: passed or skipped).
+    pub cause_of: Vec<Option<usize>>,
+    /// Every group of the run, in spec then group order.
+    pub groups: Vec<GroupTally>,
+}
+
+impl Summaries {
+    /// The summaries of `results` (in case order).
+    pub fn of(results: &[CaseResult]) -> Summaries {
+        let mut causes: Vec<Cause> = Vec::new();
+        let mut index: std::collections::HashMap<CauseKey, usize> = Default::default();
+        let mut cause_of = Vec::with_capacity(results.len());
+        let mut groups: std::collections::BTreeMap<(&str, &str), GroupTally> = Default::default();
+        for (k, result) in results.iter().enumerate() {
+            let verdict = result.judgement.verdict;
+            let tally = groups
+                .entry((&result.case.spec, &result.case.group))
+                .or_insert_with(|| GroupTally {
+                    spec: result.case.spec.clone(),
+                    group: result.case.group.clone(),
+                    passed: 0,
+                    failed: 0,
+                    graded: result.case.graded,
+                });
+            match verdict {
+                Verdict::Pass => tally.passed += 1,
+                Verdict::Skipped => {}
+                _ => tally.failed += 1,
+            }
+            if verdict.passed() || verdict == Verdict::Skipped {
+                cause_of.push(None);
+                continue;
+            }
+            let key = result.judgement.cause_key();
+            let at = *index.entry(key.clone()).or_insert_with(|| {
+                causes.push(Cause {
+                    key,
+                    cases: Vec::new(),
+                });
+                causes.len() - 1
+            });
+            causes[at].cases.push(k);
+            cause_of.push(Some(at));
+        }
+        Summaries {
+            causes,
+            cause_of,
+            groups: groups.into_values().collect(),
+        }
+    }
+}
+
+/// The last [`STDERR_LINES`] lines of a case's stderr (a traceback ends with its error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StderrTail {
+    pub lines: Vec<String>,
+    /// Lines before them that are not shown.
+    pub skipped: usize,
+    /// The harness kept only the start of a longer stderr.
+    pub truncated: bool,
+}
+
+/// The tail of `judgement`'s stderr; `None` when it printed nothing there (or never ran).
+pub fn stderr_tail(judgement: &Judgement) -> Option<StderrTail> {
+    let execution = judgement.execution.as_ref()?;
+    if execution.stderr.is_empty() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&execution.stderr);
+    let lines: Vec<&str> = text.lines().collect();
+    let skipped = lines.len().saturating_sub(STDERR_LINES);
+    Some(StderrTail {
+        lines: lines[skipped..].iter().map(|l| l.to_string()).collect(),
+        skipped,
+        truncated: execution.stderr_truncated,
+    })
 }
 
 /// One graded group of a run, scored: its points times the fraction of its cases that pass.
@@ -51,6 +164,11 @@ pub struct Totals {
 }
 
 impl Run {
+    /// The results of cause `cause`: its first case, then the others.
+    pub fn cases_of<'a>(&'a self, cause: &'a Cause) -> impl Iterator<Item = &'a CaseResult> + 'a {
+        cause.cases.iter().map(|&k| &self.results[k])
+    }
+
     /// The counts of the verdict line `N passed, N failed, N skipped`.
     pub fn totals(&self) -> Totals {
         let graded = || self.results.iter().filter(|r| r.case.graded);

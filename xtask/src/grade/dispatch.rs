@@ -439,12 +439,11 @@ pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
 
 /// The block of the first failing graded case of each cause, by case id.
 fn representative_blocks(run: &Run) -> BTreeMap<String, String> {
-    let mut seen = std::collections::BTreeSet::new();
-    run.results
+    // A cause's first graded case: its first case if graded, else the first graded one of it.
+    run.summaries
+        .causes
         .iter()
-        .filter(|r| r.case.graded && !r.judgement.verdict.passed())
-        .filter(|r| r.judgement.verdict != Verdict::Skipped)
-        .filter(|r| seen.insert(r.judgement.cause_key()))
+        .filter_map(|cause| run.cases_of(cause).find(|r| r.case.graded))
         .map(|r| {
             let block = crate::message::case_block(&r.case.id(), true, &r.judgement);
             (
