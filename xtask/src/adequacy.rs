@@ -58,6 +58,15 @@ struct Loaded {
 
 /// Runs every variant on every graded case of its spec under the corpus `root`.
 pub fn measure(root: &Path, jobs: usize) -> Result<Report, Error> {
+    // A variant that panics is killed, and says so in the report: no backtrace on the terminal.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
+    let report = measure_quietly(root, jobs);
+    std::panic::set_hook(hook);
+    report
+}
+
+fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
     let mut kills = Vec::new();
     let mut counts = BTreeMap::new();
     for suite in load_all(root)? {

@@ -78,6 +78,29 @@ pub fn zip(kit_path: &Path, kit_name: &str, run: &[String]) -> Result<Vec<u8>, E
     Ok(cursor.into_inner())
 }
 
+/// What `cargo xtask autograder` made: the zip's size and the kit inside it.
+pub struct Built {
+    pub bytes: usize,
+    pub kit: crate::kit::Built,
+}
+
+/// Builds the kit `plan` describes (its `out` is where the zip goes) and the zip around it,
+/// for submissions run as `run`.
+pub fn build(plan: &crate::kit::Plan, run: &[String]) -> Result<Built, Error> {
+    let folder = tempfile::tempdir().map_err(|err| Error::io(&std::env::temp_dir(), err))?;
+    let kit_name = format!("check-{}", plan.spec);
+    let kit = crate::kit::build(&crate::kit::Plan {
+        out: folder.path().join(&kit_name),
+        ..plan.clone()
+    })?;
+    let zip = zip(&kit.path, &kit_name, run)?;
+    crate::files::write_atomically(&plan.out, &zip)?;
+    Ok(Built {
+        bytes: zip.len(),
+        kit,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -32,6 +32,36 @@ pub struct Subject {
     pub sandbox: bool,
 }
 
+/// What `cargo xtask bench` measures.
+pub enum Measure {
+    /// The harness against raw spawning, per job count, the median of `repeats` runs.
+    Overhead {
+        reference_only: bool,
+        jobs: Vec<usize>,
+        repeats: usize,
+    },
+    /// What each confinement layer costs a case.
+    Layers,
+    /// A synthetic class.
+    Class(class::Settings),
+}
+
+/// The report of `measure`, from the settings every measured run starts from.
+pub fn measure(base: &Options, measure: &Measure) -> Result<String, Error> {
+    match measure {
+        Measure::Class(settings) => class::class(base, settings),
+        Measure::Layers => layers(300, &base.cases_root),
+        Measure::Overhead {
+            reference_only,
+            jobs,
+            repeats,
+        } => {
+            let (subjects, _python_folder) = subjects(*reference_only);
+            bench(base, &subjects, jobs, *repeats)
+        }
+    }
+}
+
 /// What `cargo xtask bench` measures: the reference over every suite and, unless
 /// `reference_only`, the bundled Python solution of go over the go suite, confined and not;
 /// and the temporary folder that holds the Python program for the time of the measurement.

@@ -184,3 +184,30 @@ impl GradeProgress {
         self.bar.finish_and_clear();
     }
 }
+
+/// Lines for the user's eye (warnings, notes), on stderr.
+pub fn warn(lines: &[String]) {
+    for line in lines {
+        eprintln!("{line}");
+    }
+}
+
+/// What every command line does first, after its sandbox-helper dispatch: large buffers given
+/// back to the system (before any thread starts) and Ctrl-C and SIGTERM handled.
+pub fn start() {
+    crate::sys::return_large_buffers();
+    crate::interrupt::install();
+}
+
+/// What every command line does last: this thread's sandbox helper (and its cgroup) ended, an
+/// error said in one `error:` line, and the exit status (2 for an error).
+pub fn conclude(result: Result<ExitCode, Error>) -> ExitCode {
+    crate::sandbox::release();
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -94,6 +94,48 @@ pub fn seed(text: &str) -> Result<u64, String> {
         .map_err(|_| format!("`{text}` is not a whole number from 0 to {}", u64::MAX))
 }
 
+/// A command line given as one string (`--run 'python3 project4.py'`), split on spaces.
+#[derive(Debug, Clone)]
+pub struct CommandLine(pub Vec<String>);
+
+impl CommandLine {
+    pub fn words(&self) -> Vec<OsString> {
+        self.0.iter().map(OsString::from).collect()
+    }
+}
+
+/// A command line such as `python3 project4.py`: at least one word.
+pub fn command_line(text: &str) -> Result<CommandLine, String> {
+    let words: Vec<String> = text.split_whitespace().map(String::from).collect();
+    if words.is_empty() {
+        return Err("needs a command".into());
+    }
+    Ok(CommandLine(words))
+}
+
+/// Where the cases and the reference are: the flags every task that reads the corpus takes.
+#[derive(clap::Args, Clone, Default)]
+pub struct CorpusArgs {
+    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    pub reference: Option<PathBuf>,
+}
+
+impl CorpusArgs {
+    /// The corpus: the one given, or the bundled one.
+    pub fn root(&self) -> Result<PathBuf, Error> {
+        cases_root(&self.cases)
+    }
+
+    /// The reference binary: the one given, or a fresh release build.
+    pub fn reference(&self) -> Result<PathBuf, Error> {
+        reference_binary(&self.reference)
+    }
+}
+
 #[derive(Parser)]
 #[command(
     name = "cargo xtask",
@@ -173,34 +215,21 @@ pub struct KitArgs {
     /// Where to write the kit (default: `check-<spec>`).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
-    /// Another corpus root.
-    #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
-    /// Use this reference binary instead of building it.
-    #[arg(long, value_name = "PATH")]
-    pub reference: Option<PathBuf>,
-}
-
-/// What building a kit needs: the corpus root, the reference, the hidden folder and the output.
-pub struct KitPlan {
-    pub cases_root: PathBuf,
-    pub reference: PathBuf,
-    pub spec: String,
-    pub hidden: Option<PathBuf>,
-    pub out: PathBuf,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
 }
 
 impl KitArgs {
-    pub fn plan(&self, default_out: PathBuf) -> Result<KitPlan, Error> {
+    pub fn plan(&self, default_out: PathBuf) -> Result<crate::kit::Plan, Error> {
         if let Some(hidden) = self.hidden.as_ref().filter(|dir| !dir.is_dir()) {
             return Err(Error::Usage(format!(
                 "--hidden: `{}` is not a folder",
                 hidden.display()
             )));
         }
-        Ok(KitPlan {
-            cases_root: cases_root(&self.cases)?,
-            reference: reference_binary(&self.reference)?,
+        Ok(crate::kit::Plan {
+            cases_root: self.corpus.root()?,
+            reference: self.corpus.reference()?,
             spec: self.spec.clone(),
             hidden: self.hidden.clone(),
             out: self.out.clone().unwrap_or(default_out),
@@ -213,14 +242,15 @@ pub struct AutograderArgs {
     #[command(flatten)]
     pub kit: KitArgs,
     /// The command that runs a submission, in its folder: `python3 project4.py`, `java Main`.
-    #[arg(long, value_name = "CMD")]
-    pub run: String,
+    #[arg(long, value_name = "CMD", value_parser = command_line)]
+    pub run: CommandLine,
 }
 
 /// How untrusted targets are confined; limits default to the suite file's `[limits]`.
 #[derive(clap::Args, Clone, Default)]
 pub struct ConfineArgs {
-    /// Run targets without the Landlock sandbox.
+    /// Run targets without the sandbox (namespaces, seccomp, Landlock): with rlimits and a
+    /// scrubbed environment only.
     #[arg(long)]
     no_sandbox: bool,
     /// Seconds of CPU time per case.
@@ -251,13 +281,13 @@ pub struct ConfineArgs {
 }
 
 impl ConfineArgs {
-    /// The settings, with `protected` (the reference binary) out of every target's sight.
-    pub fn settings(&self, protected: &[PathBuf]) -> Settings {
+    /// The settings as given; what must stay out of sight is decided where the run is planned.
+    pub fn settings(&self) -> Settings {
         Settings {
             sandbox: !self.no_sandbox,
             require_isolation: self.require_isolation,
             cwd: self.cwd.clone(),
-            protected: protected.to_vec(),
+            protected: Vec::new(),
             limits: ResourceLimits {
                 cpu: self.cpu,
                 memory: self.memory,
@@ -314,7 +344,7 @@ fn cases_root(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
     Ok(root)
 }
 
-fn current_dir() -> Result<PathBuf, Error> {
+pub fn current_dir() -> Result<PathBuf, Error> {
     std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))
 }
 
@@ -359,13 +389,12 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
-    /// `base` with these settings; `protected` are kept out of every target's sight.
-    fn apply(
+    /// `base` with these settings.
+    pub fn apply(
         &self,
         base: crate::check::Options,
         target: Vec<OsString>,
         progress: bool,
-        protected: &[PathBuf],
     ) -> crate::check::Options {
         crate::check::Options {
             filter: self.filter.clone(),
@@ -375,7 +404,7 @@ impl RunArgs {
             include_unspecified: self.include_unspecified,
             program: Program::from_argv(target),
             progress,
-            confine: self.confine.settings(protected),
+            confine: self.confine.settings(),
             ..base
         }
     }
@@ -394,7 +423,10 @@ impl RunArgs {
 }
 
 /// `target` as the command to run, from `dir`; a hint when it cannot be.
-fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Vec<OsString>, Error> {
+pub fn interpret_target(
+    target: &[OsString],
+    dir: &std::path::Path,
+) -> Result<Vec<OsString>, Error> {
     crate::target::interpret(target.to_vec(), dir).map_err(|hint| Error::CouldNotRun {
         command: crate::target::display_argv(target),
         message: hint,
@@ -406,14 +438,10 @@ pub struct CheckArgs {
     /// The suite to use; without it, the one whose handout cases the target passes.
     #[arg(long)]
     pub spec: Option<String>,
-    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
-    #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     #[command(flatten)]
     pub run: RunArgs,
-    /// Use this reference binary instead of building it.
-    #[arg(long, value_name = "PATH")]
-    pub reference: Option<PathBuf>,
     /// Only shard K of N of the cases (split by case id, the same on every machine).
     #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     pub shard: Option<Shard>,
@@ -432,58 +460,11 @@ impl CheckArgs {
     pub fn options(&self, progress: bool) -> Result<crate::check::Options, Error> {
         let dir = current_dir()?;
         let target = interpret_target(&self.target, &dir)?;
-        let base = crate::check::Options::new(
-            cases_root(&self.cases)?,
-            reference_binary(&self.reference)?,
-            dir,
-        );
-        let protected = [base.reference.clone()];
+        let base = crate::check::Options::new(self.corpus.root()?, self.corpus.reference()?, dir);
         Ok(crate::check::Options {
             spec: self.spec.clone(),
             shard: self.shard,
-            ..self.run.apply(base, target, progress, &protected)
-        })
-    }
-}
-
-/// The student kit's command line: `check-<spec> [OPTIONS] [--] TARGET...`.
-#[derive(clap::Parser)]
-#[command(
-    about = "Checks a program against the cases of one assignment, offline: the public cases \
-             with full diffs, and the instructor's hidden cases by verdict only.",
-    after_help = "Exit status: 0 every graded case passed; 1 some failed; 2 the check could not \
-                  run (bad arguments, a program that cannot start); 130 interrupted."
-)]
-pub struct StudentArgs {
-    #[command(flatten)]
-    pub run: RunArgs,
-    /// The program to check and its arguments: `./a.out`, `project4.py` (run with python3),
-    /// `java Main`; everything after it goes to the program. `--` before it works too.
-    #[arg(
-        value_name = "TARGET",
-        trailing_var_arg = true,
-        allow_hyphen_values = true,
-        num_args = 1..,
-        required = true
-    )]
-    pub target: Vec<OsString>,
-}
-
-impl StudentArgs {
-    /// The check of the kit's cases, extracted at `cases_root`, for spec `spec`.
-    pub fn options(
-        &self,
-        cases_root: PathBuf,
-        spec: &str,
-        progress: bool,
-    ) -> Result<crate::check::Options, Error> {
-        let dir = current_dir()?;
-        let target = interpret_target(&self.target, &dir)?;
-        // No reference: differences are placed by the traces the kit holds.
-        let base = crate::check::Options::new(cases_root, PathBuf::new(), dir);
-        Ok(crate::check::Options {
-            spec: Some(spec.to_string()),
-            ..self.run.apply(base, target, progress, &[])
+            ..self.run.apply(base, target, progress)
         })
     }
 }
@@ -496,15 +477,11 @@ pub struct BlessArgs {
     /// Change nothing; exit 1 if anything would change.
     #[arg(long)]
     pub check: bool,
-    /// Another corpus root.
-    #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     /// Bless from this command line (after `--`) instead of the reference.
     #[arg(long)]
     pub from: bool,
-    /// Use this reference binary instead of building it.
-    #[arg(long, value_name = "PATH")]
-    pub reference: Option<PathBuf>,
     #[command(flatten)]
     pub confine: ConfineArgs,
     /// The command line for `--from`.
@@ -527,14 +504,13 @@ impl BlessArgs {
                     .into(),
             )),
         };
-        let reference = reference_binary(&self.reference)?;
         Ok(crate::bless::Options {
-            cases_root: cases_root(&self.cases)?,
+            cases_root: self.corpus.root()?,
             spec: self.spec.clone(),
             check: self.check,
             program,
-            confine: self.confine.settings(std::slice::from_ref(&reference)),
-            reference,
+            confine: self.confine.settings(),
+            reference: self.corpus.reference()?,
             dir: current_dir()?,
             jobs: crate::pool::cpus(),
         })
@@ -555,6 +531,18 @@ pub struct GenArgs {
     /// Where to write (default: `cases/<spec>/generated/`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+}
+
+#[cfg(feature = "reference")]
+impl GenArgs {
+    /// The spec's tools and the folder to write into.
+    pub fn options(&self) -> Result<(crate::tools::Assignment<'static>, PathBuf), Error> {
+        let dir = self
+            .out
+            .clone()
+            .unwrap_or_else(|| workspace::cases().join(&self.spec).join("generated"));
+        Ok((crate::tools::find(&self.spec)?, dir))
+    }
 }
 
 #[derive(clap::Args)]
@@ -587,8 +575,9 @@ pub struct BenchArgs {
 }
 
 impl BenchArgs {
-    /// The settings every measured run starts from, and the job counts to measure.
-    pub fn options(&self) -> Result<(crate::check::Options, Vec<usize>), Error> {
+    /// The settings every measured run starts from, and what to measure.
+    pub fn options(&self) -> Result<(crate::check::Options, crate::bench::Measure), Error> {
+        use crate::bench::Measure;
         let base = crate::check::Options::new(
             workspace::cases(),
             reference_binary(&self.reference)?,
@@ -599,7 +588,21 @@ impl BenchArgs {
         } else {
             self.jobs.clone()
         };
-        Ok((base, jobs))
+        let measure = match self.class {
+            Some(size) => Measure::Class(crate::bench::class::Settings {
+                size,
+                jobs: *jobs.last().unwrap_or(&base.jobs),
+                timeout: self.timeout,
+                spec: self.spec.clone(),
+            }),
+            None if self.layers => Measure::Layers,
+            None => Measure::Overhead {
+                reference_only: self.reference_only,
+                jobs,
+                repeats: self.repeats as usize,
+            },
+        };
+        Ok((base, measure))
     }
 }
 
@@ -627,12 +630,8 @@ pub struct FuzzArgs {
     /// Where to write the found case (default: `cases/<spec>/found/`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
-    /// Another corpus root, for the suite settings.
-    #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
-    /// Use this reference binary instead of building it.
-    #[arg(long, value_name = "PATH")]
-    pub reference: Option<PathBuf>,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     /// Target runs the shrinker may spend.
     #[arg(long, default_value_t = 5000, value_parser = runs, allow_hyphen_values = true)]
     pub max_shrink_runs: u64,
@@ -648,10 +647,10 @@ impl FuzzArgs {
     /// The fuzzer's options; the seed is the one given or one from the clock.
     pub fn options(&self) -> Result<crate::fuzz::Options, Error> {
         use crate::fuzz::Budget;
-        let cases_root = cases_root(&self.cases)?;
+        let cases_root = self.corpus.root()?;
         let assignment = crate::tools::find(&self.spec)?;
         let suite = crate::suite::find(&cases_root, &self.spec)?;
-        let reference = reference_binary(&self.reference)?;
+        let reference = self.corpus.reference()?;
         let seed = self.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
                 .duration_since(std::time::UNIX_EPOCH)
@@ -675,7 +674,7 @@ impl FuzzArgs {
                 .clone()
                 .unwrap_or_else(|| cases_root.join(&self.spec).join("found")),
             cases_root,
-            confine: self.confine.settings(std::slice::from_ref(&reference)),
+            confine: self.confine.settings(),
             reference,
         })
     }
@@ -690,8 +689,8 @@ pub struct GradeArgs {
     pub submissions: PathBuf,
     /// The command to run inside each submission folder, e.g. 'python3 project4.py' (split on
     /// spaces).
-    #[arg(long, value_name = "CMD")]
-    pub run: String,
+    #[arg(long, value_name = "CMD", value_parser = command_line)]
+    pub run: CommandLine,
     /// Where grades.csv, grades.json and results/ go (default: grades-<spec>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -715,22 +714,14 @@ pub struct GradeArgs {
     /// Seconds a case may run (default: the suite's).
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
-    /// Another corpus root.
-    #[arg(long, value_name = "DIR")]
-    pub cases: Option<PathBuf>,
-    /// Use this reference binary instead of building it.
-    #[arg(long, value_name = "PATH")]
-    pub reference: Option<PathBuf>,
+    #[command(flatten)]
+    pub corpus: CorpusArgs,
     #[command(flatten)]
     pub confine: ConfineArgs,
 }
 
 impl GradeArgs {
     pub fn options(&self) -> Result<crate::grade::Options, Error> {
-        let run: Vec<OsString> = self.run.split_whitespace().map(OsString::from).collect();
-        if run.is_empty() {
-            return Err(Error::Usage("--run needs a command".into()));
-        }
         if !self.submissions.is_dir() {
             return Err(Error::Usage(format!(
                 "--submissions: `{}` is not a folder",
@@ -738,15 +729,15 @@ impl GradeArgs {
             )));
         }
         let base = crate::check::Options::new(
-            cases_root(&self.cases)?,
-            reference_binary(&self.reference)?,
+            self.corpus.root()?,
+            self.corpus.reference()?,
             PathBuf::new(),
         );
         Ok(crate::grade::Options {
             check: crate::check::Options {
                 jobs: self.jobs.unwrap_or(base.jobs),
                 timeout: self.timeout,
-                confine: self.confine.settings(std::slice::from_ref(&base.reference)),
+                confine: self.confine.settings(),
                 ..base
             },
             spec: self.spec.clone(),
@@ -754,7 +745,7 @@ impl GradeArgs {
                 .submissions
                 .canonicalize()
                 .map_err(|err| Error::io(&self.submissions, err))?,
-            run,
+            run: self.run.words(),
             out: self
                 .out
                 .clone()

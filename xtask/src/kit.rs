@@ -38,6 +38,16 @@ pub struct Bundle {
     pub cases: Vec<BundleCase>,
 }
 
+impl Bundle {
+    /// What the kit holds, in words: `168 public and 3 hidden cases of go, corpus 4c4c…`.
+    pub fn summary(&self) -> String {
+        format!(
+            "{} public and {} hidden cases of {}, corpus {}",
+            self.public, self.hidden, self.spec, self.corpus
+        )
+    }
+}
+
 /// One case of a kit.
 #[derive(Debug, Serialize, Deserialize)]
 pub struct BundleCase {
@@ -333,21 +343,31 @@ pub struct Built {
     pub bundle: Bundle,
 }
 
-/// Builds the kit of `spec` (with the hidden cases under `hidden`) into `out`.
-pub fn build(
-    cases_root: &Path,
-    spec: &str,
-    hidden: Option<&Path>,
-    reference: &Path,
-    out: &Path,
-) -> Result<Built, Error> {
-    let bundle = bundle(cases_root, spec, hidden, reference)?;
+/// What building a kit needs: the corpus root, the reference, the spec, the hidden folder and
+/// where to write it.
+#[derive(Debug, Clone)]
+pub struct Plan {
+    pub cases_root: PathBuf,
+    pub reference: PathBuf,
+    pub spec: String,
+    pub hidden: Option<PathBuf>,
+    pub out: PathBuf,
+}
+
+/// Builds the kit `plan` describes.
+pub fn build(plan: &Plan) -> Result<Built, Error> {
+    let bundle = bundle(
+        &plan.cases_root,
+        &plan.spec,
+        plan.hidden.as_deref(),
+        &plan.reference,
+    )?;
     let program_path = build_program()?;
     let program = std::fs::read(&program_path).map_err(|err| Error::io(&program_path, err))?;
     let file = attach(program, &bundle)?;
-    crate::files::write_atomically_with_mode(out, &file, 0o755)?;
+    crate::files::write_atomically_with_mode(&plan.out, &file, 0o755)?;
     Ok(Built {
-        path: out.to_path_buf(),
+        path: plan.out.clone(),
         bytes: file.len() as u64,
         bundle,
     })
@@ -356,7 +376,7 @@ pub fn build(
 /// A private folder for the kit's cases: in memory (`/dev/shm`, then `XDG_RUNTIME_DIR`) where
 /// the machine has one, since writing a thousand small files to a disk can take half a second;
 /// else in the temporary folder.
-fn case_folder() -> Result<tempfile::TempDir, Error> {
+pub fn case_folder() -> Result<tempfile::TempDir, Error> {
     let in_memory = [
         "/dev/shm".into(),
         std::env::var_os("XDG_RUNTIME_DIR").unwrap_or_default(),
@@ -373,88 +393,6 @@ fn case_folder() -> Result<tempfile::TempDir, Error> {
         .prefix("gridjudge-kit-")
         .tempdir()
         .map_err(|err| Error::Command(format!("cannot make a temporary folder: {err}")))
-}
-
-/// The student kit's `main`, after its sandbox-helper dispatch: reads the bundle from its own
-/// file, parses `args`, writes the cases into a private temporary folder and checks the target
-/// against them. Exit status as `cargo xtask check`: 0, 1, 2 (with one `error:` line), 130.
-pub fn student_main(args: Vec<std::ffi::OsString>) -> std::process::ExitCode {
-    use clap::{CommandFactory, FromArgMatches};
-    use std::process::ExitCode;
-    let exe = match std::env::current_exe() {
-        Ok(exe) => exe,
-        Err(err) => {
-            eprintln!("error: cannot find this program's own file: {err}");
-            return ExitCode::from(2);
-        }
-    };
-    let bundle = match attached(&exe) {
-        Ok(bundle) => bundle,
-        Err(err) => {
-            eprintln!("error: {err}");
-            return ExitCode::from(2);
-        }
-    };
-    let name = exe
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| format!("check-{}", bundle.spec));
-    // Leaked once: clap keeps its command's name and version for the life of the program.
-    let name: &'static str = Box::leak(name.into_boxed_str());
-    let version: &'static str = Box::leak(
-        format!(
-            "{} (gridjudge {}, spec {}, corpus {}: {} public cases, {} hidden)",
-            env!("CARGO_PKG_VERSION"),
-            env!("CARGO_PKG_VERSION"),
-            bundle.spec,
-            bundle.corpus,
-            bundle.public,
-            bundle.hidden
-        )
-        .into_boxed_str(),
-    );
-    let command = crate::flags::StudentArgs::command()
-        .name(name)
-        .bin_name(name)
-        .version(version);
-    let parsed = command
-        .try_get_matches_from(args)
-        .and_then(|mut matches| crate::flags::StudentArgs::from_arg_matches_mut(&mut matches));
-    let args = match parsed {
-        Ok(args) => args,
-        Err(err) => return crate::flags::parse_error(err),
-    };
-    if let Err(err) = ctrlc::set_handler(crate::interrupt::interrupt) {
-        eprintln!("warning: Ctrl-C will not stop targets cleanly: {err}");
-    }
-    let reports = args.run.reports();
-    let result = (|| {
-        reports.check_writable()?;
-        let folder = case_folder()?;
-        let root = extract(&bundle, folder.path())?;
-        let options = args.options(root, &bundle.spec, crate::cli::show_progress())?;
-        let code = reports.finish(crate::check::check(&options));
-        drop(folder);
-        code
-    })();
-    crate::sandbox::release();
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            // Gradescope shows a 0 with the reason, whatever kept the check from running.
-            if let (Some(path), false) = (
-                &reports.gradescope,
-                matches!(err, Error::CouldNotRun { .. }),
-            ) {
-                let _ = crate::files::write_atomically(
-                    path,
-                    crate::gradescope::render_failure(&err.to_string()).as_bytes(),
-                );
-            }
-            eprintln!("error: {err}");
-            ExitCode::from(2)
-        }
-    }
 }
 
 #[cfg(test)]

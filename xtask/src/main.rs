@@ -8,13 +8,23 @@
 
 use std::process::ExitCode;
 
-use xtask::cli::{print_report, show_progress};
+use xtask::cli::{print_report, show_progress, warn};
 use xtask::error::Error;
-use xtask::files::write_atomically;
 use xtask::flags::{
     AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
     GradeArgs, KitArgs, MergeArgs, Task,
 };
+
+/// Prints `report`: the task is done, exit status 0.
+fn done(report: &str) -> Result<ExitCode, Error> {
+    print_report(report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Exit status 1 when something was found wanting, else 0.
+fn failed_if(failed: bool) -> ExitCode {
+    ExitCode::from(u8::from(failed))
+}
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
     let reports = args.run.reports();
@@ -25,59 +35,30 @@ fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
 
 fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
     let summary = xtask::bless::bless(&args.options()?)?;
-    for warning in &summary.warnings {
-        eprintln!("{warning}");
-    }
+    warn(&summary.warnings);
     print_report(&summary.render(args.check))?;
-    Ok(if args.check && !summary.is_clean() {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(failed_if(args.check && !summary.is_clean()))
 }
 
 fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
-    let assignment = xtask::tools::find(&args.spec)?;
-    let dir = args
-        .out
-        .unwrap_or_else(|| xtask::workspace::cases().join(&args.spec).join("generated"));
+    let (assignment, dir) = args.options()?;
     let written = xtask::generate::write(assignment, args.seed, args.count, &dir)?;
-    print_report(&format!(
+    done(&format!(
         "wrote {} {} cases into `{}`\n",
         written.len(),
         args.spec,
         dir.display()
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    ))
 }
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
-    let (base, jobs) = args.options()?;
-    if let Some(size) = args.class {
-        let settings = xtask::bench::class::Settings {
-            size,
-            jobs: *jobs.last().unwrap_or(&base.jobs),
-            timeout: args.timeout,
-            spec: args.spec.clone(),
-        };
-        print_report(&xtask::bench::class::class(&base, &settings)?)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    if args.layers {
-        print_report(&xtask::bench::layers(300, &base.cases_root)?)?;
-        return Ok(ExitCode::SUCCESS);
-    }
-    let (subjects, _python_folder) = xtask::bench::subjects(args.reference_only);
-    let repeats = args.repeats as usize;
-    print_report(&xtask::bench::bench(&base, &subjects, &jobs, repeats)?)?;
-    Ok(ExitCode::SUCCESS)
+    let (base, measure) = args.options()?;
+    done(&xtask::bench::measure(&base, &measure)?)
 }
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
     let options = args.options()?;
-    for warning in xtask::fuzz::warnings(&options)? {
-        eprintln!("{warning}");
-    }
+    warn(&xtask::fuzz::warnings(&options)?);
     let seed = options.seed;
     eprintln!(
         "fuzzing {} with seed {seed} (repeat with --seed {seed})",
@@ -86,7 +67,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
     let outcome = xtask::fuzz::fuzz(&options, &|event| eprintln!("  {event}"))?;
     let found = matches!(outcome, xtask::fuzz::Outcome::Found(_));
     print_report(&xtask::fuzz::report(&options, outcome)?)?;
-    Ok(ExitCode::from(u8::from(found)))
+    Ok(failed_if(found))
 }
 
 fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
@@ -94,100 +75,56 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
     let progress = xtask::cli::GradeProgress::new(show_progress());
     let summary = xtask::grade::grade(&options, &|step| progress.step(step))?;
     progress.finish();
-    for warning in &summary.warnings {
-        eprintln!("{warning}");
-    }
+    warn(&summary.warnings);
     print_report(&xtask::cli::grade_report(&summary, &options.out))?;
-    Ok(if summary.interrupted {
-        ExitCode::from(130)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(if summary.interrupted { 130 } else { 0 }))
 }
 
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
     let grades = xtask::gradebook::merge(&args.files, &args.out, args.allow_partial)?;
-    print_report(&format!(
+    done(&format!(
         "merged {} submissions from {} files into `{}`\n",
         grades.submissions.len(),
         args.files.len(),
         args.out.display()
-    ))?;
-    Ok(ExitCode::SUCCESS)
+    ))
 }
 
 fn run_adequacy(args: AdequacyArgs) -> Result<ExitCode, Error> {
     let (root, jobs) = args.options()?;
-    // A variant that panics is killed, and says so in the report: no backtrace on the terminal.
-    let hook = std::panic::take_hook();
-    std::panic::set_hook(Box::new(|_| {}));
-    let report = xtask::adequacy::measure(&root, jobs);
-    std::panic::set_hook(hook);
-    let report = report?;
+    let report = xtask::adequacy::measure(&root, jobs)?;
     if args.table {
-        print_report(&report.table())?;
-        return Ok(ExitCode::SUCCESS);
+        return done(&report.table());
     }
     print_report(&report.render())?;
-    let gaps = report.survivors().count();
-    Ok(ExitCode::from(u8::from(gaps > 0)))
+    Ok(failed_if(report.survivors().count() > 0))
 }
 
 fn run_kit(args: KitArgs) -> Result<ExitCode, Error> {
-    let plan = args.plan(format!("check-{}", args.spec).into())?;
-    let built = xtask::kit::build(
-        &plan.cases_root,
-        &plan.spec,
-        plan.hidden.as_deref(),
-        &plan.reference,
-        &plan.out,
-    )?;
-    print_report(&format!(
-        "wrote `{}`: {:.1} MB, {} public and {} hidden cases of {}, corpus {}\n",
+    let built = xtask::kit::build(&args.plan(format!("check-{}", args.spec).into())?)?;
+    done(&format!(
+        "wrote `{}`: {:.1} MB, {}\n",
         built.path.display(),
         built.bytes as f64 / 1e6,
-        built.bundle.public,
-        built.bundle.hidden,
-        built.bundle.spec,
-        built.bundle.corpus
-    ))?;
-    Ok(ExitCode::SUCCESS)
+        built.bundle.summary()
+    ))
 }
 
 fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
-    let run: Vec<String> = args.run.split_whitespace().map(String::from).collect();
-    if run.is_empty() {
-        return Err(Error::Usage("--run needs a command".into()));
-    }
     let plan = args
         .kit
         .plan(format!("autograder-{}.zip", args.kit.spec).into())?;
-    let folder = tempfile::tempdir().map_err(|err| Error::Command(err.to_string()))?;
-    let kit_name = format!("check-{}", plan.spec);
-    let built = xtask::kit::build(
-        &plan.cases_root,
-        &plan.spec,
-        plan.hidden.as_deref(),
-        &plan.reference,
-        &folder.path().join(&kit_name),
-    )?;
-    let zip = xtask::autograder::zip(&built.path, &kit_name, &run)?;
-    write_atomically(&plan.out, &zip)?;
-    print_report(&format!(
-        "wrote `{}`: {:.1} MB, the kit of {} ({} public and {} hidden cases, corpus {}) run as `{}`\n",
+    let built = xtask::autograder::build(&plan, &args.run.0)?;
+    done(&format!(
+        "wrote `{}`: {:.1} MB, the kit of {} run as `{}`\n",
         plan.out.display(),
-        zip.len() as f64 / 1e6,
-        built.bundle.spec,
-        built.bundle.public,
-        built.bundle.hidden,
-        built.bundle.corpus,
-        run.join(" ")
-    ))?;
-    Ok(ExitCode::SUCCESS)
+        built.bytes as f64 / 1e6,
+        built.kit.bundle.summary(),
+        args.run.0.join(" ")
+    ))
 }
 
 fn main() -> ExitCode {
-    xtask::sys::return_large_buffers();
     // The sandbox helper and the benchmark's plain spawner are this program too.
     let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
     match args.get(1) {
@@ -195,15 +132,13 @@ fn main() -> ExitCode {
         Some(arg) if arg == xtask::bench::SPAWN_ARG => return xtask::bench::spawn_main(&args[2..]),
         _ => {}
     }
+    // Ctrl-C: every running target is killed, the partial summary printed, exit status 130.
+    xtask::cli::start();
     let cli = match Cli::parse_args() {
         Ok(cli) => cli,
         Err(code) => return code,
     };
-    // Ctrl-C: every running target is killed, the partial summary printed, exit status 130.
-    if let Err(err) = ctrlc::set_handler(xtask::interrupt::interrupt) {
-        eprintln!("warning: Ctrl-C will not stop targets cleanly: {err}");
-    }
-    let result = match cli.task {
+    xtask::cli::conclude(match cli.task {
         Task::Check(args) => run_check(args),
         Task::Bless(args) => run_bless(args),
         Task::Gen(args) => run_gen(args),
@@ -214,14 +149,5 @@ fn main() -> ExitCode {
         Task::Adequacy(args) => run_adequacy(args),
         Task::Kit(args) => run_kit(args),
         Task::Autograder(args) => run_autograder(args),
-    };
-    // A run with one job used this thread's sandbox helper: end it (and its cgroup) now.
-    xtask::sandbox::release();
-    match result {
-        Ok(code) => code,
-        Err(err) => {
-            eprintln!("error: {err}");
-            ExitCode::from(2)
-        }
-    }
+    })
 }

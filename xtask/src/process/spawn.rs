@@ -16,7 +16,9 @@ use crate::sys;
 use crate::target::Target;
 
 /// The target that runs `program` for `suite` (the reference with the suite's arguments, or
-/// the user's command, in `dir`) and its policy; warnings go into `warnings`, each once.
+/// the user's command, in `dir`) and its policy; warnings go into `warnings`, each once. This
+/// is where protection is decided: the reference binary, like the checkout and the corpus, is
+/// kept out of every untrusted target's sight.
 pub fn plan(
     program: &crate::target::Program,
     settings: &crate::confine::Settings,
@@ -27,9 +29,13 @@ pub fn plan(
     warnings: &mut crate::confine::Warnings,
 ) -> Result<(Target, Policy), crate::error::Error> {
     let target = program.target(reference, &suite.file.args, dir);
+    let mut settings = settings.clone();
+    if !reference.as_os_str().is_empty() {
+        settings.protected.push(reference.to_path_buf());
+    }
     let (target, policy, found) = Policy::for_program(
         program,
-        settings,
+        &settings,
         suite.limits(),
         corpus_root,
         &target,
