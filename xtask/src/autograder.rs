@@ -59,7 +59,7 @@ pub fn run_script(kit: &str, run: &[String]) -> String {
 pub fn zip(kit_path: &Path, kit_name: &str, run: &[String]) -> Result<Vec<u8>, Error> {
     let kit = std::fs::read(kit_path).map_err(|err| Error::io(kit_path, err))?;
     let to_error =
-        |err: zip::result::ZipError| Error::Command(format!("failed to write the zip: {err}"));
+        |err: zip::result::ZipError| Error::Write(format!("failed to write the zip: {err}"));
     let mut writer = zip::ZipWriter::new(std::io::Cursor::new(Vec::new()));
     let executable = zip::write::SimpleFileOptions::default()
         .compression_method(zip::CompressionMethod::Deflated)
@@ -72,7 +72,7 @@ pub fn zip(kit_path: &Path, kit_name: &str, run: &[String]) -> Result<Vec<u8>, E
         writer.start_file(name, executable).map_err(to_error)?;
         writer
             .write_all(&bytes)
-            .map_err(|err| Error::Command(format!("failed to write the zip: {err}")))?;
+            .map_err(|err| Error::Write(format!("failed to write the zip: {err}")))?;
     }
     let cursor = writer.finish().map_err(to_error)?;
     Ok(cursor.into_inner())

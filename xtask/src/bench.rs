@@ -22,8 +22,8 @@ use crate::error::Error;
 use crate::suite::load_all;
 use crate::target::Program;
 
-/// One measured target.
-pub struct Subject {
+/// One measured program: a [`Program`] with its label, spec and confinement.
+pub struct BenchProgram {
     pub label: String,
     /// The reference runs over every suite, a command over `spec`'s.
     pub program: Program,
@@ -56,8 +56,8 @@ pub fn measure(base: &Options, measure: &Measure) -> Result<String, Error> {
             jobs,
             repeats,
         } => {
-            let (subjects, _python_folder) = subjects(*reference_only);
-            bench(base, &subjects, jobs, *repeats)
+            let (programs, _python_folder) = programs(*reference_only);
+            bench(base, &programs, jobs, *repeats)
         }
     }
 }
@@ -65,8 +65,8 @@ pub fn measure(base: &Options, measure: &Measure) -> Result<String, Error> {
 /// What `cargo xtask bench` measures: the reference over every suite and, unless
 /// `reference_only`, the bundled Python solution of go over the go suite, confined and not;
 /// and the temporary folder that holds the Python program for the time of the measurement.
-pub fn subjects(reference_only: bool) -> (Vec<Subject>, Option<tempfile::TempDir>) {
-    let mut subjects = vec![Subject {
+pub fn programs(reference_only: bool) -> (Vec<BenchProgram>, Option<tempfile::TempDir>) {
+    let mut programs = vec![BenchProgram {
         label: "reference, every suite".into(),
         program: Program::Reference,
         spec: None,
@@ -81,7 +81,7 @@ pub fn subjects(reference_only: bool) -> (Vec<Subject>, Option<tempfile::TempDir
                 ("python3 go.py, confined", true),
                 ("python3 go.py, --no-sandbox", false),
             ] {
-                subjects.push(Subject {
+                programs.push(BenchProgram {
                     label: label.into(),
                     program: program.clone(),
                     spec: Some("go".into()),
@@ -90,7 +90,7 @@ pub fn subjects(reference_only: bool) -> (Vec<Subject>, Option<tempfile::TempDir
             }
         }
     }
-    (subjects, folder)
+    (programs, folder)
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -108,7 +108,7 @@ fn raw_baseline(jobs: usize, runs: &[(Vec<OsString>, Vec<u8>)]) -> Result<Durati
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
-            .map_err(|err| Error::Command(format!("baseline spawn failed: {err}")))?;
+            .map_err(|err| Error::Measure(format!("baseline spawn failed: {err}")))?;
         let mut stdin = child.stdin.take().expect("piped stdin");
         let input = input.clone();
         let feeder = std::thread::spawn(move || {
@@ -116,7 +116,7 @@ fn raw_baseline(jobs: usize, runs: &[(Vec<OsString>, Vec<u8>)]) -> Result<Durati
         });
         let output = child
             .wait_with_output()
-            .map_err(|err| Error::Command(format!("baseline wait failed: {err}")))?;
+            .map_err(|err| Error::Measure(format!("baseline wait failed: {err}")))?;
         let _ = feeder.join();
         std::hint::black_box(output.stdout.len());
         Ok(())
@@ -126,23 +126,23 @@ fn raw_baseline(jobs: usize, runs: &[(Vec<OsString>, Vec<u8>)]) -> Result<Durati
     Ok(elapsed)
 }
 
-/// Measures each subject at each job count; returns the report.
+/// Measures each program at each job count; returns the report.
 pub fn bench(
     base: &Options,
-    subjects: &[Subject],
+    programs: &[BenchProgram],
     jobs: &[usize],
     repeats: usize,
 ) -> Result<String, Error> {
     let suites = load_all(&base.cases_root)?;
     let mut report = String::new();
-    for subject in subjects {
+    for measured in programs {
         let mut runs = Vec::new();
         let mut inputs: Vec<(Vec<OsString>, PathBuf)> = Vec::new();
         for suite in suites
             .iter()
-            .filter(|s| subject.spec.as_ref().is_none_or(|spec| &s.name == spec))
+            .filter(|s| measured.spec.as_ref().is_none_or(|spec| &s.name == spec))
         {
-            let target = subject
+            let target = measured
                 .program
                 .target(&base.reference, &suite.file.args, &base.dir);
             let argv: Vec<OsString> = std::iter::once(target.program).chain(target.args).collect();
@@ -156,22 +156,22 @@ pub fn bench(
         let mut per_jobs = Vec::new();
         for &n_jobs in jobs {
             let mut options = Options {
-                spec: subject.spec.clone(),
-                program: subject.program.clone(),
+                spec: measured.spec.clone(),
+                program: measured.program.clone(),
                 jobs: n_jobs,
                 progress: false,
                 ..base.clone()
             };
-            options.confine.sandbox = subject.sandbox;
+            options.confine.sandbox = measured.sandbox;
             let (mut harness, mut raw, mut external) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..repeats {
                 let start = Instant::now();
                 let run = check::check(&options)?;
                 harness.push(start.elapsed());
                 if !run.all_graded_passed() {
-                    return Err(Error::Command(format!(
+                    return Err(Error::Measure(format!(
                         "{} fails some cases: bench needs a passing target",
-                        subject.label
+                        measured.label
                     )));
                 }
                 raw.push(raw_baseline(n_jobs, &runs)?);
@@ -193,7 +193,7 @@ pub fn bench(
             report += &format!(
                 "{}: {} cases, --jobs {n_jobs}: harness {:.2} s; plain spawner {:.2} s: {:.2}x; \
                  in-process spawn {:.2} s: {:.2}x; {:.0} cases/s\n",
-                subject.label,
+                measured.label,
                 runs.len(),
                 harness.as_secs_f64(),
                 external.as_secs_f64(),
@@ -207,7 +207,7 @@ pub fn bench(
         if let [(first_jobs, first), .., (last_jobs, last)] = per_jobs[..] {
             report += &format!(
                 "{}: throughput at --jobs {last_jobs} is {:.2}x that at --jobs {first_jobs}\n",
-                subject.label,
+                measured.label,
                 last / first
             );
         }
@@ -223,7 +223,7 @@ pub fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
     let dir = tempfile::Builder::new()
         .prefix("gridjudge-bench-")
         .tempdir()
-        .map_err(|err| Error::Command(err.to_string()))?;
+        .map_err(|err| Error::Measure(err.to_string()))?;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
         .map_err(|err| Error::io(dir.path(), err))?;
     let copy = dir.path().join("go.py");
@@ -273,8 +273,8 @@ fn external_baseline(
     argv: &[OsString],
     inputs: &[PathBuf],
 ) -> Result<Duration, Error> {
-    let exe = std::env::current_exe().map_err(|err| Error::Command(err.to_string()))?;
-    let list = tempfile::NamedTempFile::new().map_err(|err| Error::Command(err.to_string()))?;
+    let exe = std::env::current_exe().map_err(|err| Error::Measure(err.to_string()))?;
+    let list = tempfile::NamedTempFile::new().map_err(|err| Error::Measure(err.to_string()))?;
     let text: String = inputs
         .iter()
         .map(|p| format!("{}\n", p.display()))
@@ -288,9 +288,9 @@ fn external_baseline(
         .arg("--")
         .args(argv)
         .status()
-        .map_err(|err| Error::Command(format!("the spawner did not start: {err}")))?;
+        .map_err(|err| Error::Measure(format!("the spawner did not start: {err}")))?;
     if !status.success() {
-        return Err(Error::Command(format!("the spawner failed ({status})")));
+        return Err(Error::Measure(format!("the spawner failed ({status})")));
     }
     Ok(start.elapsed())
 }
@@ -302,7 +302,7 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
     use crate::confine::{Layers, Mode, Policy, Settings};
     use crate::process::{execute, Bounds};
     use crate::target::Target;
-    let dir = tempfile::tempdir().map_err(|err| Error::Command(err.to_string()))?;
+    let dir = tempfile::tempdir().map_err(|err| Error::Measure(err.to_string()))?;
     let program = Program::Command(vec!["true".into()]);
     let plain = Target::command(&["true".into()], dir.path());
     let (target, confined, _) = Policy::for_program(
@@ -314,7 +314,7 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
         crate::sandbox::available(),
     )?;
     if confined.mode != Mode::Sandboxed {
-        return Err(Error::Command(
+        return Err(Error::Measure(
             "the sandbox is not available here: nothing to measure".into(),
         ));
     }
@@ -352,11 +352,11 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
     for (label, policy) in steps {
         // One run first: the helper starts (once per worker, not per case).
         let target = if policy.is_trusted() { &plain } else { &target };
-        execute(target, b"", &bounds, &policy).map_err(|err| Error::Command(err.to_string()))?;
+        execute(target, b"", &bounds, &policy).map_err(|err| Error::Measure(err.to_string()))?;
         let start = Instant::now();
         for _ in 0..runs {
             execute(target, b"", &bounds, &policy)
-                .map_err(|err| Error::Command(err.to_string()))?;
+                .map_err(|err| Error::Measure(err.to_string()))?;
         }
         let mean_ms = start.elapsed().as_secs_f64() * 1000.0 / runs as f64;
         let delta = match (label.starts_with('+'), previous) {

@@ -213,7 +213,7 @@ fn prepare_cases(
 pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseResult, Error> {
     let (plan, case) = prepared
         .work(k)
-        .ok_or_else(|| Error::Command(format!("no case {k} in this check")))?;
+        .ok_or_else(|| Error::Internal(format!("no case {k} in this check")))?;
     run_case(options, plan, case, &AtomicBool::new(false))
 }
 

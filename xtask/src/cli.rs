@@ -99,7 +99,7 @@ pub fn print_report(report: &str) -> Result<(), Error> {
         .and_then(|()| stdout.flush())
     {
         Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
-            Err(Error::Command(format!("failed to write the report: {err}")))
+            Err(Error::Write(format!("failed to write the report: {err}")))
         }
         _ => Ok(()),
     }

@@ -16,8 +16,18 @@ pub enum Error {
     Usage(String),
     /// The target could not be started at all.
     CouldNotRun { command: String, message: String },
-    /// A helper command (building the reference) failed.
-    Command(String),
+    /// A build the harness started (the reference, the kit's program) failed.
+    Build(String),
+    /// A report, a result file or an archive could not be encoded or written.
+    Write(String),
+    /// The reference engine or the reference binary failed where it never should (no graded
+    /// input from a seed, the reference not starting).
+    Reference(String),
+    /// A benchmark could not measure what it was asked to.
+    Measure(String),
+    /// The machine refused the harness something it needs (threads), or the harness broke one
+    /// of its own invariants: a bug to report.
+    Internal(String),
 }
 
 impl Error {
@@ -45,7 +55,11 @@ impl fmt::Display for Error {
             Error::CouldNotRun { command, message } => {
                 write!(f, "could not run `{command}`: {message}")
             }
-            Error::Command(message) => f.write_str(message),
+            Error::Build(message)
+            | Error::Write(message)
+            | Error::Reference(message)
+            | Error::Measure(message) => f.write_str(message),
+            Error::Internal(message) => write!(f, "internal error: {message}"),
         }
     }
 }

@@ -26,7 +26,7 @@ pub fn case(assignment: Assignment, seed: u64) -> Result<(Generated, Vec<u8>), E
             return Ok((generated, output));
         }
     }
-    Err(Error::Command(format!(
+    Err(Error::Reference(format!(
         "seed {seed} found no graded {} input in {ATTEMPTS} draws",
         assignment.name()
     )))

@@ -169,7 +169,7 @@ impl Serialize for Whole<'_> {
 
 /// One row per submission: id, score, each group's score, each verdict's count, the error.
 fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
-    let to_error = |err: csv::Error| Error::Command(format!("failed to write CSV: {err}"));
+    let to_error = |err: csv::Error| Error::Write(format!("failed to write CSV: {err}"));
     let mut writer = csv::Writer::from_writer(Vec::new());
     let verdicts = verdict_counts();
     let mut header = vec!["id".to_string(), "score".into(), "max_score".into()];
@@ -199,7 +199,7 @@ fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
     }
     writer
         .into_inner()
-        .map_err(|err| Error::Command(format!("failed to write CSV: {err}")))
+        .map_err(|err| Error::Write(format!("failed to write CSV: {err}")))
 }
 
 /// Combines the `grades.json` of several shards into the outputs one run would have written.

@@ -218,21 +218,21 @@ fn reference_output(
         &bounds,
         &crate::confine::Policy::trusted(),
     )
-    .map_err(|err| Error::Command(format!("the reference did not run: {err}")))?;
+    .map_err(|err| Error::Reference(format!("the reference did not run: {err}")))?;
     String::from_utf8(execution.stdout)
         .map_err(|_| Error::corpus(path, "the reference's output for it is not UTF-8"))
 }
 
 /// `program` with `bundle` appended: the kit's file.
 pub fn attach(mut program: Vec<u8>, bundle: &Bundle) -> Result<Vec<u8>, Error> {
-    let json = serde_json::to_vec(bundle).map_err(|err| Error::Command(err.to_string()))?;
+    let json = serde_json::to_vec(bundle).map_err(|err| Error::Write(err.to_string()))?;
     let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     encoder
         .write_all(&json)
-        .map_err(|err| Error::Command(err.to_string()))?;
+        .map_err(|err| Error::Write(err.to_string()))?;
     let deflated = encoder
         .finish()
-        .map_err(|err| Error::Command(err.to_string()))?;
+        .map_err(|err| Error::Write(err.to_string()))?;
     program.extend_from_slice(&deflated);
     program.extend_from_slice(&(deflated.len() as u64).to_le_bytes());
     program.extend_from_slice(MAGIC);
@@ -324,11 +324,9 @@ pub fn build_program() -> Result<PathBuf, Error> {
         .env("CARGO_PROFILE_RELEASE_STRIP", "symbols")
         .current_dir(crate::workspace::root())
         .status()
-        .map_err(|err| Error::Command(format!("failed to run cargo to build the kit: {err}")))?;
+        .map_err(|err| Error::Build(format!("failed to run cargo to build the kit: {err}")))?;
     if !status.success() {
-        return Err(Error::Command(format!(
-            "building the kit failed ({status})"
-        )));
+        return Err(Error::Build(format!("building the kit failed ({status})")));
     }
     Ok(crate::workspace::target_dir()
         .join(triple)
@@ -392,7 +390,7 @@ pub fn case_folder() -> Result<tempfile::TempDir, Error> {
     tempfile::Builder::new()
         .prefix("gridjudge-kit-")
         .tempdir()
-        .map_err(|err| Error::Command(format!("cannot make a temporary folder: {err}")))
+        .map_err(|err| Error::io(&std::env::temp_dir(), err))
 }
 
 #[cfg(test)]

@@ -26,7 +26,7 @@ pub fn map<T: Sync, R: Send>(
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(jobs.max(1))
         .build()
-        .map_err(|err| Error::Command(format!("failed to start {jobs} worker threads: {err}")))?;
+        .map_err(|err| Error::Internal(format!("failed to start {jobs} worker threads: {err}")))?;
     let results = pool.install(|| items.par_iter().map(work).collect());
     // Each worker's sandbox helper (and its cgroup) ends with the work, not whenever the
     // thread happens to exit.

@@ -78,9 +78,9 @@ pub fn build_release(package: &str, bins: &[&str]) -> Result<Vec<PathBuf>, Error
     let status = command
         .current_dir(root())
         .status()
-        .map_err(|err| Error::Command(format!("failed to run cargo to build {package}: {err}")))?;
+        .map_err(|err| Error::Build(format!("failed to run cargo to build {package}: {err}")))?;
     if !status.success() {
-        return Err(Error::Command(format!(
+        return Err(Error::Build(format!(
             "building {} failed ({status})",
             bins.join(", ")
         )));

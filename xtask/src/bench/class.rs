@@ -127,7 +127,7 @@ pub struct Settings {
 }
 
 fn other(err: impl std::fmt::Display) -> Error {
-    Error::Command(err.to_string())
+    Error::Measure(err.to_string())
 }
 
 /// Makes submission `id` of kind `kind` in `dir`.
@@ -151,7 +151,7 @@ fn make(dir: &Path, kind: &Kind, sources: &Sources, spec: &str) -> Result<(), Er
         }
         Made::Python(edit) => {
             let Some((source, interpreter)) = &sources.python else {
-                return Err(Error::Command("no Python interpreter".into()));
+                return Err(Error::Measure("no Python interpreter".into()));
             };
             let body = match edit {
                 PythonEdit::None => source.clone(),
@@ -337,7 +337,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
     })?;
     let wall = start.elapsed();
     if summary.interrupted {
-        return Err(Error::Command("interrupted: nothing measured".into()));
+        return Err(Error::Measure("interrupted: nothing measured".into()));
     }
     let memory_after = peak_rss_mib();
     let mut finished = finished.into_inner().unwrap_or_else(|p| p.into_inner());

@@ -251,7 +251,7 @@ impl Class<'_> {
             .map(
                 |slot| match slot.into_inner().unwrap_or_else(|p| p.into_inner()) {
                     Slot::Done(Some(outcome)) => outcome,
-                    _ => Err(Error::Command("a submission was left ungraded".into())),
+                    _ => Err(Error::Internal("a submission was left ungraded".into())),
                 },
             )
             .collect()
@@ -307,7 +307,7 @@ impl Class<'_> {
         let results: Vec<CaseResult> = results.into_iter().flatten().collect();
         let outcome = match Arc::try_unwrap(check) {
             Ok((_, prepared)) => self.finish(id, key, check::finish(prepared, results)),
-            Err(_) => Err(Error::Command(format!("submission `{id}` finished twice"))),
+            Err(_) => Err(Error::Internal(format!("submission `{id}` finished twice"))),
         };
         if let Ok(Graded::Fresh(..)) = &outcome {
             (self.progress)(Step::Graded {
@@ -408,7 +408,7 @@ impl Class<'_> {
             blocks,
         };
         let json =
-            serde_json::to_string_pretty(&file).map_err(|err| Error::Command(err.to_string()))?;
+            serde_json::to_string_pretty(&file).map_err(|err| Error::Write(err.to_string()))?;
         write_atomically(&result_path(self.results_dir, id), json.as_bytes())?;
         Ok(Graded::Fresh(file.submission, warnings))
     }
