@@ -172,7 +172,57 @@ impl Policy {
             return Ok((target.clone(), Policy::trusted(), Warnings::new()));
         }
         let limits = settings.limits.or(suite_limits);
-        let mut warnings = Warnings::new();
+        let machine = Machine::find(settings, sandbox)?;
+        let (resolved, folder) = resolve(target, settings.cwd.as_deref());
+        let sight = Sight::of(settings, corpus_root, &resolved, folder.as_deref())?;
+        let uid = match (machine.mode == Mode::Sandboxed, euid() == 0, &folder) {
+            (true, true, Some(folder)) => std::fs::metadata(folder)
+                .map(|meta| meta.uid())
+                .ok()
+                .filter(|&owner| owner != 0)
+                .unwrap_or(namespaces::SANDBOX_ID),
+            _ => namespaces::SANDBOX_ID,
+        };
+        let policy = Policy {
+            mode: machine.mode,
+            limits,
+            env: environment::scrubbed(&settings.pass_env),
+            cgroup: machine.cgroup,
+            readable: sight.readable.clone(),
+            layers: Layers {
+                view: View {
+                    readable: sight.readable,
+                    masked: sight.masked,
+                    temp_bytes: limits.file_size.unwrap_or(64 << 20),
+                    temp_inodes: 4096,
+                },
+                view_on: true,
+                rlimits: rlimits::for_limits(&limits, machine.cgroup),
+                landlock: machine.landlock,
+                seccomp: true,
+                uid,
+            },
+        };
+        let mut resolved = resolved;
+        // No folder: a fresh empty one, made per case (the case's temporary folder).
+        resolved.dir = folder.unwrap_or_default();
+        Ok((resolved, policy, machine.warnings))
+    }
+}
+
+/// What this machine can do for a confined target, as the settings ask it.
+struct Machine {
+    mode: Mode,
+    cgroup: bool,
+    landlock: bool,
+    /// One line per layer the machine lacks.
+    warnings: Warnings,
+}
+
+impl Machine {
+    /// The layers available under `settings`; `sandbox` says whether the helper can run.
+    /// `--require-isolation` makes a missing layer an error.
+    fn find(settings: &Settings, sandbox: Result<(), String>) -> Result<Machine, Error> {
         let mut missing = Vec::new();
         let helper = if settings.sandbox {
             sandbox
@@ -204,26 +254,50 @@ impl Policy {
         if settings.sandbox && !landlock {
             missing.push("Landlock (this kernel has none)".into());
         }
-        if !missing.is_empty() {
-            if settings.require_isolation {
-                return Err(Error::Usage(format!(
-                    "--require-isolation: this machine cannot provide {}",
-                    missing.join("; ")
-                )));
-            }
-            for what in missing {
-                warnings.push(format!("warning: not contained by {what}"));
-            }
+        if !missing.is_empty() && settings.require_isolation {
+            return Err(Error::Usage(format!(
+                "--require-isolation: this machine cannot provide {}",
+                missing.join("; ")
+            )));
         }
+        let warnings = missing
+            .into_iter()
+            .map(|what| format!("warning: not contained by {what}"))
+            .collect();
+        Ok(Machine {
+            mode,
+            cgroup,
+            landlock,
+            warnings,
+        })
+    }
+}
 
+/// What a confined target may see of the file system besides the system folders.
+struct Sight {
+    /// Folders bound read-only.
+    readable: Vec<PathBuf>,
+    /// Protected paths inside them, covered.
+    masked: Vec<PathBuf>,
+}
+
+impl Sight {
+    /// The folders `resolved` (run in `folder`) needs, without the checkout, the corpus at
+    /// `corpus_root` and `settings.protected`. Fails when the program lives where it cannot be
+    /// shown without showing them.
+    fn of(
+        settings: &Settings,
+        corpus_root: &Path,
+        resolved: &Target,
+        folder: Option<&Path>,
+    ) -> Result<Sight, Error> {
         let mut protected: Vec<PathBuf> = vec![crate::workspace::root(), corpus_root.into()];
         protected.extend(settings.protected.iter().cloned());
         let protected: Vec<PathBuf> = protected
             .iter()
             .filter_map(|path| path.canonicalize().ok())
             .collect();
-        let (resolved, folder) = resolve(target, settings.cwd.as_deref());
-        let mut readable: Vec<PathBuf> = folder.iter().cloned().collect();
+        let mut readable: Vec<PathBuf> = folder.iter().map(|f| f.to_path_buf()).collect();
         for word in std::iter::once(&resolved.program).chain(&resolved.args) {
             let path = Path::new(word);
             if path.is_absolute() && path.is_file() {
@@ -239,7 +313,7 @@ impl Policy {
         readable.sort();
         readable.dedup();
         // The folder it runs in must be shown; any other folder inside a protected one is not.
-        if let Some(folder) = folder.as_ref().filter(|f| is_shared(f)) {
+        if let Some(folder) = folder.filter(|f| is_shared(f)) {
             return Err(Error::CouldNotRun {
                 command: resolved.display(),
                 message: format!(
@@ -250,7 +324,7 @@ impl Policy {
             });
         }
         readable.retain(|path| !is_shared(path));
-        if let Some(folder) = &folder {
+        if let Some(folder) = folder {
             if let Some(hidden) = protected.iter().find(|p| folder.starts_with(p)) {
                 return Err(Error::CouldNotRun {
                     command: resolved.display(),
@@ -269,38 +343,7 @@ impl Policy {
             .filter(|p| readable.iter().any(|r| p.starts_with(r)))
             .cloned()
             .collect();
-        let uid = match (mode == Mode::Sandboxed, euid() == 0, &folder) {
-            (true, true, Some(folder)) => std::fs::metadata(folder)
-                .map(|meta| meta.uid())
-                .ok()
-                .filter(|&owner| owner != 0)
-                .unwrap_or(namespaces::SANDBOX_ID),
-            _ => namespaces::SANDBOX_ID,
-        };
-        let policy = Policy {
-            mode,
-            limits,
-            env: environment::scrubbed(&settings.pass_env),
-            cgroup,
-            readable: readable.clone(),
-            layers: Layers {
-                view: View {
-                    readable,
-                    masked,
-                    temp_bytes: limits.file_size.unwrap_or(64 << 20),
-                    temp_inodes: 4096,
-                },
-                view_on: true,
-                rlimits: rlimits::for_limits(&limits, cgroup),
-                landlock,
-                seccomp: true,
-                uid,
-            },
-        };
-        let mut resolved = resolved;
-        // No folder: a fresh empty one, made per case (the case's temporary folder).
-        resolved.dir = folder.unwrap_or_default();
-        Ok((resolved, policy, warnings))
+        Ok(Sight { readable, masked })
     }
 }
 

@@ -179,12 +179,42 @@ fn judge_of(options: &Options) -> Result<(Judge<'_>, Warnings), Error> {
 
 pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outcome, Error> {
     let (judge, _) = judge_of(options)?;
-    let assignment = options.assignment;
     let start = Instant::now();
-    // Catch a target that cannot run, or never finishes, before spending the budget on it.
+    check_it_runs(options, &judge)?;
+    let (failure, n_runs) = search(options, &judge, progress, start)?;
+    let Some((index, original, result)) = failure else {
+        return Ok(Outcome::Clean {
+            runs: n_runs,
+            elapsed: start.elapsed(),
+        });
+    };
+    let time_to_find = start.elapsed();
+    let case_seed = case_seed(options.seed, index);
+    progress(Event::Failed {
+        case_seed,
+        verdict: result.verdict,
+    });
+    let shrink_start = Instant::now();
+    let shrunk = shrink(options, &judge, original.clone(), result, progress)?;
+    Ok(Outcome::Found(Box::new(Found {
+        case_seed,
+        original,
+        shrunk: shrunk.input,
+        judgement: shrunk.judgement,
+        runs: n_runs,
+        time_to_find,
+        shrink_steps: shrunk.steps,
+        shrink_runs: shrunk.runs,
+        shrink_time: shrink_start.elapsed(),
+    })))
+}
+
+/// Catches a target that cannot run, or never finishes, before the budget is spent on it.
+fn check_it_runs(options: &Options, judge: &Judge) -> Result<(), Error> {
     let mut n_timeouts = 0;
     for index in 0..3 {
-        let (generated, expected) = generate::case(assignment, case_seed(options.seed, index))?;
+        let (generated, expected) =
+            generate::case(options.assignment, case_seed(options.seed, index))?;
         if judge.run(&generated.input, expected)?.verdict == Verdict::Timeout {
             n_timeouts += 1;
         }
@@ -198,12 +228,25 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
             ),
         });
     }
+    Ok(())
+}
 
+/// A failing input: its index in seed order, the input and its judgement.
+type Failure = (u64, String, Judgement);
+
+/// Runs generated inputs `--jobs` at a time until one fails or the budget is spent: the first
+/// failure in seed order, if any, and how many inputs ran.
+fn search(
+    options: &Options,
+    judge: &Judge,
+    progress: &(dyn Fn(Event) + Sync),
+    start: Instant,
+) -> Result<(Option<Failure>, u64), Error> {
     let next = AtomicU64::new(0);
     let runs = AtomicU64::new(0);
     let first_failure = AtomicU64::new(u64::MAX);
     let stop = AtomicBool::new(false);
-    let failure: Mutex<Option<(u64, String, Judgement)>> = Mutex::new(None);
+    let failure: Mutex<Option<Failure>> = Mutex::new(None);
     let error: Mutex<Option<Error>> = Mutex::new(None);
     let out_of_budget = |runs: u64| match options.budget {
         Budget::Time(limit) => start.elapsed() >= limit,
@@ -218,7 +261,7 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
             return;
         }
         let seed = case_seed(options.seed, index);
-        let outcome = generate::case(assignment, seed).and_then(|(generated, expected)| {
+        let outcome = generate::case(options.assignment, seed).and_then(|(generated, expected)| {
             judge
                 .run(&generated.input, expected)
                 .map(|result| (generated.input, result))
@@ -249,60 +292,59 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
     if let Some(err) = error.into_inner().unwrap() {
         return Err(err);
     }
-    let n_runs = runs.load(Ordering::Relaxed);
-    let Some((index, original, result)) = failure.into_inner().unwrap() else {
-        return Ok(Outcome::Clean {
-            runs: n_runs,
-            elapsed: start.elapsed(),
-        });
-    };
-    let time_to_find = start.elapsed();
-    let case_seed = case_seed(options.seed, index);
-    progress(Event::Failed {
-        case_seed,
-        verdict: result.verdict,
-    });
+    Ok((failure.into_inner().unwrap(), runs.load(Ordering::Relaxed)))
+}
 
-    let shrink_start = Instant::now();
-    let verdict = result.verdict;
-    let (mut current, mut current_result) = (original.clone(), result);
-    let (mut steps, mut shrink_runs) = (0, 0);
-    'shrinking: while shrink_runs < options.max_shrink_runs {
-        for candidate in assignment.tools.candidates(&current) {
+/// What shrinking a failing input came to.
+struct Shrunk {
+    input: String,
+    judgement: Judgement,
+    steps: usize,
+    runs: usize,
+}
+
+/// Shrinks `input` (judged `judgement`) while a smaller graded input fails the same way.
+fn shrink(
+    options: &Options,
+    judge: &Judge,
+    input: String,
+    judgement: Judgement,
+    progress: &(dyn Fn(Event) + Sync),
+) -> Result<Shrunk, Error> {
+    let assignment = options.assignment;
+    let verdict = judgement.verdict;
+    let mut shrunk = Shrunk {
+        input,
+        judgement,
+        steps: 0,
+        runs: 0,
+    };
+    'shrinking: while shrunk.runs < options.max_shrink_runs {
+        for candidate in assignment.tools.candidates(&shrunk.input) {
             let Some(expected) = assignment.graded_output(&candidate) else {
                 continue;
             };
-            if shrink_runs >= options.max_shrink_runs {
+            if shrunk.runs >= options.max_shrink_runs {
                 break 'shrinking;
             }
-            shrink_runs += 1;
+            shrunk.runs += 1;
             let result = judge.run(&candidate, expected)?;
             if result.verdict == verdict {
-                steps += 1;
-                current = candidate;
-                current_result = result;
+                shrunk.steps += 1;
+                shrunk.input = candidate;
+                shrunk.judgement = result;
                 progress(Event::Shrunk {
-                    steps,
-                    runs: shrink_runs,
-                    size: current.len(),
-                    input: &current,
+                    steps: shrunk.steps,
+                    runs: shrunk.runs,
+                    size: shrunk.input.len(),
+                    input: &shrunk.input,
                 });
                 continue 'shrinking;
             }
         }
         break;
     }
-    Ok(Outcome::Found(Box::new(Found {
-        case_seed,
-        original,
-        shrunk: current,
-        judgement: current_result,
-        runs: n_runs,
-        time_to_find,
-        shrink_steps: steps,
-        shrink_runs,
-        shrink_time: shrink_start.elapsed(),
-    })))
+    Ok(shrunk)
 }
 
 /// Writes a found case as `NNN-fuzz-seed-S.in/.out` in `dir`, NNN one past the highest there.

@@ -347,35 +347,10 @@ fn decide(
     timeout: Duration,
     difference: Option<Difference>,
 ) -> Judgement {
-    let limit = execution.limit.map(|limit| match limit {
-        Limit::Memory => (
-            Verdict::MemoryLimit,
-            format!(
-                "used more memory than allowed (peak {})",
-                megabytes(execution.peak_memory)
-            ),
-        ),
-        Limit::Cpu => (
-            Verdict::CpuLimit,
-            format!(
-                "used {:.1} s of CPU time: killed",
-                execution.cpu_time.as_secs_f64()
-            ),
-        ),
-        Limit::Processes => (
-            Verdict::ProcessLimit,
-            "tried to start more processes or threads than allowed".into(),
-        ),
-        Limit::FileSize => (
-            Verdict::FileSizeLimit,
-            "wrote a file larger than allowed".into(),
-        ),
-        Limit::OpenFiles => (
-            Verdict::OpenFilesLimit,
-            "opened more files than allowed".into(),
-        ),
-    });
-    let (verdict, mut detail) = if let Some((verdict, detail)) = limit {
+    let limit = execution
+        .limit
+        .map(|limit| limit_verdict(limit, &execution));
+    let (verdict, detail) = if let Some((verdict, detail)) = limit {
         (verdict, Some(detail))
     } else if execution.interrupted {
         (Verdict::Skipped, Some("interrupted".into()))
@@ -420,6 +395,59 @@ fn decide(
             _ => (Verdict::Pass, None),
         }
     };
+    let detail = with_notes(detail, verdict, &execution);
+    Judgement {
+        verdict,
+        detail,
+        difference,
+        location: None,
+        answers: None,
+        elapsed: execution.elapsed,
+        execution: Some(execution),
+        expected,
+        diff: None,
+    }
+}
+
+/// The verdict and detail of a run that ran into `limit`.
+fn limit_verdict(limit: Limit, execution: &Execution) -> (Verdict, String) {
+    match limit {
+        Limit::Memory => (
+            Verdict::MemoryLimit,
+            format!(
+                "used more memory than allowed (peak {})",
+                megabytes(execution.peak_memory)
+            ),
+        ),
+        Limit::Cpu => (
+            Verdict::CpuLimit,
+            format!(
+                "used {:.1} s of CPU time: killed",
+                execution.cpu_time.as_secs_f64()
+            ),
+        ),
+        Limit::Processes => (
+            Verdict::ProcessLimit,
+            "tried to start more processes or threads than allowed".into(),
+        ),
+        Limit::FileSize => (
+            Verdict::FileSizeLimit,
+            "wrote a file larger than allowed".into(),
+        ),
+        Limit::OpenFiles => (
+            Verdict::OpenFilesLimit,
+            "opened more files than allowed".into(),
+        ),
+    }
+}
+
+/// `detail` with the notes a failure may need: the flush hint for a program that printed
+/// nothing, and the sandbox's part in an access it was denied.
+fn with_notes(
+    mut detail: Option<String>,
+    verdict: Verdict,
+    execution: &Execution,
+) -> Option<String> {
     if execution.stdout.is_empty() && (execution.timed_out || verdict == Verdict::RuntimeError) {
         let hint = "it printed nothing before it ended: output still in a buffer is lost when a \
                     program is killed (flush after each answer: print(..., flush=True), \
@@ -448,17 +476,7 @@ fn decide(
             None => note,
         });
     }
-    Judgement {
-        verdict,
-        detail,
-        difference,
-        location: None,
-        answers: None,
-        elapsed: execution.elapsed,
-        execution: Some(execution),
-        expected,
-        diff: None,
-    }
+    detail
 }
 
 fn killed_by(signal: i32) -> String {

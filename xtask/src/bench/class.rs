@@ -253,60 +253,13 @@ fn raw_run(argv: &[OsString], dir: &Path, input: &[u8], timeout: Duration, cap: 
 
 /// Builds the class, grades it and measures the floor; the report.
 pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> {
-    let built = crate::workspace::build_release("xtask", &["mutant", "fixture"])?;
-    let python = match system_python() {
-        Some(interpreter) => {
-            let source = crate::workspace::root().join("xtask/bench/go.py");
-            let text = std::fs::read_to_string(&source).map_err(|err| Error::io(&source, err))?;
-            Some((text, interpreter))
-        }
-        None => None,
-    };
     let root = tempfile::Builder::new()
         .prefix("gridjudge-class-")
         .tempdir()
         .map_err(other)?;
-    let submissions = root.path().join("submissions");
+    let class = make_class(root.path(), settings)?;
+    let made = class.kinds.len();
     let out = root.path().join("out");
-    // The targets run as another user, who must be able to read their folders.
-    for dir in [root.path(), &submissions] {
-        std::fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
-            .map_err(|err| Error::io(dir, err))?;
-    }
-    // Shared binaries, linked into each folder: one master copy beside the submissions.
-    let masters = root.path().join("bin");
-    std::fs::create_dir_all(&masters).map_err(|err| Error::io(&masters, err))?;
-    let master = |from: &Path, name: &str| -> Result<PathBuf, Error> {
-        let to = masters.join(name);
-        std::fs::copy(from, &to).map_err(|err| Error::io(&to, err))?;
-        Ok(to)
-    };
-    let sources = Sources {
-        mutant: master(&built[0], "mutant")?,
-        fixture: master(&built[1], "fixture")?,
-        python,
-    };
-    // Without a Python, its share goes to the right native program.
-    let native_right = KINDS
-        .iter()
-        .position(|k| k.made == Made::Mutant("none"))
-        .unwrap_or(0);
-    // Per kind, the number of submissions and one of their folders (where the floor runs).
-    let mut counts: Vec<(usize, PathBuf)> = KINDS.iter().map(|_| (0, PathBuf::new())).collect();
-    let mut made_kinds = Vec::new();
-    for index in 0..settings.size {
-        let mut at = kind_of(index);
-        if matches!(KINDS[at].made, Made::Python(_)) && sources.python.is_none() {
-            at = native_right;
-        }
-        let dir = submissions.join(format!("s{index:04}"));
-        make(&dir, &KINDS[at], &sources, &settings.spec)?;
-        counts[at].0 += 1;
-        counts[at].1 = dir;
-        made_kinds.push(at);
-    }
-    let made = made_kinds.len();
     let run: Vec<OsString> = vec!["./solution".into(), "by-folder".into()];
     let options = crate::grade::Options {
         check: CheckOptions {
@@ -316,7 +269,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
             ..base.clone()
         },
         spec: settings.spec.clone(),
-        submissions: submissions.clone(),
+        submissions: class.submissions.clone(),
         run: run.clone(),
         out: out.clone(),
         shard: None,
@@ -347,7 +300,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
     let mut before = Duration::ZERO;
     for (at, id) in &finished {
         let index: usize = id.trim_start_matches('s').parse().unwrap_or(0);
-        let kind = made_kinds.get(index).copied().unwrap_or(0);
+        let kind = class.kinds.get(index).copied().unwrap_or(0);
         spent[kind] += at.saturating_sub(before);
         before = *at;
     }
@@ -357,9 +310,113 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
     let html_bytes = crate::grade::write_html(&summary.grades, &out)?;
     let html_time = html_start.elapsed();
 
-    // The floor: each kind's program spawned over every case, as the harness runs it.
+    let (n_cases, floor, kinds_report) =
+        spawn_floor(base, settings, &options.check, &run, &class.counts, &spent)?;
+    let runs = made * n_cases;
+    let (verdicts, errors) = tally(&summary.grades);
+    Ok(format!(
+        "class of {made} submissions of {spec}, {n_cases} cases each, --jobs {jobs}, timeout {timeout:.1} s:\n\
+         {kinds_report}\
+         graded {runs} runs in {wall:.1} s ({rate:.0} runs/s); raw spawn floor {floor:.1} s \
+         ({floor_rate:.0} runs/s): {ratio:.3}x\n\
+         first result after {first:.2} s\n\
+         harness peak memory {memory_after:.1} MiB ({memory_before:.1} MiB before grading)\n\
+         report.html: {html_mb:.1} MB, written in {html_s:.2} s\n\
+         verdicts: {verdicts}\n{errors}",
+        spec = settings.spec,
+        jobs = settings.jobs,
+        timeout = settings.timeout.as_secs_f64(),
+        wall = wall.as_secs_f64(),
+        rate = runs as f64 / wall.as_secs_f64(),
+        floor = floor.as_secs_f64(),
+        floor_rate = runs as f64 / floor.as_secs_f64(),
+        ratio = wall.as_secs_f64() / floor.as_secs_f64(),
+        first = first_result.as_secs_f64(),
+        html_mb = html_bytes as f64 / 1e6,
+        html_s = html_time.as_secs_f64(),
+        verdicts = verdicts.join(", "),
+    ))
+}
+
+/// A synthetic class made under `root`.
+struct Class {
+    submissions: PathBuf,
+    /// Each submission's kind (an index into [`KINDS`]), in id order.
+    kinds: Vec<usize>,
+    /// Per kind, the number of submissions and one of their folders (where the floor runs).
+    counts: Vec<(usize, PathBuf)>,
+}
+
+/// Makes `settings.size` submissions under `root`, of every kind in turn.
+fn make_class(root: &Path, settings: &Settings) -> Result<Class, Error> {
+    let built = crate::workspace::build_release("xtask", &["mutant", "fixture"])?;
+    let python = match system_python() {
+        Some(interpreter) => {
+            let source = crate::workspace::root().join("xtask/bench/go.py");
+            let text = std::fs::read_to_string(&source).map_err(|err| Error::io(&source, err))?;
+            Some((text, interpreter))
+        }
+        None => None,
+    };
+    let submissions = root.join("submissions");
+    // The targets run as another user, who must be able to read their folders.
+    for dir in [root, &submissions] {
+        std::fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o755))
+            .map_err(|err| Error::io(dir, err))?;
+    }
+    // Shared binaries, linked into each folder: one master copy beside the submissions.
+    let masters = root.join("bin");
+    std::fs::create_dir_all(&masters).map_err(|err| Error::io(&masters, err))?;
+    let master = |from: &Path, name: &str| -> Result<PathBuf, Error> {
+        let to = masters.join(name);
+        std::fs::copy(from, &to).map_err(|err| Error::io(&to, err))?;
+        Ok(to)
+    };
+    let sources = Sources {
+        mutant: master(&built[0], "mutant")?,
+        fixture: master(&built[1], "fixture")?,
+        python,
+    };
+    // Without a Python, its share goes to the right native program.
+    let native_right = KINDS
+        .iter()
+        .position(|k| k.made == Made::Mutant("none"))
+        .unwrap_or(0);
+    // Per kind, the number of submissions and one of their folders (where the floor runs).
+    let mut counts: Vec<(usize, PathBuf)> = KINDS.iter().map(|_| (0, PathBuf::new())).collect();
+    let mut made_kinds = Vec::new();
+    for index in 0..settings.size {
+        let mut at = kind_of(index);
+        if matches!(KINDS[at].made, Made::Python(_)) && sources.python.is_none() {
+            at = native_right;
+        }
+        let dir = submissions.join(format!("s{index:04}"));
+        make(&dir, &KINDS[at], &sources, &settings.spec)?;
+        counts[at].0 += 1;
+        counts[at].1 = dir;
+        made_kinds.push(at);
+    }
+    Ok(Class {
+        submissions,
+        kinds: made_kinds,
+        counts,
+    })
+}
+
+/// The floor: each kind's program spawned over every case, as the harness runs it, times the
+/// number of submissions of that kind. The number of cases, the floor, and a line per kind
+/// against what its submissions cost in the grading (`spent`).
+fn spawn_floor(
+    base: &CheckOptions,
+    settings: &Settings,
+    check: &CheckOptions,
+    run: &[OsString],
+    counts: &[(usize, PathBuf)],
+    spent: &[Duration],
+) -> Result<(usize, Duration, String), Error> {
     let suite = crate::suite::find(&base.cases_root, &settings.spec)?;
-    let (cases, _, _) = crate::check::select(&options.check, crate::discover::discover(&suite)?);
+    let (cases, _, _) = crate::check::select(check, crate::discover::discover(&suite)?);
     let inputs: Vec<Vec<u8>> = cases
         .iter()
         .map(|case| std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err)))
@@ -367,13 +424,13 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
     let cap = 16 << 20;
     let mut floor = Duration::ZERO;
     let mut kinds_report = String::new();
-    for ((kind, (count, dir)), spent) in KINDS.iter().zip(&counts).zip(&spent) {
+    for ((kind, (count, dir)), spent) in KINDS.iter().zip(counts).zip(spent) {
         if *count == 0 {
             continue;
         }
         let started = Instant::now();
         crate::pool::map(settings.jobs, &inputs, |input| {
-            raw_run(&run, dir, input, settings.timeout, cap);
+            raw_run(run, dir, input, settings.timeout, cap);
         })?;
         let each = started.elapsed();
         let of_kind = each * (*count as u32);
@@ -387,8 +444,12 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
             spent.as_secs_f64() / of_kind.as_secs_f64(),
         );
     }
-    let runs = made * cases.len();
-    let verdicts = summary.grades.submissions.iter().fold(
+    Ok((cases.len(), floor, kinds_report))
+}
+
+/// The class's verdicts, counted, and the distinct reasons submissions could not run.
+fn tally(grades: &crate::gradebook::Grades) -> (Vec<String>, String) {
+    let verdicts = grades.submissions.iter().fold(
         std::collections::BTreeMap::<String, usize>::new(),
         |mut all, s| {
             for (verdict, n) in &s.verdicts {
@@ -402,8 +463,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         .filter(|(_, n)| **n > 0)
         .map(|(v, n)| format!("{v} {n}"))
         .collect();
-    let mut errors: Vec<String> = summary
-        .grades
+    let mut errors: Vec<String> = grades
         .submissions
         .iter()
         .filter_map(|s| s.error.clone())
@@ -414,29 +474,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         .iter()
         .map(|e| format!("could not run: {e}\n"))
         .collect();
-    Ok(format!(
-        "class of {made} submissions of {spec}, {n_cases} cases each, --jobs {jobs}, timeout {timeout:.1} s:\n\
-         {kinds_report}\
-         graded {runs} runs in {wall:.1} s ({rate:.0} runs/s); raw spawn floor {floor:.1} s \
-         ({floor_rate:.0} runs/s): {ratio:.3}x\n\
-         first result after {first:.2} s\n\
-         harness peak memory {memory_after:.1} MiB ({memory_before:.1} MiB before grading)\n\
-         report.html: {html_mb:.1} MB, written in {html_s:.2} s\n\
-         verdicts: {verdicts}\n{errors}",
-        spec = settings.spec,
-        n_cases = cases.len(),
-        jobs = settings.jobs,
-        timeout = settings.timeout.as_secs_f64(),
-        wall = wall.as_secs_f64(),
-        rate = runs as f64 / wall.as_secs_f64(),
-        floor = floor.as_secs_f64(),
-        floor_rate = runs as f64 / floor.as_secs_f64(),
-        ratio = wall.as_secs_f64() / floor.as_secs_f64(),
-        first = first_result.as_secs_f64(),
-        html_mb = html_bytes as f64 / 1e6,
-        html_s = html_time.as_secs_f64(),
-        verdicts = verdicts.join(", "),
-    ))
+    (verdicts, errors)
 }
 
 #[cfg(test)]

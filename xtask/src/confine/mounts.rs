@@ -175,30 +175,7 @@ pub fn enter(view: &View) -> io::Result<()> {
         "",
     )?;
     // Capture every source first: the new root is mounted over /tmp, where a source may be.
-    // (path, tree, whether it is a folder), the last known before /tmp is covered.
-    let mut trees: Vec<(PathBuf, OwnedFd, bool)> = Vec::new();
-    let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
-    for system in SYSTEM {
-        let path = Path::new(system);
-        match std::fs::read_link(path) {
-            Ok(target) => links.push((path.to_path_buf(), target)),
-            Err(_) if path.is_dir() => {
-                trees.push((path.to_path_buf(), capture(path, false)?, true))
-            }
-            Err(_) => {}
-        }
-    }
-    for path in &view.readable {
-        let covered = trees.iter().any(|(bound, _, _)| path.starts_with(bound));
-        if !covered {
-            trees.push((path.clone(), capture(path, false)?, path.is_dir()));
-        }
-    }
-    let devices: Vec<(PathBuf, OwnedFd)> = DEVICES
-        .iter()
-        .map(|device| Ok((PathBuf::from(device), capture(Path::new(device), true)?)))
-        .collect::<io::Result<_>>()?;
-
+    let sources = Sources::capture(view)?;
     let root = Path::new("/tmp");
     mount(
         "gridjudge",
@@ -207,7 +184,7 @@ pub fn enter(view: &View) -> io::Result<()> {
         libc::MS_NOSUID | libc::MS_NODEV,
         "size=1m,mode=0755",
     )?;
-    for (path, target) in &links {
+    for (path, target) in &sources.links {
         std::os::unix::fs::symlink(target, inside(root, path))?;
     }
     // The writable tmpfs first: a bound folder under /tmp (a student's) is mounted inside it.
@@ -224,31 +201,102 @@ pub fn enter(view: &View) -> io::Result<()> {
             view.temp_inodes.max(16)
         ),
     )?;
-    for (path, tree, is_dir) in &trees {
-        let target = inside(root, path);
-        if *is_dir {
-            std::fs::create_dir_all(&target)?;
-        } else {
-            std::fs::create_dir_all(target.parent().unwrap_or(root))?;
-            std::fs::write(&target, b"")?;
+    sources.attach(root)?;
+    mask(root, &view.masked)?;
+    let proc = inside(root, Path::new("/proc"));
+    std::fs::create_dir_all(&proc)?;
+    mount(
+        "proc",
+        &proc,
+        "proc",
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        "",
+    )?;
+    pivot(root)?;
+    // Nothing may be created at the root itself.
+    mount(
+        "none",
+        Path::new("/"),
+        "",
+        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
+        "",
+    )
+}
+
+/// What a view binds, captured before anything is mounted over it.
+struct Sources {
+    /// (path, tree, whether it is a folder): the system folders and the readable ones.
+    trees: Vec<(PathBuf, OwnedFd, bool)>,
+    /// System paths that are symbolic links (`/bin -> usr/bin`), re-made as links.
+    links: Vec<(PathBuf, PathBuf)>,
+    devices: Vec<(PathBuf, OwnedFd)>,
+}
+
+impl Sources {
+    fn capture(view: &View) -> io::Result<Sources> {
+        let mut trees: Vec<(PathBuf, OwnedFd, bool)> = Vec::new();
+        let mut links: Vec<(PathBuf, PathBuf)> = Vec::new();
+        for system in SYSTEM {
+            let path = Path::new(system);
+            match std::fs::read_link(path) {
+                Ok(target) => links.push((path.to_path_buf(), target)),
+                Err(_) if path.is_dir() => {
+                    trees.push((path.to_path_buf(), capture(path, false)?, true))
+                }
+                Err(_) => {}
+            }
         }
-        attach(tree, &target)?;
+        for path in &view.readable {
+            let covered = trees.iter().any(|(bound, _, _)| path.starts_with(bound));
+            if !covered {
+                trees.push((path.clone(), capture(path, false)?, path.is_dir()));
+            }
+        }
+        let devices: Vec<(PathBuf, OwnedFd)> = DEVICES
+            .iter()
+            .map(|device| Ok((PathBuf::from(device), capture(Path::new(device), true)?)))
+            .collect::<io::Result<_>>()?;
+        Ok(Sources {
+            trees,
+            links,
+            devices,
+        })
     }
-    std::fs::create_dir_all(inside(root, Path::new("/dev")))?;
-    for (path, tree) in &devices {
-        let target = inside(root, path);
-        std::fs::write(&target, b"")?;
-        attach(tree, &target)?;
+
+    /// Attaches every tree and device at its own path under `root`, and `/dev`'s links.
+    fn attach(&self, root: &Path) -> io::Result<()> {
+        for (path, tree, is_dir) in &self.trees {
+            let target = inside(root, path);
+            if *is_dir {
+                std::fs::create_dir_all(&target)?;
+            } else {
+                std::fs::create_dir_all(target.parent().unwrap_or(root))?;
+                std::fs::write(&target, b"")?;
+            }
+            attach(tree, &target)?;
+        }
+        std::fs::create_dir_all(inside(root, Path::new("/dev")))?;
+        for (path, tree) in &self.devices {
+            let target = inside(root, path);
+            std::fs::write(&target, b"")?;
+            attach(tree, &target)?;
+        }
+        for (name, target) in [
+            ("fd", "/proc/self/fd"),
+            ("stdin", "/proc/self/fd/0"),
+            ("stdout", "/proc/self/fd/1"),
+            ("stderr", "/proc/self/fd/2"),
+        ] {
+            std::os::unix::fs::symlink(target, root.join("dev").join(name))?;
+        }
+        Ok(())
     }
-    for (name, target) in [
-        ("fd", "/proc/self/fd"),
-        ("stdin", "/proc/self/fd/0"),
-        ("stdout", "/proc/self/fd/1"),
-        ("stderr", "/proc/self/fd/2"),
-    ] {
-        std::os::unix::fs::symlink(target, root.join("dev").join(name))?;
-    }
-    for path in &view.masked {
+}
+
+/// Covers each of `masked` under `root`: a folder with an empty read-only tmpfs, a file with
+/// `/dev/null`.
+fn mask(root: &Path, masked: &[PathBuf]) -> io::Result<()> {
+    for path in masked {
         let target = inside(root, path);
         if target.is_dir() {
             mount(
@@ -269,24 +317,7 @@ pub fn enter(view: &View) -> io::Result<()> {
             )?;
         }
     }
-    let proc = inside(root, Path::new("/proc"));
-    std::fs::create_dir_all(&proc)?;
-    mount(
-        "proc",
-        &proc,
-        "proc",
-        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        "",
-    )?;
-    pivot(root)?;
-    // Nothing may be created at the root itself.
-    mount(
-        "none",
-        Path::new("/"),
-        "",
-        libc::MS_REMOUNT | libc::MS_BIND | libc::MS_RDONLY | libc::MS_NOSUID | libc::MS_NODEV,
-        "",
-    )
+    Ok(())
 }
 
 /// Makes `root` the root and detaches the old one.
