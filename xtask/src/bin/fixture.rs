@@ -18,11 +18,21 @@ fn main() -> ExitCode {
     if !matches!(mode, "exit-early" | "no-read") {
         let _ = std::io::stdin().read_to_end(&mut input);
     }
+    match plain(mode, &input, &expected) {
+        Some(code) => code,
+        None => hostile(mode, &args, &expected),
+    }
+}
+
+/// Writes `bytes` to stdout and flushes them.
+fn print(bytes: &[u8]) {
     let mut stdout = std::io::stdout().lock();
-    let mut print = |bytes: &[u8]| {
-        let _ = stdout.write_all(bytes);
-        let _ = stdout.flush();
-    };
+    let _ = stdout.write_all(bytes);
+    let _ = stdout.flush();
+}
+
+/// The modes of ordinary programs, right and wrong; `None` for a mode that is none of them.
+fn plain(mode: &str, input: &[u8], expected: &dyn Fn() -> Vec<u8>) -> Option<ExitCode> {
     match mode {
         "right" | "no-read" => print(&expected()),
         "wrong" => {
@@ -48,14 +58,14 @@ fn main() -> ExitCode {
         "exit-1" => {
             print(&expected());
             eprintln!("fixture: failing on purpose");
-            return ExitCode::from(1);
+            return Some(ExitCode::from(1));
         }
         // Half the output, then a Python-like traceback and exit 1.
         "traceback" => {
             let output = expected();
             print(&output[..output.len() / 2]);
             eprintln!("Traceback (most recent call last):\n  File \"project4.py\", line 12, in <module>\n    main()\nZeroDivisionError: division by zero");
-            return ExitCode::from(1);
+            return Some(ExitCode::from(1));
         }
         "crash" => {
             let output = expected();
@@ -88,7 +98,7 @@ fn main() -> ExitCode {
             if hash % 40 == 0 {
                 std::thread::sleep(std::time::Duration::from_secs(3600));
             }
-            print(&input);
+            print(input);
         }
         "flood" => {
             let block = vec![b'x'; 1 << 20];
@@ -97,7 +107,7 @@ fn main() -> ExitCode {
             }
         }
         "exit-early" => {}
-        "echo" => print(&input),
+        "echo" => print(input),
         // Different output on every run.
         "nondeterministic" => {
             let nanos = std::time::SystemTime::now()
@@ -112,8 +122,16 @@ fn main() -> ExitCode {
             eprintln!(
                 "python3: can't open file 'project4.py': [Errno 2] No such file or directory"
             );
-            return ExitCode::from(2);
+            return Some(ExitCode::from(2));
         }
+        _ => return None,
+    }
+    Some(ExitCode::SUCCESS)
+}
+
+/// The modes of hostile programs, for the sandbox and the limits.
+fn hostile(mode: &str, args: &[String], expected: &dyn Fn() -> Vec<u8>) -> ExitCode {
+    match mode {
         // Hostile programs, for the sandbox and the limits.
         "read-corpus" => print(&expected()),
         "write-corpus" => {
@@ -125,6 +143,55 @@ fn main() -> ExitCode {
                 return ExitCode::from(1);
             }
         }
+        "fork-bomb" | "allocate" | "spin" | "daemon" | "ignore-term" | "big-file"
+        | "many-files" => return limits(mode, expected),
+        "non-utf8" => print(b"\xff\xfe not text\n"),
+        // `attacks CHECKOUT_FILE CHECKOUT_BINARY CORPUS_FILE HARNESS_PID PORT`: tries what a hostile student
+        // would, prints one line per attempt, `blocked` or `ESCAPED`.
+        "attacks" => print(attacks(&args[1..]).as_bytes()),
+        // `escape-group`: the main process moves into its child's process group, both sleep.
+        "escape-group" => escape_group(),
+        // `shm-write` / `shm-read`: SysV shared memory left for a later case to find.
+        "shm-write" => print(shm(true).as_bytes()),
+        "shm-read" => print(shm(false).as_bytes()),
+        // `fill-home`: writes into $HOME until something stops it; prints how much.
+        "fill-home" => print(fill_home().as_bytes()),
+        // `huge-line`: one 8 MiB line.
+        "huge-line" => print(&vec![b'x'; 8 << 20]),
+        // `escapes`: terminal control sequences on stderr, then the right output.
+        "escapes" => {
+            eprintln!("\x1b[2J\x1b[31mred\x07 alert");
+            print(&expected());
+        }
+        "reference" => {
+            // Answers like the reference with `--trace FILE`: output line k answers input line k.
+            let output = expected();
+            print(&output);
+            if let Some(path) = args
+                .iter()
+                .position(|a| a == "--trace")
+                .map(|i| &args[i + 1])
+            {
+                let mut trace = String::from("0 0\n");
+                let mut offset = 0;
+                for (line_no, line) in output.split_inclusive(|&b| b == b'\n').enumerate() {
+                    offset += line.len();
+                    trace += &format!("{} {offset}\n", line_no + 1);
+                }
+                std::fs::write(path, trace).unwrap();
+            }
+        }
+        _ => {
+            eprintln!("fixture: unknown mode `{mode}`");
+            return ExitCode::from(64);
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+/// The modes that run into a resource limit.
+fn limits(mode: &str, expected: &dyn Fn() -> Vec<u8>) -> ExitCode {
+    match mode {
         "fork-bomb" => loop {
             // SAFETY: fork has no memory-safety preconditions; the child only loops and forks.
             unsafe {
@@ -193,46 +260,7 @@ fn main() -> ExitCode {
                 }
             }
         }
-        "non-utf8" => print(b"\xff\xfe not text\n"),
-        // `attacks CHECKOUT_FILE CHECKOUT_BINARY CORPUS_FILE HARNESS_PID PORT`: tries what a hostile student
-        // would, prints one line per attempt, `blocked` or `ESCAPED`.
-        "attacks" => print(attacks(&args[1..]).as_bytes()),
-        // `escape-group`: the main process moves into its child's process group, both sleep.
-        "escape-group" => escape_group(),
-        // `shm-write` / `shm-read`: SysV shared memory left for a later case to find.
-        "shm-write" => print(shm(true).as_bytes()),
-        "shm-read" => print(shm(false).as_bytes()),
-        // `fill-home`: writes into $HOME until something stops it; prints how much.
-        "fill-home" => print(fill_home().as_bytes()),
-        // `huge-line`: one 8 MiB line.
-        "huge-line" => print(&vec![b'x'; 8 << 20]),
-        // `escapes`: terminal control sequences on stderr, then the right output.
-        "escapes" => {
-            eprintln!("\x1b[2J\x1b[31mred\x07 alert");
-            print(&expected());
-        }
-        "reference" => {
-            // Answers like the reference with `--trace FILE`: output line k answers input line k.
-            let output = expected();
-            print(&output);
-            if let Some(path) = args
-                .iter()
-                .position(|a| a == "--trace")
-                .map(|i| &args[i + 1])
-            {
-                let mut trace = String::from("0 0\n");
-                let mut offset = 0;
-                for (line_no, line) in output.split_inclusive(|&b| b == b'\n').enumerate() {
-                    offset += line.len();
-                    trace += &format!("{} {offset}\n", line_no + 1);
-                }
-                std::fs::write(path, trace).unwrap();
-            }
-        }
-        _ => {
-            eprintln!("fixture: unknown mode `{mode}`");
-            return ExitCode::from(64);
-        }
+        _ => {}
     }
     ExitCode::SUCCESS
 }
@@ -249,6 +277,17 @@ fn attacks(args: &[String]) -> String {
             None => format!("{name}: blocked\n"),
         };
     };
+    file_attacks(&mut line, checkout_file, checkout_binary, corpus_file);
+    system_attacks(&mut line, corpus_file, harness_pid);
+    reach_attacks(&mut line, harness_pid, port);
+    out
+}
+
+/// How an attack reports: its name, and how it got through (`None`: blocked).
+type Line<'a> = dyn FnMut(&str, Option<String>) + 'a;
+
+/// Reading and changing the checkout, its binary and the corpus.
+fn file_attacks(line: &mut Line, checkout_file: &str, checkout_binary: &str, corpus_file: &str) {
     line(
         "read-checkout",
         std::fs::read(checkout_file)
@@ -286,9 +325,13 @@ fn attacks(args: &[String]) -> String {
         .ok()
         .map(|()| "mode 000".into()),
     );
+}
+
+/// System calls the sandbox must refuse.
+fn system_attacks(line: &mut Line, corpus_file: &str, harness_pid: &str) {
     // SAFETY: plain system calls on integers and NUL-terminated strings.
     unsafe {
-        let path = std::ffi::CString::new(corpus_file.as_str()).unwrap();
+        let path = std::ffi::CString::new(corpus_file).unwrap();
         line(
             "chown-corpus",
             (libc::chown(path.as_ptr(), 0, 0) == 0).then(|| "owner changed".into()),
@@ -336,6 +379,10 @@ fn attacks(args: &[String]) -> String {
         let ptrace = libc::ptrace(libc::PTRACE_ATTACH, 1, 0, 0);
         line("ptrace", (ptrace == 0).then(|| "attached".into()));
     }
+}
+
+/// Reaching the harness and the host: its environment, the network, the system folders.
+fn reach_attacks(line: &mut Line, harness_pid: &str, port: &str) {
     line(
         "harness-environ",
         std::fs::read(format!("/proc/{harness_pid}/environ"))
@@ -359,7 +406,6 @@ fn attacks(args: &[String]) -> String {
             .ok()
             .map(|()| "wrote /etc".into()),
     );
-    out
 }
 
 fn escape_group() {

@@ -170,31 +170,7 @@ pub fn shrink(lines: &[&str]) -> Vec<String> {
     // Fewer columns: drop column `gone`, moving fallers right of it one to the left.
     if cols > 3 {
         for gone in (0..cols).rev() {
-            let narrower: Vec<String> = field_owned
-                .iter()
-                .map(|line| {
-                    line.chars()
-                        .enumerate()
-                        .filter(|&(i, _)| i != gone)
-                        .map(|(_, c)| c)
-                        .collect()
-                })
-                .collect();
-            let moved: Vec<String> = commands
-                .iter()
-                .map(|command| match command.split(' ').collect::<Vec<_>>()[..] {
-                    ["F", col, a, b, c] => {
-                        let col: usize = col.parse().unwrap_or(1);
-                        let col = if col > gone + 1 || col == cols {
-                            col - 1
-                        } else {
-                            col
-                        };
-                        format!("F {col} {a} {b} {c}")
-                    }
-                    _ => command.to_string(),
-                })
-                .collect();
+            let (narrower, moved) = without_column(&field_owned, commands, cols, gone);
             out.push(build(rows, cols - 1, field_of(contents, &narrower), &moved));
         }
     }
@@ -228,6 +204,42 @@ pub fn shrink(lines: &[&str]) -> Vec<String> {
         }
     }
     out
+}
+
+/// `field` and `commands` without column `gone` (0-based) of `cols`: fallers right of it (or
+/// in the last column) move one to the left.
+fn without_column(
+    field: &[String],
+    commands: &[&str],
+    cols: usize,
+    gone: usize,
+) -> (Vec<String>, Vec<String>) {
+    let narrower: Vec<String> = field
+        .iter()
+        .map(|line| {
+            line.chars()
+                .enumerate()
+                .filter(|&(i, _)| i != gone)
+                .map(|(_, c)| c)
+                .collect()
+        })
+        .collect();
+    let moved: Vec<String> = commands
+        .iter()
+        .map(|command| match command.split(' ').collect::<Vec<_>>()[..] {
+            ["F", col, a, b, c] => {
+                let col: usize = col.parse().unwrap_or(1);
+                let col = if col > gone + 1 || col == cols {
+                    col - 1
+                } else {
+                    col
+                };
+                format!("F {col} {a} {b} {c}")
+            }
+            _ => command.to_string(),
+        })
+        .collect();
+    (narrower, moved)
 }
 
 #[cfg(test)]
