@@ -2,11 +2,13 @@
 //!
 //! One module per stage. Finding cases: `suite`, `discover`, `shard`. Running one target on one
 //! input: `target` (what runs), `confine` and `limits` (how it is confined), `process` (the
-//! run itself), `pool` (how many at once). Judging: `compare`, `outcome`, `locate`. The result
+//! run itself), `sandbox` (the per-worker helper that builds each case's box), `pool` (how many
+//! at once), with `sys` (system calls, wrapped once) and `interrupt` (Ctrl-C) below them. Judging: `compare`, `outcome`, `locate`. The result
 //! model: `run`. Reporting it: `message` (the terminal), `diff`, `json`, `junit`, `gradescope`,
 //! `html`; `cli` writes them for both command lines. Tasks: `check`, `bless`, `grade`, `bench`,
 //! `fuzz` with `generate`, `tools`, `random` and `shrink`, `kit` (with `hidden`) and
-//! `autograder`; `flags` is the command line. Without the `reference` feature (the student
+//! `autograder`, `gradebook` (the grade files); `flags` is the command line, `cli` what both
+//! command lines print and write. Without the `reference` feature (the student
 //! kit), the modules that run the reference engine in process are left out. The harness never
 //! imports the reference's game modules outside `tools` (generators and shrinkers): it sees a
 //! folder of cases and a command line, so it works unchanged for any target.

@@ -233,3 +233,55 @@ fn every_wrong_variant_is_killed_by_a_hand_written_case() {
         "docs/adequacy.md is stale: run `cargo xtask adequacy --table > docs/adequacy.md`"
     );
 }
+
+/// The size of the harness's rooms (the README's invariant): no file of `xtask/src` over 600
+/// lines, no function over 100, no logic in a `mod.rs`. A function is counted from its `fn`
+/// line to the closing brace at its indentation.
+#[test]
+fn the_harness_has_no_oversized_file_or_function() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut oversized = Vec::new();
+    for entry in walkdir::WalkDir::new(&src) {
+        let entry = entry.unwrap();
+        let path = entry.path();
+        if path.extension().is_none_or(|ext| ext != "rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(path).unwrap();
+        let lines: Vec<&str> = text.lines().collect();
+        let name = path.strip_prefix(&src).unwrap().display().to_string();
+        if lines.len() > 600 {
+            oversized.push(format!("{name}: {} lines", lines.len()));
+        }
+        for (start, line) in lines.iter().enumerate() {
+            let trimmed = line.trim_start();
+            let is_fn = [
+                "fn ",
+                "pub fn ",
+                "pub(crate) fn ",
+                "unsafe fn ",
+                "const fn ",
+            ]
+            .iter()
+            .any(|prefix| trimmed.starts_with(prefix));
+            if !is_fn || trimmed.ends_with(';') {
+                continue;
+            }
+            let indent = &line[..line.len() - trimmed.len()];
+            let closing = format!("{indent}}}");
+            if let Some(length) = lines[start..].iter().position(|l| *l == closing) {
+                if length + 1 > 100 {
+                    oversized.push(format!(
+                        "{name}:{}: a function of {} lines",
+                        start + 1,
+                        length + 1
+                    ));
+                }
+            }
+            if name.ends_with("mod.rs") {
+                oversized.push(format!("{name}:{}: logic in a mod.rs", start + 1));
+            }
+        }
+    }
+    assert!(oversized.is_empty(), "{}", oversized.join("\n"));
+}
