@@ -379,10 +379,57 @@ fn system_attacks(line: &mut Line, corpus_file: &str, harness_pid: &str) {
         let ptrace = libc::ptrace(libc::PTRACE_ATTACH, 1, 0, 0);
         line("ptrace", (ptrace == 0).then(|| "attached".into()));
     }
+    namespace_attacks(line);
+}
+
+/// New namespaces (a new user namespace gives its first process every capability in it), and
+/// the system calls a filter could miss: `clone3`, `io_uring`, the x32 ABI.
+fn namespace_attacks(line: &mut Line) {
+    let new = (libc::CLONE_NEWUSER | libc::CLONE_NEWNET) as u64;
+    // A child that is made ends at once; its parent reports it.
+    let made = |pid: libc::c_long| -> Option<String> {
+        match pid {
+            0 => unsafe { libc::_exit(0) },
+            pid if pid > 0 => {
+                // SAFETY: waitpid writes an integer we own.
+                unsafe { libc::waitpid(pid as libc::pid_t, &mut 0, 0) };
+                Some("a child in new namespaces".into())
+            }
+            _ => None,
+        }
+    };
+    // SAFETY: clone without a new stack behaves as fork; the child only exits.
+    let pid = unsafe { libc::syscall(libc::SYS_clone, new | libc::SIGCHLD as u64, 0, 0, 0, 0) };
+    line("clone-new-namespaces", made(pid));
+    // struct clone_args: flags, pidfd, child_tid, parent_tid, exit_signal, stack, stack_size,
+    // tls (64 bytes, the first version).
+    let mut args = [0u64; 8];
+    args[0] = new;
+    args[4] = libc::SIGCHLD as u64;
+    // SAFETY: clone3 reads `args`, which lives for the call; the child only exits.
+    let pid = unsafe { libc::syscall(libc::SYS_clone3, args.as_mut_ptr(), 64usize) };
+    line("clone3", made(pid));
+    let mut params = [0u8; 120];
+    // SAFETY: io_uring_setup writes at most the 120 bytes of `params`.
+    let ring = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
+    line("io-uring", (ring >= 0).then(|| "a ring".into()));
+    #[cfg(target_arch = "x86_64")]
+    {
+        // SAFETY: getpid in the x32 ABI takes no argument.
+        let x32 = unsafe { libc::syscall(libc::SYS_getpid | 0x4000_0000) };
+        line("x32-syscall", (x32 >= 0).then(|| format!("getpid = {x32}")));
+    }
 }
 
 /// Reaching the harness and the host: its environment, the network, the system folders.
 fn reach_attacks(line: &mut Line, harness_pid: &str, port: &str) {
+    let cmdline = std::fs::read("/proc/1/cmdline").unwrap_or_default();
+    line(
+        "pid1-cmdline",
+        cmdline
+            .contains(&b'/')
+            .then(|| String::from_utf8_lossy(&cmdline).replace('\0', " ")),
+    );
     line(
         "harness-environ",
         std::fs::read(format!("/proc/{harness_pid}/environ"))

@@ -205,12 +205,14 @@ pub fn enter(view: &View) -> io::Result<()> {
     mask(root, &view.masked)?;
     let proc = inside(root, Path::new("/proc"));
     std::fs::create_dir_all(&proc)?;
+    // The case's processes see only their own uid's: not its first process, which runs as
+    // the helper.
     mount(
         "proc",
         &proc,
         "proc",
         libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        "",
+        "hidepid=2",
     )?;
     pivot(root)?;
     // Nothing may be created at the root itself.

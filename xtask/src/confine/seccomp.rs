@@ -2,12 +2,18 @@
 //! harmless fail with `EPERM`. Debugging other processes (`ptrace`, `process_vm_*`), the kernel
 //! keyring (whose keys outlive a case), mounting and entering namespaces, `prlimit64` on another
 //! process, changing owners and extended attributes, loading code into the kernel, and pushing
-//! characters into a terminal (`TIOCSTI`). `chmod` and `utime` stay allowed: the target needs them
-//! in its temporary folder, and everything else it sees is mounted read-only. A system call of
-//! another architecture (the 32-bit ABI) kills the process.
+//! characters into a terminal (`TIOCSTI`), `clone` with any `CLONE_NEW*` flag (a new user
+//! namespace gives a child every capability in it, and new namespaces are the usual way into
+//! the kernel's less-travelled code), and `io_uring` (which performs system calls the filter
+//! never sees). `chmod` and `utime` stay allowed: the target needs them in its temporary
+//! folder, and everything else it sees is mounted read-only. A system call of another
+//! architecture (the 32-bit ABI) kills the process; one with the x32 bit, and `clone3` (whose
+//! flags live in memory a filter cannot read), fail with `ENOSYS`, so that the C library falls
+//! back to `clone`, which the filter can judge.
 //!
-//! The filter is compiled once per helper with `seccompiler` (rust-vmm, the one Firecracker
-//! uses) and loaded in the target's process just before `exec`.
+//! The main filter is compiled once per helper with `seccompiler` (rust-vmm, the one Firecracker
+//! uses); a second, of a few instructions written here, returns `ENOSYS`, an action the first
+//! cannot mix with `EPERM`. Both are loaded in the target's process just before `exec`.
 
 use std::collections::BTreeMap;
 use std::io;
@@ -64,10 +70,78 @@ const DENIED: &[libc::c_long] = &[
     libc::SYS_clock_settime,
     libc::SYS_sethostname,
     libc::SYS_setdomainname,
+    libc::SYS_io_uring_setup,
+    libc::SYS_io_uring_enter,
+    libc::SYS_io_uring_register,
 ];
 
-/// The compiled filter.
-pub fn filter() -> io::Result<BpfProgram> {
+/// The `CLONE_NEW*` flags: `clone` with any of them is refused.
+const NEW_NAMESPACES: &[libc::c_int] = &[
+    libc::CLONE_NEWNS,
+    libc::CLONE_NEWCGROUP,
+    libc::CLONE_NEWUTS,
+    libc::CLONE_NEWIPC,
+    libc::CLONE_NEWUSER,
+    libc::CLONE_NEWPID,
+    libc::CLONE_NEWNET,
+];
+// CLONE_NEWTIME (0x80) is clone3's alone: in `clone`'s flags that bit is the exit signal's.
+
+/// System calls that fail with `ENOSYS`: `clone3`, whose flags a filter cannot read.
+const NOT_HERE: &[libc::c_long] = &[libc::SYS_clone3];
+
+/// The bit that marks a system call of the x32 ABI on x86-64.
+const X32_BIT: u32 = 0x4000_0000;
+
+/// The compiled filters, to load in this order.
+pub struct Filters {
+    /// `EPERM` for what is denied.
+    main: BpfProgram,
+    /// `ENOSYS` for `clone3` and the x32 ABI.
+    absent: BpfProgram,
+}
+
+/// The compiled filters.
+pub fn filter() -> io::Result<Filters> {
+    Ok(Filters {
+        main: main_filter()?,
+        absent: absent_filter(),
+    })
+}
+
+/// The filter that answers `ENOSYS`: a system call number with the x32 bit, or one of
+/// [`NOT_HERE`]. (The main filter, loaded first, already kills another architecture.)
+fn absent_filter() -> BpfProgram {
+    use seccompiler::sock_filter;
+    // BPF_LD | BPF_W | BPF_ABS; BPF_JMP | BPF_JEQ | BPF_K; BPF_JMP | BPF_JSET | BPF_K; BPF_RET.
+    const LD_W_ABS: u16 = 0x20;
+    const JEQ_K: u16 = 0x15;
+    const JSET_K: u16 = 0x45;
+    const RET_K: u16 = 0x06;
+    let stmt = |code, k| sock_filter {
+        code,
+        jt: 0,
+        jf: 0,
+        k,
+    };
+    let jump = |code, k, jt, jf| sock_filter { code, jt, jf, k };
+    let enosys = libc::SECCOMP_RET_ERRNO | libc::ENOSYS as u32;
+    // The system call number is at offset 0 of `struct seccomp_data`.
+    let mut program = vec![
+        stmt(LD_W_ABS, 0),
+        jump(JSET_K, X32_BIT, 0, 1),
+        stmt(RET_K, enosys),
+    ];
+    for &call in NOT_HERE {
+        program.push(jump(JEQ_K, call as u32, 0, 1));
+        program.push(stmt(RET_K, enosys));
+    }
+    program.push(stmt(RET_K, libc::SECCOMP_RET_ALLOW));
+    program
+}
+
+/// The main filter: [`DENIED`], and the calls denied for some arguments, fail with `EPERM`.
+fn main_filter() -> io::Result<BpfProgram> {
     fn to_io(err: seccompiler::BackendError) -> io::Error {
         io::Error::other(format!("seccomp filter: {err}"))
     }
@@ -81,6 +155,21 @@ pub fn filter() -> io::Result<BpfProgram> {
         libc::SYS_prlimit64,
         vec![SeccompRule::new(vec![condition(0, SeccompCmpOp::Ne, 0)?]).map_err(to_io)?],
     );
+    // clone with a flag that makes a new namespace: one rule per flag (rules are alternatives).
+    let new_namespace = NEW_NAMESPACES
+        .iter()
+        .map(|&flag| {
+            SeccompCondition::new(
+                0,
+                SeccompCmpArgLen::Qword,
+                SeccompCmpOp::MaskedEq(flag as u64),
+                flag as u64,
+            )
+            .map_err(to_io)
+            .and_then(|condition| SeccompRule::new(vec![condition]).map_err(to_io))
+        })
+        .collect::<io::Result<Vec<_>>>()?;
+    rules.insert(libc::SYS_clone, new_namespace);
     rules.insert(
         libc::SYS_ioctl,
         vec![SeccompRule::new(vec![SeccompCondition::new(
@@ -107,9 +196,12 @@ pub fn filter() -> io::Result<BpfProgram> {
         .map_err(|err: seccompiler::BackendError| io::Error::other(err.to_string()))
 }
 
-/// Loads `program` into the calling thread (which also sets `no_new_privs`).
-pub fn apply(program: &BpfProgram) -> io::Result<()> {
-    seccompiler::apply_filter(program).map_err(|err| io::Error::other(err.to_string()))
+/// Loads the filters into the calling thread (which also sets `no_new_privs`).
+pub fn apply(filters: &Filters) -> io::Result<()> {
+    for program in [&filters.main, &filters.absent] {
+        seccompiler::apply_filter(program).map_err(|err| io::Error::other(err.to_string()))?;
+    }
+    Ok(())
 }
 
 #[cfg(test)]
@@ -118,6 +210,7 @@ mod tests {
 
     #[test]
     fn the_filter_compiles_for_this_machine() {
-        assert!(!filter().unwrap().is_empty());
+        let filters = filter().unwrap();
+        assert!(!filters.main.is_empty() && filters.absent.len() == 6);
     }
 }

@@ -4,6 +4,7 @@
 use std::cell::RefCell;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -26,20 +27,25 @@ pub fn helper_is_self() {
 /// in `deps/`, one folder below).
 fn helper_command() -> io::Result<Command> {
     if let Some(path) = std::env::var_os("GRIDJUDGE_SANDBOX_HELPER") {
-        return Ok(Command::new(path));
+        let mut command = Command::new(path);
+        command.arg0("gridjudge-sandbox");
+        return Ok(command);
     }
     let exe = std::env::current_exe()?;
     if SELF_HELPER.load(std::sync::atomic::Ordering::Relaxed)
         || exe.file_stem().is_some_and(|stem| stem == "xtask")
     {
         let mut command = Command::new(exe);
-        command.arg(HELPER_ARG);
+        // Its name in /proc shows no path of the grading machine to a case.
+        command.arg0("gridjudge-sandbox").arg(HELPER_ARG);
         return Ok(command);
     }
     let dir = exe.parent().unwrap_or(Path::new("."));
     for candidate in [dir.join("sandbox"), dir.join("../sandbox")] {
         if candidate.is_file() {
-            return Ok(Command::new(candidate));
+            let mut command = Command::new(candidate);
+            command.arg0("gridjudge-sandbox");
+            return Ok(command);
         }
     }
     Err(io::Error::other(format!(

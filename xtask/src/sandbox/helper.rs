@@ -60,7 +60,7 @@ fn serve_case(
     socket: RawFd,
     request: &CaseRequest,
     stdio: Vec<OwnedFd>,
-    filter: &seccompiler::BpfProgram,
+    filter: &seccomp::Filters,
     root: bool,
 ) -> io::Result<()> {
     if stdio.len() != 3 {

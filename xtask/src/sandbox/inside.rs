@@ -17,7 +17,7 @@ use crate::sys::check;
 pub fn become_target(
     request: &CaseRequest,
     stdio: &[OwnedFd],
-    filter: &seccompiler::BpfProgram,
+    filter: &seccomp::Filters,
     root: bool,
 ) -> io::Error {
     let layers = &request.layers;

@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::inside;
 use super::wire::{self, CaseRequest, Exited, Reply};
-use crate::confine::mounts;
+use crate::confine::{mounts, seccomp};
 use crate::sys;
 
 /// Runs the case's first process; never returns.
@@ -15,7 +15,7 @@ pub fn first_process(
     request: &CaseRequest,
     stdio: &[OwnedFd],
     to_helper: RawFd,
-    filter: &seccompiler::BpfProgram,
+    filter: &seccomp::Filters,
     root: bool,
 ) -> ! {
     let fail = |error: String| -> ! {
