@@ -23,7 +23,6 @@ pub mod rlimits;
 pub mod seccomp;
 
 use std::ffi::OsString;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -119,7 +118,8 @@ pub struct Layers {
     pub landlock: bool,
     /// Load the seccomp filter (off only to measure what it costs).
     pub seccomp: bool,
-    /// The uid and gid a sandboxed target runs as when the helper is root.
+    /// The uid and gid a sandboxed target runs as when the helper is root: always the one
+    /// reserved for targets (`namespaces::SANDBOX_ID`).
     pub uid: u32,
 }
 
@@ -175,14 +175,10 @@ impl Policy {
         let machine = Machine::find(settings, sandbox)?;
         let (resolved, folder) = resolve(target, settings.cwd.as_deref());
         let sight = Sight::of(settings, corpus_root, &resolved, folder.as_deref())?;
-        let uid = match (machine.mode == Mode::Sandboxed, euid() == 0, &folder) {
-            (true, true, Some(folder)) => std::fs::metadata(folder)
-                .map(|meta| meta.uid())
-                .ok()
-                .filter(|&owner| owner != 0)
-                .unwrap_or(namespaces::SANDBOX_ID),
-            _ => namespaces::SANDBOX_ID,
-        };
+        // Always the uid reserved for targets, never one taken from the submission's files: an
+        // instructor who collects submissions as themselves and grades with sudo must not
+        // lend a submission their own uid.
+        let uid = namespaces::SANDBOX_ID;
         let policy = Policy {
             mode: machine.mode,
             limits,

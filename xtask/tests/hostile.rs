@@ -590,3 +590,28 @@ fn without_root_the_sandbox_holds_in_a_user_namespace() {
     let stdout = String::from_utf8_lossy(&output.stdout);
     assert_eq!(output.status.code(), Some(0), "{stdout}\n{stderr}");
 }
+
+/// A submission folder owned by another user (an instructor who collected it, a student's uid)
+/// lends that uid to nobody: the target runs as the uid reserved for targets.
+#[test]
+fn a_target_runs_as_the_reserved_uid_whoever_owns_its_folder() {
+    if xtask::sandbox::available().is_err() || unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root and the sandbox; CI runs as root and runs this test");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    std::fs::write(corpus.expected_path(), "65534\n").unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    let program = folder.path().join("fixture");
+    std::fs::copy(fixture(), &program).unwrap();
+    for path in [folder.path(), program.as_path()] {
+        std::os::unix::fs::chown(path, Some(4242), Some(4242)).unwrap();
+        std::fs::set_permissions(path, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+            .unwrap();
+    }
+    let mut options = hostile_options(&corpus, "whoami", Path::new("unused"));
+    options.program = Program::Command(vec![program.into(), "whoami".into()]);
+    let run = check(&options).unwrap();
+    let judgement = &run.results[0].judgement;
+    assert_eq!(judgement.verdict, Verdict::Pass, "{judgement:?}");
+}
