@@ -424,3 +424,36 @@ fn a_grading_killed_at_any_moment_resumes_to_the_same_bytes() {
     let left = crate::support::survivors(&marker).len();
     assert_eq!(left, 0, "a target outlived a killed grading");
 }
+
+/// What a submission holds costs the grader a bounded amount: a sparse file far larger than
+/// memory, a FIFO, a device-like name and a deep tree are keyed, not read whole, and the other
+/// students' grades are what they are alone.
+#[test]
+fn a_huge_sparse_file_or_a_fifo_in_a_submission_stops_nobody() {
+    let class = Class::new(3);
+    let alone = class.out("alone");
+    grade(&class.options(&alone, None), &|_| {}).unwrap();
+    let hostile = class.dir.path().join("class/s01");
+    let sparse = std::fs::File::create(hostile.join("huge.bin")).unwrap();
+    sparse.set_len(1 << 40).unwrap(); // 1 TiB, no block of it written
+    let fifo = std::ffi::CString::new(hostile.join("pipe").into_os_string().into_encoded_bytes())
+        .unwrap();
+    // SAFETY: mkfifo reads a NUL-terminated path.
+    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
+    let mut deep = hostile.clone();
+    for _ in 0..200 {
+        deep = deep.join("d");
+    }
+    std::fs::create_dir_all(&deep).unwrap();
+    let with_them = class.out("with-them");
+    let summary = grade(&class.options(&with_them, None), &|_| {}).unwrap();
+    assert_eq!(summary.n_graded, 3);
+    let row = |dir: &Path, id: &str| {
+        let json = std::fs::read_to_string(dir.join("grades.json")).unwrap();
+        let grades: xtask::gradebook::Grades = serde_json::from_str(&json).unwrap();
+        grades.submissions.into_iter().find(|s| s.id == id).unwrap()
+    };
+    for id in ["s00", "s01", "s02"] {
+        assert_eq!(row(&alone, id), row(&with_them, id), "{id}");
+    }
+}

@@ -38,26 +38,109 @@ pub fn hash(parts: &[&[u8]]) -> u64 {
     crate::shard::fnv1a(&bytes)
 }
 
-/// The hash of every file under `dir` (paths and contents, in path order).
-pub fn folder_key(dir: &Path) -> Result<u64, Error> {
-    let mut parts: Vec<Vec<u8>> = Vec::new();
-    for entry in walkdir::WalkDir::new(dir).sort_by_file_name() {
+/// How much of a folder [`folder_key`] may read: a submission's files cost the student
+/// nothing to make (a sparse file of terabytes, a million empty files), so its key must not
+/// cost the grader more than this.
+#[derive(Debug, Clone, Copy)]
+pub struct Budget {
+    /// Bytes hashed by content; past them, a file is keyed by its size and modification time.
+    pub bytes: u64,
+    /// Entries looked at; past them, the key says only that there were more.
+    pub entries: usize,
+}
+
+impl Budget {
+    /// What a submission gets: 64 MiB of content and 20,000 entries.
+    pub const SUBMISSION: Budget = Budget {
+        bytes: 64 << 20,
+        entries: 20_000,
+    };
+    /// The corpus is the grader's own: read whole.
+    pub const UNLIMITED: Budget = Budget {
+        bytes: u64::MAX,
+        entries: usize::MAX,
+    };
+}
+
+/// The hash of everything under `dir`, in path order: each entry's relative path and kind, a
+/// regular file's contents (while the budget lasts, else its size and modification time), a
+/// link's target. Nothing is followed and nothing but regular files is opened (a FIFO or a
+/// device is named, never read), so memory stays flat and the time is bounded by the budget.
+pub fn folder_key(dir: &Path, budget: Budget) -> Result<u64, Error> {
+    use sha2::Digest;
+    let mut hasher = sha2::Sha256::new();
+    let mut part = |bytes: &[u8]| {
+        hasher.update((bytes.len() as u64).to_le_bytes());
+        hasher.update(bytes);
+    };
+    let mut content_left = budget.bytes;
+    for (k, entry) in walkdir::WalkDir::new(dir)
+        .sort_by_file_name()
+        .into_iter()
+        .enumerate()
+    {
+        if k >= budget.entries {
+            part(b"more entries than the budget");
+            break;
+        }
         let entry = entry.map_err(|err| Error::io(dir, err.into()))?;
         let relative = entry.path().strip_prefix(dir).unwrap_or(entry.path());
-        parts.push(relative.to_string_lossy().as_bytes().to_vec());
-        if entry.file_type().is_file() {
-            let bytes = std::fs::read(entry.path()).map_err(|err| Error::io(entry.path(), err))?;
-            parts.push(hash(&[&bytes]).to_le_bytes().to_vec());
+        part(relative.as_os_str().as_encoded_bytes());
+        let kind = entry.file_type();
+        if kind.is_symlink() {
+            let target = std::fs::read_link(entry.path()).unwrap_or_default();
+            part(b"link");
+            part(target.as_os_str().as_encoded_bytes());
+        } else if kind.is_file() {
+            let meta = entry
+                .metadata()
+                .map_err(|err| Error::io(entry.path(), err.into()))?;
+            if meta.len() <= content_left {
+                content_left -= meta.len();
+                part(&file_hash(entry.path(), meta.len())?);
+            } else {
+                content_left = 0;
+                let modified = meta
+                    .modified()
+                    .ok()
+                    .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                    .unwrap_or_default();
+                part(format!("{} bytes, modified {modified:?}", meta.len()).as_bytes());
+            }
+        } else if !kind.is_dir() {
+            part(b"special");
         }
     }
-    let refs: Vec<&[u8]> = parts.iter().map(Vec::as_slice).collect();
-    Ok(hash(&refs))
+    let digest = hasher.finalize();
+    Ok(u64::from_le_bytes(
+        digest[..8].try_into().unwrap_or_default(),
+    ))
+}
+
+/// The SHA-256 of the first `len` bytes of the regular file at `path`, read in blocks.
+fn file_hash(path: &Path, len: u64) -> Result<Vec<u8>, Error> {
+    use sha2::Digest;
+    use std::io::Read;
+    let file = std::fs::File::open(path).map_err(|err| Error::io(path, err))?;
+    let mut hasher = sha2::Sha256::new();
+    let mut reader = file.take(len);
+    let mut block = vec![0u8; 64 << 10];
+    loop {
+        let n = reader
+            .read(&mut block)
+            .map_err(|err| Error::io(path, err))?;
+        if n == 0 {
+            break;
+        }
+        hasher.update(&block[..n]);
+    }
+    Ok(hasher.finalize().to_vec())
 }
 
 /// What every result of a grading depends on besides the submission: the corpus of the suite,
 /// the reference, the harness's version, the command, the timeout and every limit.
 pub fn run_key(options: &Options, suite: &crate::suite::Suite) -> Result<u64, Error> {
-    let corpus = folder_key(&suite.dir)?;
+    let corpus = folder_key(&suite.dir, Budget::UNLIMITED)?;
     let reference = std::fs::read(&options.check.reference)
         .map(|bytes| hash(&[&bytes]))
         .unwrap_or(0);

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::cache::{folder_key, hash, read_result, result_path, row, run_key, ResultFile};
+use super::cache::{folder_key, hash, read_result, result_path, row, run_key, Budget, ResultFile};
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
@@ -324,7 +324,7 @@ impl Class<'_> {
         if crate::interrupt::interrupted() {
             return Slot::Done(Some(Ok(Graded::Interrupted)));
         }
-        let key = match folder_key(dir) {
+        let key = match folder_key(dir, Budget::SUBMISSION) {
             Ok(folder) => format!(
                 "{:016x}",
                 hash(&[&self.run_key.to_le_bytes(), &folder.to_le_bytes()])
