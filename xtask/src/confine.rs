@@ -173,7 +173,7 @@ impl Policy {
         }
         let limits = settings.limits.or(suite_limits);
         let machine = Machine::find(settings, sandbox)?;
-        let (resolved, folder) = resolve(target, settings.cwd.as_deref());
+        let (resolved, folder) = resolve(target, settings.cwd.as_deref())?;
         let sight = Sight::of(settings, corpus_root, &resolved, folder.as_deref())?;
         // Always the uid reserved for targets, never one taken from the submission's files: an
         // instructor who collects submissions as themselves and grades with sudo must not
@@ -300,7 +300,11 @@ impl Sight {
                 readable.extend(path.parent().map(Path::to_path_buf));
             }
         }
-        readable.extend(program_dirs(&resolved.program));
+        // An interpreter's install prefix, not a submission's: a program inside its folder
+        // (`alice/bin/run.sh`) opens nothing above it.
+        if !folder.is_some_and(|f| Path::new(&resolved.program).starts_with(f)) {
+            readable.extend(program_dirs(&resolved.program));
+        }
         let mut readable: Vec<PathBuf> = readable
             .into_iter()
             .filter_map(|path| path.canonicalize().ok())
@@ -355,22 +359,41 @@ fn is_shared(path: &Path) -> bool {
     .contains(&path)
 }
 
-/// The command line with every relative word that names an existing file made absolute
-/// (against `cwd`, or the target's folder), and the folder the target runs in: `cwd` if given,
-/// else the folder of the first existing file on the command line, else the folder the user
-/// named if a word names a folder in it, else none (a fresh empty folder).
-pub fn resolve(target: &Target, cwd: Option<&Path>) -> (Target, Option<PathBuf>) {
+/// The command line with every word that names an existing file made absolute (against `cwd`,
+/// or the target's folder), and the folder the target runs in: `cwd` if given, else the folder
+/// of the first existing file on the command line, else the folder the user named if a word
+/// names a folder in it, else none (a fresh empty folder).
+///
+/// A bare command word (`python3`, `java`) is always a program on PATH, never a file of the
+/// folder: a submission cannot replace the interpreter its command names. With `cwd` (a
+/// submission's folder), a word whose real path (links followed) leaves it is refused: a
+/// submission cannot show a classmate's files, or the grader's, to its own program.
+pub fn resolve(target: &Target, cwd: Option<&Path>) -> Result<(Target, Option<PathBuf>), Error> {
     let base = cwd.unwrap_or(&target.dir);
+    let inside = cwd.and_then(|cwd| cwd.canonicalize().ok());
     let mut resolved = target.clone();
     let mut first_file: Option<PathBuf> = None;
     let mut names_folder = false;
-    for word in std::iter::once(&mut resolved.program).chain(resolved.args.iter_mut()) {
-        if word.is_empty() {
+    let words = std::iter::once(&mut resolved.program).chain(resolved.args.iter_mut());
+    for (k, word) in words.enumerate() {
+        let bare_command = k == 0 && Path::new(&*word).components().count() == 1;
+        if word.is_empty() || bare_command {
             continue;
         }
         let path = base.join(&*word);
         if path.is_file() {
             let path = path.canonicalize().unwrap_or(path);
+            if let Some(inside) = inside.as_ref().filter(|folder| !path.starts_with(folder)) {
+                return Err(Error::CouldNotRun {
+                    command: target.display(),
+                    message: format!(
+                        "`{}` links outside the submission (`{}`): name files of the \
+                         submission itself",
+                        Path::new(&*word).display(),
+                        inside.file_name().unwrap_or_default().to_string_lossy()
+                    ),
+                });
+            }
             first_file
                 .get_or_insert_with(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
             *word = path.into_os_string();
@@ -382,7 +405,7 @@ pub fn resolve(target: &Target, cwd: Option<&Path>) -> (Target, Option<PathBuf>)
         Some(cwd) => Some(cwd.to_path_buf()),
         None => first_file.or_else(|| names_folder.then(|| target.dir.clone())),
     };
-    (resolved, folder.and_then(|f| f.canonicalize().ok()))
+    Ok((resolved, folder.and_then(|f| f.canonicalize().ok())))
 }
 
 /// The folders an interpreter or compiled program needs: the folder of `program` (found
@@ -437,10 +460,11 @@ mod tests {
                 dir,
             )
         };
-        let (resolved, folder) = resolve(&target(&["./run.sh", "x"], &root.join("student")), None);
+        let (resolved, folder) =
+            resolve(&target(&["./run.sh", "x"], &root.join("student")), None).unwrap();
         assert_eq!(resolved.program, root.join("student/run.sh"));
         assert_eq!(folder, Some(root.join("student")));
-        let (resolved, folder) = resolve(&target(&["sh", "student/run.sh"], &root), None);
+        let (resolved, folder) = resolve(&target(&["sh", "student/run.sh"], &root), None).unwrap();
         assert_eq!(resolved.args[0], root.join("student/run.sh"));
         assert_eq!(
             folder,
@@ -450,15 +474,40 @@ mod tests {
         let (_, folder) = resolve(
             &target(&["java", "-cp", "build", "Main"], &root.join("student")),
             None,
-        );
+        )
+        .unwrap();
         assert_eq!(
             folder,
             Some(root.join("student")),
             "a folder named in the cwd"
         );
-        let (_, folder) = resolve(&target(&["true"], &root), None);
+        let (_, folder) = resolve(&target(&["true"], &root), None).unwrap();
         assert_eq!(folder, None, "no file: a fresh empty folder");
-        let (_, folder) = resolve(&target(&["./run.sh"], &root), Some(&root.join("student")));
+        let (_, folder) =
+            resolve(&target(&["./run.sh"], &root), Some(&root.join("student"))).unwrap();
         assert_eq!(folder, Some(root.join("student")), "--cwd wins");
+        // A bare command word is a program on PATH, even where the folder has a file so named.
+        std::fs::write(root.join("student/python3"), "").unwrap();
+        let (resolved, _) = resolve(
+            &target(&["python3", "run.sh"], &root),
+            Some(&root.join("student")),
+        )
+        .unwrap();
+        assert_eq!(resolved.program, "python3");
+        assert_eq!(resolved.args[0], root.join("student/run.sh"));
+        // A word whose real path leaves the submission is refused.
+        std::fs::create_dir(root.join("alice")).unwrap();
+        std::fs::write(root.join("alice/main.py"), "").unwrap();
+        std::os::unix::fs::symlink("../alice/main.py", root.join("student/main.py")).unwrap();
+        let refused = resolve(
+            &target(&["python3", "main.py"], &root),
+            Some(&root.join("student")),
+        )
+        .unwrap_err()
+        .to_string();
+        assert!(
+            refused.contains("`main.py` links outside the submission"),
+            "{refused}"
+        );
     }
 }

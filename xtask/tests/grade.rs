@@ -436,8 +436,8 @@ fn a_huge_sparse_file_or_a_fifo_in_a_submission_stops_nobody() {
     let hostile = class.dir.path().join("class/s01");
     let sparse = std::fs::File::create(hostile.join("huge.bin")).unwrap();
     sparse.set_len(1 << 40).unwrap(); // 1 TiB, no block of it written
-    let fifo = std::ffi::CString::new(hostile.join("pipe").into_os_string().into_encoded_bytes())
-        .unwrap();
+    let fifo =
+        std::ffi::CString::new(hostile.join("pipe").into_os_string().into_encoded_bytes()).unwrap();
     // SAFETY: mkfifo reads a NUL-terminated path.
     assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
     let mut deep = hostile.clone();
@@ -456,4 +456,71 @@ fn a_huge_sparse_file_or_a_fifo_in_a_submission_stops_nobody() {
     for id in ["s00", "s01", "s02"] {
         assert_eq!(row(&alone, id), row(&with_them, id), "{id}");
     }
+}
+
+/// Command words never leave a student's folder: a submission's own `sh` does not replace the
+/// `sh` of `--run`, and a file that links to a classmate's is refused for that student alone,
+/// with the reason in the gradebook; the others' grades are what they are alone.
+#[test]
+fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
+    use std::os::unix::fs::PermissionsExt;
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::echo_class(dir.path(), &["echo", "echo", "echo"]);
+    let class = dir.path().join("class");
+    let honest = "exec cat\n";
+    for id in ["s00", "s01", "s02"] {
+        std::fs::write(class.join(id).join("solution.sh"), honest).unwrap();
+    }
+    let options = |out: &str| Options {
+        check: CheckOptions {
+            jobs: 2,
+            timeout: Some(Duration::from_secs(5)),
+            ..CheckOptions::new(
+                dir.path().join("cases"),
+                PathBuf::from("/nonexistent/reference"),
+                PathBuf::new(),
+            )
+        },
+        spec: "echo".into(),
+        submissions: class.clone(),
+        run: vec!["sh".into(), "solution.sh".into()],
+        out: dir.path().join(out),
+        shard: None,
+        force: false,
+        gradescope: None,
+        html: false,
+    };
+    grade(&options("alone"), &|_| {}).unwrap();
+    // s01 hands in a wrong solution and its own `sh`, which would echo (and pass) if it ran.
+    std::fs::write(class.join("s01/solution.sh"), "echo wrong\n").unwrap();
+    let own_sh = class.join("s01/sh");
+    std::fs::write(&own_sh, "#!/bin/sh\nexec cat\n").unwrap();
+    std::fs::set_permissions(&own_sh, std::fs::Permissions::from_mode(0o755)).unwrap();
+    // s02's solution is s00's.
+    std::fs::remove_file(class.join("s02/solution.sh")).unwrap();
+    std::os::unix::fs::symlink("../s00/solution.sh", class.join("s02/solution.sh")).unwrap();
+    let summary = grade(&options("attacked"), &|_| {}).unwrap();
+    let row = |id: &str| {
+        summary
+            .grades
+            .submissions
+            .iter()
+            .find(|s| s.id == id)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(
+        row("s01").score,
+        0.0,
+        "the system's sh ran s01's wrong solution"
+    );
+    let refused = row("s02");
+    assert_eq!(refused.score, 0.0);
+    let error = refused.error.unwrap_or_default();
+    assert!(error.contains("links outside the submission"), "{error}");
+    let alone = std::fs::read_to_string(dir.path().join("alone/grades.json")).unwrap();
+    let alone: xtask::gradebook::Grades = serde_json::from_str(&alone).unwrap();
+    let s00 = alone.submissions.iter().find(|s| s.id == "s00").unwrap();
+    assert_eq!(s00.score, row("s00").score);
+    assert_eq!(s00.score, 10.0);
 }
