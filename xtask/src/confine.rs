@@ -366,8 +366,9 @@ fn is_shared(path: &Path) -> bool {
 ///
 /// A bare command word (`python3`, `java`) is always a program on PATH, never a file of the
 /// folder: a submission cannot replace the interpreter its command names. With `cwd` (a
-/// submission's folder), a word whose real path (links followed) leaves it is refused: a
-/// submission cannot show a classmate's files, or the grader's, to its own program.
+/// submission's folder), a relative word whose real path (links followed) leaves it is refused:
+/// a submission cannot show a classmate's files, or the grader's, to its own program. (An
+/// absolute word is the command's own: the user wrote it.)
 pub fn resolve(target: &Target, cwd: Option<&Path>) -> Result<(Target, Option<PathBuf>), Error> {
     let base = cwd.unwrap_or(&target.dir);
     let inside = cwd.and_then(|cwd| cwd.canonicalize().ok());
@@ -383,7 +384,11 @@ pub fn resolve(target: &Target, cwd: Option<&Path>) -> Result<(Target, Option<Pa
         let path = base.join(&*word);
         if path.is_file() {
             let path = path.canonicalize().unwrap_or(path);
-            if let Some(inside) = inside.as_ref().filter(|folder| !path.starts_with(folder)) {
+            // An absolute word is the command's own (an interpreter, a tool the user named); a
+            // relative one names a file of the submission and must stay in it.
+            let relative = Path::new(&*word).is_relative();
+            let leaves = |folder: &&PathBuf| relative && !path.starts_with(folder);
+            if let Some(inside) = inside.as_ref().filter(leaves) {
                 return Err(Error::CouldNotRun {
                     command: target.display(),
                     message: format!(
