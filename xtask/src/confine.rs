@@ -287,12 +287,32 @@ impl Sight {
         resolved: &Target,
         folder: Option<&Path>,
     ) -> Result<Sight, Error> {
-        let mut protected: Vec<PathBuf> = vec![crate::workspace::root(), corpus_root.into()];
+        let mut protected: Vec<PathBuf> = crate::workspace::checkouts();
+        protected.push(corpus_root.into());
         protected.extend(settings.protected.iter().cloned());
-        let protected: Vec<PathBuf> = protected
+        let mut protected: Vec<PathBuf> = protected
             .iter()
             .filter_map(|path| path.canonicalize().ok())
             .collect();
+        protected.sort();
+        protected.dedup();
+        // The system folders are bound whole: a protected path inside one is masked there, and
+        // one that holds a system folder cannot be hidden without hiding the system.
+        let system: Vec<PathBuf> = mounts::SYSTEM
+            .iter()
+            .filter_map(|path| Path::new(path).canonicalize().ok())
+            .collect();
+        if let Some((holder, held)) = protected
+            .iter()
+            .find_map(|p| system.iter().find(|s| s.starts_with(p)).map(|s| (p, s)))
+        {
+            return Err(Error::Usage(format!(
+                "`{}` must stay out of every target's sight, but it holds `{}`, which every \
+                 target needs: move it into a folder of its own",
+                holder.display(),
+                held.display()
+            )));
+        }
         let mut readable: Vec<PathBuf> = folder.iter().map(|f| f.to_path_buf()).collect();
         for word in std::iter::once(&resolved.program).chain(&resolved.args) {
             let path = Path::new(word);
@@ -340,7 +360,7 @@ impl Sight {
         readable.retain(|path| !protected.iter().any(|p| path.starts_with(p)));
         let masked: Vec<PathBuf> = protected
             .iter()
-            .filter(|p| readable.iter().any(|r| p.starts_with(r)))
+            .filter(|p| readable.iter().chain(&system).any(|r| p.starts_with(r)))
             .cloned()
             .collect();
         Ok(Sight { readable, masked })

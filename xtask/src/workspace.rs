@@ -13,6 +13,27 @@ pub fn root() -> PathBuf {
         .unwrap_or_else(|| PathBuf::from("."))
 }
 
+/// Every gridjudge checkout this process belongs to, to keep out of every target's sight: the
+/// one it was built from, and the one it runs from, found at run time from the running
+/// program's own path (a checkout moved or copied after the build is protected all the same).
+pub fn checkouts() -> Vec<PathBuf> {
+    let mut found = vec![root()];
+    let running = std::env::current_exe().and_then(|exe| exe.canonicalize());
+    if let Ok(exe) = running {
+        let is_checkout = |dir: &Path| {
+            dir.join("Cargo.toml").is_file()
+                && dir.join("xtask").is_dir()
+                && dir.join("cases").is_dir()
+        };
+        if let Some(checkout) = exe.ancestors().find(|dir| is_checkout(dir)) {
+            if !found.iter().any(|known| known == checkout) {
+                found.push(checkout.to_path_buf());
+            }
+        }
+    }
+    found
+}
+
 /// The bundled corpus.
 pub fn cases() -> PathBuf {
     root().join("cases")

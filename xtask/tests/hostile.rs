@@ -615,3 +615,55 @@ fn a_target_runs_as_the_reserved_uid_whoever_owns_its_folder() {
     let judgement = &run.results[0].judgement;
     assert_eq!(judgement.verdict, Verdict::Pass, "{judgement:?}");
 }
+
+/// A corpus kept under a system folder (`/opt/course`, where grading servers put courses) is
+/// masked in the view even though `/opt` is bound whole. The test binds a folder of its own
+/// over `/opt` in a private mount namespace (`unshare --mount`), so the host's `/opt` is
+/// untouched, and runs `cargo xtask check` there against a target that prints the corpus's
+/// expected output if it can read it.
+#[test]
+fn a_corpus_under_a_system_folder_stays_hidden() {
+    let unshare = std::process::Command::new("unshare")
+        .arg("--version")
+        .output();
+    if xtask::sandbox::available().is_err()
+        || unsafe { libc::geteuid() } != 0
+        || unshare.is_err()
+        || !Path::new("/opt").is_dir()
+    {
+        eprintln!("skipped: needs root, the sandbox, unshare and /opt; CI has them all");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let opt = tempfile::tempdir().unwrap();
+    let course = opt.path().join("course");
+    let copied = std::process::Command::new("cp")
+        .arg("-a")
+        .arg(corpus.root())
+        .arg(&course)
+        .status()
+        .unwrap();
+    assert!(copied.success());
+    let program = fixture();
+    let reference = opt.path().join("reference");
+    std::fs::write(&reference, "").unwrap();
+    let script = format!(
+        "mount --bind '{opt}' /opt && exec '{xtask}' check --spec demo --cases /opt/course \
+         --reference /opt/reference -- '{program}' read-corpus /opt/course/demo/basic/001-case.out",
+        opt = opt.path().display(),
+        xtask = env!("CARGO_BIN_EXE_xtask"),
+        program = Path::new(&program).display(),
+    );
+    let output = std::process::Command::new("unshare")
+        .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert_eq!(
+        output.status.code(),
+        Some(1),
+        "the target must not read the corpus under /opt: {stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("0 passed, 1 failed"), "{stdout}");
+}

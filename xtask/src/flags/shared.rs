@@ -194,7 +194,15 @@ impl RunArgs {
             include_unspecified: self.include_unspecified,
             program: Program::from_argv(target),
             progress,
-            confine: self.confine.settings(),
+            confine: Settings {
+                // The reports this run writes are its outputs: no target reads an earlier one.
+                protected: [&self.json, &self.junit, &self.gradescope, &self.html]
+                    .into_iter()
+                    .flatten()
+                    .cloned()
+                    .collect(),
+                ..self.confine.settings()
+            },
             ..base
         }
     }

@@ -347,8 +347,13 @@ impl Class<'_> {
             progress: false,
             ..self.options.check.clone()
         };
-        // The student's program runs in the student's folder, whatever its command line names.
+        // The student's program runs in the student's folder, whatever its command line names,
+        // and never sees the grades of the others.
         check_options.confine.cwd = Some(dir.to_path_buf());
+        check_options
+            .confine
+            .protected
+            .push(self.options.out.clone());
         let planned = check::prepare_suite(&check_options, self.suite, self.cases);
         match planned {
             Ok(prepared) if !prepared.is_empty() => Slot::Running {
