@@ -82,9 +82,10 @@ fn main() -> ExitCode {
     // Gradescope shows a 0 with the reason, whatever kept the check from running.
     if let (Err(err), Some(path)) = (&result, &reports.gradescope) {
         if !matches!(err, Error::CouldNotRun { .. }) {
+            let reason = xtask::gradescope::redact(&err.to_string(), &reports.student_root);
             let _ = xtask::files::write_atomically(
                 path,
-                xtask::gradescope::render_failure(&err.to_string()).as_bytes(),
+                xtask::gradescope::render_failure(&reason).as_bytes(),
             );
         }
     }

@@ -43,7 +43,9 @@ pub fn run_script(kit: &str, run: &[String]) -> String {
          # The submission runs as an unprivileged user, who must be able to read it.\n\
          chmod -R a+rX /autograder/submission 2>/dev/null\n\
          cd /autograder/submission 2>/dev/null || cd /\n\
-         /autograder/source/{kit} --require-isolation --gradescope \"$results\" -- {command}\n\
+         # The submission's folder is where it runs; the kit and its hidden cases are not shown.\n\
+         /autograder/source/{kit} --require-isolation --cwd /autograder/submission \\\n\
+         \x20 --hide /autograder/source --gradescope \"$results\" -- {command}\n\
          status=$?\n\
          # A checker that could not start at all still leaves a score of 0, and why.\n\
          if [ ! -s \"$results\" ]; then\n\
@@ -109,5 +111,16 @@ mod tests {
     fn the_command_reaches_bash_word_for_word() {
         let script = run_script("check-go", &["python3".into(), "it's.py".into()]);
         assert!(script.contains("-- 'python3' 'it'\\''s.py'\n"), "{script}");
+        assert!(script.contains("--cwd /autograder/submission"), "{script}");
+        assert!(script.contains("--hide /autograder/source"), "{script}");
+        // bash parses it (`-n`: reads, runs nothing).
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("run_autograder");
+        std::fs::write(&path, &script).unwrap();
+        let parsed = std::process::Command::new("bash")
+            .arg("-n")
+            .arg(&path)
+            .status();
+        assert!(parsed.is_ok_and(|status| status.success()), "{script}");
     }
 }

@@ -19,6 +19,9 @@ pub struct Reports {
     pub html: Option<PathBuf>,
     pub gradescope_settings: gradescope::Settings,
     pub verbose: bool,
+    /// The folder a student's messages may name paths in (the submission's); any other
+    /// absolute path in a could-not-run message is cut to its last component.
+    pub student_root: PathBuf,
 }
 
 impl Reports {
@@ -38,10 +41,8 @@ impl Reports {
             Err(err) => {
                 // Gradescope shows a 0 with the reason rather than "the autograder failed".
                 if let (Some(path), Error::CouldNotRun { .. }) = (&self.gradescope, &err) {
-                    write_atomically(
-                        path,
-                        gradescope::render_failure(&err.to_string()).as_bytes(),
-                    )?;
+                    let reason = gradescope::redact(&err.to_string(), &self.student_root);
+                    write_atomically(path, gradescope::render_failure(&reason).as_bytes())?;
                 }
                 return Err(err);
             }

@@ -26,6 +26,8 @@ struct Results {
     /// Whole seconds the grading took.
     execution_time: u64,
     output: String,
+    /// How Gradescope shows `output` (and each test's): as plain text, never as HTML.
+    output_format: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     stdout_visibility: Option<String>,
     tests: Vec<Test>,
@@ -105,6 +107,7 @@ pub fn render(run: &Run, settings: &Settings) -> String {
     let results = Results {
         score: tests.iter().map(|t| t.score).sum(),
         execution_time: run.elapsed.as_secs_f64().ceil() as u64,
+        output_format: "text",
         output: format!("graded by gridjudge against {}", run.target),
         stdout_visibility: settings.visibility.clone(),
         tests,
@@ -117,9 +120,56 @@ pub fn render_failure(reason: &str) -> String {
     let results = Results {
         score: 0.0,
         execution_time: 0,
+        output_format: "text",
         output: format!("gridjudge could not grade this submission: {reason}"),
         stdout_visibility: None,
         tests: Vec::new(),
     };
     serde_json::to_string_pretty(&results).unwrap_or_default() + "\n"
+}
+
+/// `message` with every absolute path outside `root` cut to its last component: what a student
+/// sees of an error names the files of the submission, never a folder of the grading machine.
+pub fn redact(message: &str, root: &std::path::Path) -> String {
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(at) = rest.find('/') {
+        let starts_word = at == 0
+            || rest[..at]
+                .chars()
+                .last()
+                .is_some_and(|c| c.is_whitespace() || "`'\"(=".contains(c));
+        out.push_str(&rest[..at]);
+        let end = rest[at..]
+            .find(|c: char| c.is_whitespace() || "`'\"):,".contains(c))
+            .map_or(rest.len(), |n| at + n);
+        let path = &rest[at..end];
+        if starts_word && !std::path::Path::new(path).starts_with(root) {
+            let name = path.rsplit('/').find(|part| !part.is_empty()).unwrap_or("");
+            out.push_str(&format!("…/{name}"));
+        } else {
+            out.push_str(path);
+        }
+        rest = &rest[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_outside_the_submission_are_cut_to_their_name() {
+        let root = std::path::Path::new("/autograder/submission");
+        let message = "could not run `python3 /autograder/submission/go.py`: it would run in \
+                       `/autograder/source/cases`, inside /tmp/gridjudge-kit-x1/go: no";
+        assert_eq!(
+            redact(message, root),
+            "could not run `python3 /autograder/submission/go.py`: it would run in \
+             `…/cases`, inside …/go: no"
+        );
+        assert_eq!(redact("a/b and 1/2", root), "a/b and 1/2", "not absolute");
+    }
 }

@@ -1,11 +1,17 @@
 //! Hidden cases: an expected output known only by salted hashes, so that the student kit can
 //! judge a case without holding (or showing) its expected output.
 //!
-//! A `.hidden` file holds a random salt and two SHA-256 hashes of the salted expected output:
+//! A `.hidden` file holds a random salt and two Argon2id hashes of the salted expected output:
 //! of its canonical form under the suite's comparison (equal exactly when `compare` finds no
 //! difference), and of its presentation form (equal exactly when the outputs differ at most in
 //! spaces, line endings and blank lines at the end). So a hidden case still tells a wrong
 //! answer from a presentation error, and says nothing more.
+//!
+//! Argon2id, not a fast hash: from an output one character off, a fast salted hash gave the
+//! exact expected output back after a thousand guesses in about a second. Each guess now costs
+//! [`COST_KIB`] KiB of memory and [`PASSES`] passes over it (tens of milliseconds), which a
+//! kit run pays once or twice per hidden case and a guesser pays per guess. The inputs of
+//! hidden cases are only masked: they reach the student's program anyway.
 
 use std::path::Path;
 
@@ -25,12 +31,29 @@ pub struct Hashes {
     pub presentation: [u8; 32],
 }
 
+/// Memory per hash, in KiB.
+pub const COST_KIB: u32 = 32 * 1024;
+
+/// Passes over that memory per hash.
+pub const PASSES: u32 = 2;
+
 fn salted(salt: &[u8], text: &[u8]) -> [u8; 32] {
-    let mut hasher = Sha256::new();
-    hasher.update((salt.len() as u64).to_le_bytes());
-    hasher.update(salt);
-    hasher.update(text);
-    hasher.finalize().into()
+    use argon2::{Algorithm, Argon2, Params, Version};
+    let mut out = [0u8; 32];
+    // Argon2 wants a salt of 8 bytes or more; the kit's are 16, random.
+    let salt: Vec<u8> = salt.iter().copied().chain(*b"gridjudg").collect();
+    let hashed = Params::new(COST_KIB, PASSES, 1, Some(32)).and_then(|params| {
+        Argon2::new(Algorithm::Argon2id, Version::V0x13, params)
+            .hash_password_into(text, &salt, &mut out)
+    });
+    if hashed.is_err() {
+        // Only invalid parameters fail, and these are constants: still, never a fast hash.
+        let mut hasher = Sha256::new();
+        hasher.update(&salt);
+        hasher.update(text);
+        out = hasher.finalize().into();
+    }
+    out
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -158,6 +181,34 @@ mod tests {
             Hashes::of(CompareMode::Exact, b"other", expected).exact,
             hashes.exact
         );
+    }
+
+    /// Not a timed assertion: the cost of a guess, printed for the record (`--nocapture`).
+    #[test]
+    fn a_guess_costs_what_the_parameters_say() {
+        let start = std::time::Instant::now();
+        let n = 4;
+        for k in 0..n {
+            let _ = salted(b"0123456789abcdef", format!("guess {k}").as_bytes());
+        }
+        let each = start.elapsed() / n;
+        // The fast salted hash the kit used before, for comparison.
+        let start = std::time::Instant::now();
+        let fast = 100_000u32;
+        for k in 0..fast {
+            let mut hasher = Sha256::new();
+            hasher.update(b"0123456789abcdef");
+            hasher.update(format!("guess {k}").as_bytes());
+            std::hint::black_box(hasher.finalize());
+        }
+        let fast_each = start.elapsed() / fast;
+        eprintln!(
+            "one guess: {each:?} ({:.1} guesses per second); salted SHA-256: {fast_each:?} \
+             ({:.0} per second)",
+            1.0 / each.as_secs_f64(),
+            1.0 / fast_each.as_secs_f64()
+        );
+        assert_ne!(salted(b"salt", b"a"), salted(b"salt", b"b"));
     }
 
     #[test]

@@ -318,7 +318,12 @@ fn run_autograder(zip: &Path, submission: &Path) -> serde_json::Value {
     let copy = root.path().join("submission");
     std::fs::create_dir_all(&copy).unwrap();
     for entry in std::fs::read_dir(submission).unwrap().flatten() {
-        std::fs::copy(entry.path(), copy.join(entry.file_name())).unwrap();
+        // A link is handed in as a link (it may point where only the grader has files).
+        match std::fs::read_link(entry.path()) {
+            Ok(target) => std::os::unix::fs::symlink(target, copy.join(entry.file_name())),
+            Err(_) => std::fs::copy(entry.path(), copy.join(entry.file_name())).map(drop),
+        }
+        .unwrap();
     }
     let script = format!(
         "mount --bind {} /autograder && bash /autograder/source/setup.sh >/dev/null && \
@@ -449,6 +454,38 @@ fn the_autograder_zip_grades_as_gradescope_runs_it() {
         .unwrap()
         .iter()
         .any(|t| t["output"].as_str().unwrap().contains("ZeroDivisionError")));
+
+    assert_eq!(right["output_format"], "text", "{right}");
+
+    // A submission that looks for the kit and its hidden cases finds nothing there.
+    let nosy = run_autograder(
+        &zip,
+        submission(&[(
+            "go.py",
+            "import os, sys\n\
+             try:\n    print('LEAK', os.listdir('/autograder/source'), file=sys.stderr)\n\
+             except OSError:\n    print('SEALED', file=sys.stderr)\n"
+                .into(),
+        )])
+        .path(),
+    );
+    let nosy_text = nosy.to_string();
+    assert!(
+        nosy_text.contains("SEALED") && !nosy_text.contains("LEAK"),
+        "{nosy}"
+    );
+    // One that links to the kit's folder is refused, and the reason shows no grader path.
+    let linked = submission(&[]);
+    std::os::unix::fs::symlink(
+        "/autograder/source/run_autograder",
+        linked.path().join("go.py"),
+    )
+    .unwrap();
+    let linked = run_autograder(&zip, linked.path());
+    assert_eq!(linked["score"].as_f64().unwrap(), 0.0, "{linked}");
+    let output = linked["output"].as_str().unwrap();
+    assert!(output.contains("links outside the submission"), "{linked}");
+    assert!(!output.contains("/autograder/source"), "{linked}");
 
     let missing = run_autograder(&zip, submission(&[("README", "no code".into())]).path());
     assert_eq!(missing["score"].as_f64().unwrap(), 0.0, "{missing}");

@@ -65,9 +65,14 @@ pub struct ConfineArgs {
     /// Fail (exit 2) rather than warn when a layer of the sandbox is missing on this machine.
     #[arg(long)]
     require_isolation: bool,
-    /// Run targets in DIR instead of the folder of their program.
+    /// Run targets in DIR instead of the folder of their program; a file the command line
+    /// names relative to DIR must then be in DIR (a link out of it is refused).
     #[arg(long, value_name = "DIR")]
     cwd: Option<PathBuf>,
+    /// Keep PATH out of every target's sight too (besides the checkout, the corpus, the
+    /// reference and the reports), even inside a folder the target may read. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    hide: Vec<PathBuf>,
 }
 
 impl ConfineArgs {
@@ -77,7 +82,7 @@ impl ConfineArgs {
             sandbox: !self.no_sandbox,
             require_isolation: self.require_isolation,
             cwd: self.cwd.clone(),
-            protected: Vec::new(),
+            protected: self.hide.clone(),
             limits: ResourceLimits {
                 cpu: self.cpu,
                 memory: self.memory,
@@ -200,6 +205,7 @@ impl RunArgs {
                     .into_iter()
                     .flatten()
                     .cloned()
+                    .chain(self.confine.hide.iter().cloned())
                     .collect(),
                 ..self.confine.settings()
             },
@@ -216,6 +222,7 @@ impl RunArgs {
             html: self.html.clone(),
             gradescope_settings: self.report.gradescope(),
             verbose: self.verbose,
+            student_root: std::env::current_dir().unwrap_or_default(),
         }
     }
 }
