@@ -18,6 +18,12 @@ use xtask::kit::Bundle;
 #[command(
     about = "Checks a program against the cases of one assignment, offline: the public cases \
              with full diffs, and the instructor's hidden cases by verdict only.",
+    long_about = "Checks a program against the cases of one assignment, offline: the public \
+                  cases with full diffs, and the instructor's hidden cases by verdict only.\n\n\
+                  What this file protects: a hidden case's expected output is not in it (only \
+                  slow salted hashes of it), so no report shows it. A hidden case's input is \
+                  in it, masked, and is given to your program on stdin: hidden inputs are not \
+                  secret from the program being checked.",
     after_help = "Exit status: 0 every graded case passed; 1 some failed; 2 the check could not \
                   run (bad arguments, a program that cannot start); 130 interrupted."
 )]
