@@ -123,3 +123,31 @@ pub fn target_dir() -> PathBuf {
         target_dir
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The running program's checkout is found from its own path, not from where it was built:
+    /// the test program lives in this checkout's `target/`, so the checkout found is an
+    /// ancestor of it, with the checkout's files.
+    #[test]
+    fn the_running_checkout_is_found_from_the_running_program() {
+        let exe = std::env::current_exe().unwrap().canonicalize().unwrap();
+        if !exe
+            .ancestors()
+            .any(|dir| dir.join("xtask").is_dir() && dir.join("cases").is_dir())
+        {
+            eprintln!(
+                "skipped: this test program is built outside the checkout (CARGO_TARGET_DIR)"
+            );
+            return;
+        }
+        let found = checkouts();
+        let running = found
+            .iter()
+            .find(|dir| exe.starts_with(dir))
+            .unwrap_or_else(|| panic!("no checkout above `{}` in {found:?}", exe.display()));
+        assert!(running.join("cases").is_dir() && running.join("xtask").is_dir());
+    }
+}
