@@ -344,6 +344,7 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
     ];
     let bounds = Bounds {
         timeout: Duration::from_secs(10),
+        wall: crate::process::backstop(Duration::from_secs(10)),
         stdout_cap: 1 << 20,
         stderr_cap: 4096,
     };

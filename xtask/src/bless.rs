@@ -144,6 +144,7 @@ fn bless_case(
     let input = std::fs::read(input_path).map_err(|err| Error::io(input_path, err))?;
     let bounds = Bounds {
         timeout: suite.timeout().max(Duration::from_secs(10)),
+        wall: crate::process::backstop(suite.timeout().max(Duration::from_secs(10))),
         stdout_cap: 1 << 30,
         stderr_cap: 4096,
     };
@@ -155,6 +156,7 @@ fn bless_case(
                 message: err.to_string(),
             })?;
         let failed = execution.timed_out
+            || execution.wall_stopped
             || execution.output_limited
             || match execution.exit {
                 Exit::Signal(_) => true,

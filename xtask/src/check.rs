@@ -26,7 +26,11 @@ pub struct Options {
     pub spec: Option<String>,
     pub filter: Option<String>,
     pub jobs: usize,
+    /// CPU time a case may use (default: the suite's timeout).
     pub timeout: Option<Duration>,
+    /// Wall time after which a case is stopped whatever its CPU time (default:
+    /// [`crate::process::backstop`] of the timeout).
+    pub wall: Option<Duration>,
     pub fail_fast: bool,
     pub include_unspecified: bool,
     /// What runs: the reference (with each suite's arguments) or the user's program.
@@ -52,6 +56,7 @@ impl Options {
             filter: None,
             jobs: crate::pool::cpus(),
             timeout: None,
+            wall: None,
             fail_fast: false,
             include_unspecified: false,
             program: Program::Reference,
@@ -432,6 +437,45 @@ fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error
     results.into_iter().collect()
 }
 
+/// Every case runs under a shared hold of this lock; a case rerun because the machine starved
+/// it takes it alone.
+static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
+
+/// Runs a case so that the machine's load does not decide its verdict. The time limit is on
+/// the case's CPU time; a case stopped at the wall-clock backstop having used less than half
+/// of it while the machine was busy (load above its cores) was starved, not slow: it runs
+/// again, alone. The execution, and `Some(load)` when even that rerun was stopped at the
+/// backstop on a busy machine (no verdict can be trusted).
+fn execute_fairly(
+    plan: &Plan,
+    input: &[u8],
+    bounds: &Bounds,
+) -> (std::io::Result<crate::process::Execution>, Option<f64>) {
+    let starved = |execution: &crate::process::Execution| {
+        execution.wall_stopped
+            && execution.cpu_time < bounds.timeout / 2
+            && !crate::interrupt::interrupted()
+    };
+    let first = {
+        let _shared = ALONE.read().unwrap_or_else(|p| p.into_inner());
+        execute(&plan.target, input, bounds, &plan.policy)
+    };
+    let busy = crate::pool::load().filter(|&load| load > crate::pool::cpus() as f64);
+    match first {
+        Ok(execution) if starved(&execution) && busy.is_some() => {
+            let _alone = ALONE.write().unwrap_or_else(|p| p.into_inner());
+            let again = execute(&plan.target, input, bounds, &plan.policy);
+            let still_busy = crate::pool::load().filter(|&load| load > crate::pool::cpus() as f64);
+            let unreliable = match &again {
+                Ok(execution) if starved(execution) => still_busy,
+                _ => None,
+            };
+            (again, unreliable)
+        }
+        first => (first, None),
+    }
+}
+
 fn run_case(
     options: &Options,
     plan: &Plan,
@@ -458,19 +502,29 @@ fn run_case(
     }
     let bounds = Bounds {
         timeout,
+        wall: options
+            .wall
+            .unwrap_or_else(|| crate::process::backstop(timeout)),
         stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
         stderr_cap: 64 << 10,
     };
-    let mut judgement = match (
-        execute(&plan.target, &input, &bounds, &plan.policy),
-        &hashes,
-    ) {
+    let (execution, busy) = execute_fairly(plan, &input, &bounds);
+    let mut judgement = match (execution, &hashes) {
         (Ok(execution), Some(hashes)) => {
             judge_hidden(plan.suite.rules(), hashes, execution, timeout)
         }
         (Ok(execution), None) => judge(plan.suite.rules(), expected, execution, timeout),
         (Err(err), _) => Judgement::could_not_run(err.to_string(), expected),
     };
+    if let (Verdict::Timeout, Some(load)) = (judgement.verdict, busy) {
+        judgement.verdict = Verdict::Unreliable;
+        judgement.detail = Some(format!(
+            "stopped twice at the wall-clock backstop having used little CPU time, while the \
+             machine was busy (load {load:.1} on {} cores): no verdict on the program; grade it \
+             again on a quieter machine",
+            crate::pool::cpus()
+        ));
+    }
     if !judgement.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);
     }

@@ -209,6 +209,7 @@ fn reference_output(
 ) -> Result<String, Error> {
     let bounds = crate::process::Bounds {
         timeout: std::time::Duration::from_secs(30),
+        wall: crate::process::backstop(std::time::Duration::from_secs(30)),
         stdout_cap: 64 << 20,
         stderr_cap: 4096,
     };

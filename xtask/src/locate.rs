@@ -42,6 +42,7 @@ pub fn trace(reference: &Target, input: &[u8]) -> Option<String> {
     traced.args.push(trace_path.clone().into());
     let bounds = Bounds {
         timeout: Duration::from_secs(30),
+        wall: crate::process::backstop(Duration::from_secs(30)),
         stdout_cap: usize::MAX / 2,
         stderr_cap: 4096,
     };

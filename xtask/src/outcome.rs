@@ -30,7 +30,12 @@ pub enum Verdict {
     RuntimeError,
     /// The right output, but killed by a signal, or a non-zero exit where the suite grades it.
     ExitStatus,
+    /// Used its CPU time limit, or still ran at the wall-clock backstop (and again when rerun
+    /// alone on a quiet machine: it sleeps or blocks).
     Timeout,
+    /// Stopped at the wall-clock backstop having used little CPU, twice, on a machine too busy
+    /// to tell: no verdict on the program (rerun it on a quieter machine).
+    Unreliable,
     OutputLimit,
     MemoryLimit,
     CpuLimit,
@@ -53,6 +58,7 @@ impl Verdict {
             | Verdict::RuntimeError
             | Verdict::ExitStatus
             | Verdict::Timeout
+            | Verdict::Unreliable
             | Verdict::OutputLimit
             | Verdict::MemoryLimit
             | Verdict::CpuLimit
@@ -64,13 +70,14 @@ impl Verdict {
         }
     }
 
-    pub const ALL: [Verdict; 14] = [
+    pub const ALL: [Verdict; 15] = [
         Verdict::Pass,
         Verdict::WrongOutput,
         Verdict::PresentationError,
         Verdict::RuntimeError,
         Verdict::ExitStatus,
         Verdict::Timeout,
+        Verdict::Unreliable,
         Verdict::OutputLimit,
         Verdict::MemoryLimit,
         Verdict::CpuLimit,
@@ -92,6 +99,7 @@ impl Verdict {
             Verdict::RuntimeError => "runtime-error",
             Verdict::ExitStatus => "exit-status",
             Verdict::Timeout => "timeout",
+            Verdict::Unreliable => "unreliable-measurement",
             Verdict::OutputLimit => "output-limit",
             Verdict::MemoryLimit => "memory-limit",
             Verdict::CpuLimit => "cpu-limit",
@@ -119,6 +127,7 @@ impl fmt::Display for Verdict {
             Verdict::RuntimeError => "runtime error",
             Verdict::ExitStatus => "exit status",
             Verdict::Timeout => "timeout",
+            Verdict::Unreliable => "unreliable measurement",
             Verdict::OutputLimit => "output limit",
             Verdict::MemoryLimit => "memory limit",
             Verdict::CpuLimit => "CPU time limit",
@@ -354,14 +363,8 @@ fn decide(
         (verdict, Some(detail))
     } else if execution.interrupted {
         (Verdict::Skipped, Some("interrupted".into()))
-    } else if execution.timed_out {
-        (
-            Verdict::Timeout,
-            Some(format!(
-                "still running after {:.1} s: killed",
-                timeout.as_secs_f64()
-            )),
-        )
+    } else if execution.timed_out || execution.wall_stopped {
+        (Verdict::Timeout, Some(timeout_detail(&execution, timeout)))
     } else if execution.output_limited {
         (
             Verdict::OutputLimit,
@@ -409,6 +412,26 @@ fn decide(
     }
 }
 
+/// What a timeout says: which limit stopped the program, and what it used of the other.
+fn timeout_detail(execution: &Execution, timeout: Duration) -> String {
+    let cpu = execution.cpu_time.as_secs_f64();
+    if execution.wall_stopped {
+        format!(
+            "still running after {:.1} s of wall time, having used {cpu:.2} s of its {:.1} s of \
+             CPU time: it sleeps or waits for something that never comes; killed",
+            execution.elapsed.as_secs_f64(),
+            timeout.as_secs_f64()
+        )
+    } else if execution.cpu_time >= timeout.mul_f64(0.9) {
+        format!(
+            "used {cpu:.1} s of CPU time, its limit ({:.1} s of wall time): killed",
+            execution.elapsed.as_secs_f64()
+        )
+    } else {
+        format!("still running after {:.1} s: killed", timeout.as_secs_f64())
+    }
+}
+
 /// The verdict and detail of a run that ran into `limit`.
 fn limit_verdict(limit: Limit, execution: &Execution) -> (Verdict, String) {
     match limit {
@@ -448,7 +471,9 @@ fn with_notes(
     verdict: Verdict,
     execution: &Execution,
 ) -> Option<String> {
-    if execution.stdout.is_empty() && (execution.timed_out || verdict == Verdict::RuntimeError) {
+    if execution.stdout.is_empty()
+        && (execution.timed_out || execution.wall_stopped || verdict == Verdict::RuntimeError)
+    {
         let hint = "it printed nothing before it ended: output still in a buffer is lost when a \
                     program is killed (flush after each answer: print(..., flush=True), \
                     System.out.flush(), fflush(stdout))";

@@ -9,6 +9,12 @@ use rayon::prelude::*;
 use crate::error::Error;
 
 /// The number of CPUs: the default number of jobs.
+/// The machine's load (the one-minute average of runnable processes), where the kernel says.
+pub fn load() -> Option<f64> {
+    let text = std::fs::read_to_string("/proc/loadavg").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
 pub fn cpus() -> usize {
     std::thread::available_parallelism().map_or(2, |n| n.get())
 }

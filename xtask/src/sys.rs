@@ -71,6 +71,22 @@ pub fn wait4(pid: libc::pid_t) -> io::Result<(libc::c_int, libc::rusage)> {
     }
 }
 
+/// The CPU time `pid` has used, with that of the children it has waited for (from
+/// `/proc/PID/stat`), while it runs.
+pub fn cpu_time(pid: libc::pid_t) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let fields: Vec<&str> = stat.rsplit_once(") ")?.1.split_whitespace().collect();
+    // utime, stime, cutime, cstime: fields 14 to 17 of the line, the 12th to 15th after the name.
+    let ticks: u64 = fields
+        .get(11..15)?
+        .iter()
+        .map(|f| f.parse::<u64>().unwrap_or(0))
+        .sum();
+    // SAFETY: sysconf takes an integer.
+    let per_second = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1) as u64;
+    Some(Duration::from_micros(ticks * 1_000_000 / per_second))
+}
+
 /// The peak resident memory of `pid` in bytes (VmHWM), while it runs.
 pub fn peak_resident(pid: libc::pid_t) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

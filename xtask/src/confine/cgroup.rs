@@ -1,6 +1,8 @@
 //! The cgroup layer: one cgroup per worker, made once, that holds the worker's sandbox helper
 //! and so every case it starts. It limits the memory and the number of processes of the case
-//! running in it, tells the harness when a case ran into either, and gives its peak memory.
+//! running in it, tells the harness when a case ran into either, and gives its peak memory and
+//! the CPU time all its processes used (`cpuacct` on v1, `cpu.stat` on v2): what a time limit
+//! is judged by, whatever else the machine is doing.
 //!
 //! A cgroup per worker rather than per case: moving a process into a cgroup v1 hierarchy costs
 //! 10-15 ms, more than many cases take to run. Cases of one worker run one after the other, so
@@ -17,8 +19,12 @@ use std::sync::atomic::{AtomicU64, Ordering};
 pub enum Hierarchy {
     /// cgroup v2: one folder holds memory and pids.
     V2 { parent: PathBuf },
-    /// cgroup v1: one folder per controller.
-    V1 { memory: PathBuf, pids: PathBuf },
+    /// cgroup v1: one folder per controller (`cpuacct` where it is mounted and usable).
+    V1 {
+        memory: PathBuf,
+        pids: PathBuf,
+        cpuacct: Option<PathBuf>,
+    },
 }
 
 /// This process's own cgroup folder in a hierarchy, from /proc/self/cgroup.
@@ -70,7 +76,12 @@ pub fn hierarchy() -> Option<Hierarchy> {
 fn probe() -> Option<Hierarchy> {
     if let (Some(memory), Some(pids)) = (own_cgroup("memory"), own_cgroup("pids")) {
         if usable(&memory, "memory.limit_in_bytes") && usable(&pids, "pids.max") {
-            return Some(Hierarchy::V1 { memory, pids });
+            let cpuacct = own_cgroup("cpuacct").filter(|dir| usable(dir, "cpuacct.usage"));
+            return Some(Hierarchy::V1 {
+                memory,
+                pids,
+                cpuacct,
+            });
         }
     }
     let parent = own_cgroup("")?;
@@ -88,7 +99,14 @@ fn probe() -> Option<Hierarchy> {
 fn remove_stale(hierarchy: &Hierarchy) {
     let parents: Vec<&PathBuf> = match hierarchy {
         Hierarchy::V2 { parent } => vec![parent],
-        Hierarchy::V1 { memory, pids } => vec![memory, pids],
+        Hierarchy::V1 {
+            memory,
+            pids,
+            cpuacct,
+        } => [Some(memory), Some(pids), cpuacct.as_ref()]
+            .into_iter()
+            .flatten()
+            .collect(),
     };
     for parent in parents {
         let Ok(entries) = std::fs::read_dir(parent) else {
@@ -139,6 +157,8 @@ pub struct Observed {
     pub peak_memory: Option<u64>,
     pub memory_limit_hit: bool,
     pub process_limit_hit: bool,
+    /// CPU time of every process of the case, where the cgroup accounts it.
+    pub cpu: Option<std::time::Duration>,
 }
 
 /// The counters of a worker's cgroup before a case.
@@ -146,6 +166,8 @@ pub struct Observed {
 pub struct Mark {
     oom_kills: u64,
     pids_max: u64,
+    /// CPU time of the cgroup so far, where it is accounted.
+    cpu: Option<std::time::Duration>,
 }
 
 /// One worker's cgroup (a folder per controller on v1).
@@ -166,7 +188,15 @@ impl WorkerCgroup {
         );
         let dirs = match hierarchy {
             Hierarchy::V2 { parent } => vec![parent.join(&name)],
-            Hierarchy::V1 { memory, pids } => vec![memory.join(&name), pids.join(&name)],
+            Hierarchy::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => [Some(memory), Some(pids), cpuacct.as_ref()]
+                .into_iter()
+                .flatten()
+                .map(|parent| parent.join(&name))
+                .collect(),
         };
         for dir in &dirs {
             std::fs::create_dir(dir)?;
@@ -192,10 +222,35 @@ impl WorkerCgroup {
     }
 
     fn pids_dir(&self) -> &Path {
-        self.dirs
-            .last()
-            .map(PathBuf::as_path)
-            .unwrap_or(Path::new("/"))
+        let at = match self.hierarchy {
+            Hierarchy::V2 { .. } => 0,
+            Hierarchy::V1 { .. } => 1,
+        };
+        self.dirs.get(at).map_or(Path::new("/"), PathBuf::as_path)
+    }
+
+    /// The CPU time every process of the cgroup has used so far; `None` where it is not
+    /// accounted.
+    fn cpu(&self) -> Option<std::time::Duration> {
+        match &self.hierarchy {
+            Hierarchy::V2 { .. } => {
+                let stat = read(&self.dirs[0], "cpu.stat");
+                let micros = stat.lines().find_map(|l| l.strip_prefix("usage_usec "))?;
+                Some(std::time::Duration::from_micros(
+                    micros.trim().parse().ok()?,
+                ))
+            }
+            Hierarchy::V1 { cpuacct: None, .. } => None,
+            Hierarchy::V1 { .. } => {
+                let nanos = read(self.dirs.get(2)?, "cpuacct.usage");
+                Some(std::time::Duration::from_nanos(nanos.trim().parse().ok()?))
+            }
+        }
+    }
+
+    /// The CPU time the running case has used since `mark`, where it is accounted.
+    pub fn cpu_since(&self, mark: &Mark) -> Option<std::time::Duration> {
+        Some(self.cpu()?.saturating_sub(mark.cpu?))
     }
 
     /// Moves `pid` (the worker's helper) into the cgroup.
@@ -241,6 +296,7 @@ impl WorkerCgroup {
         Mark {
             oom_kills: event_count(&memory_events, "oom_kill "),
             pids_max: self.pids_max_events(),
+            cpu: self.cpu(),
         }
     }
 
@@ -270,6 +326,7 @@ impl WorkerCgroup {
             peak_memory: peak.trim().parse().ok(),
             memory_limit_hit: now.oom_kills > mark.oom_kills,
             process_limit_hit: now.pids_max > mark.pids_max,
+            cpu: self.cpu_since(mark),
         }
     }
 }

@@ -153,9 +153,13 @@ pub struct RunArgs {
     /// Cases run at once (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
     pub jobs: Option<usize>,
-    /// Seconds a case may run (default: the suite's).
+    /// Seconds of CPU time a case may use, all its processes together (default: the suite's).
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
+    /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
+    /// programs that sleep or block (default: 3 times the timeout and 2 more).
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub wall: Option<Duration>,
     /// Stop at the first failing graded case.
     #[arg(long)]
     pub fail_fast: bool,
@@ -195,6 +199,7 @@ impl RunArgs {
             filter: self.filter.clone(),
             jobs: self.jobs.unwrap_or(base.jobs),
             timeout: self.timeout,
+            wall: self.wall,
             fail_fast: self.fail_fast,
             include_unspecified: self.include_unspecified,
             program: Program::from_argv(target),

@@ -334,9 +334,13 @@ pub struct GradeArgs {
     /// Cases run at once (default: the number of CPUs).
     #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
     pub jobs: Option<usize>,
-    /// Seconds a case may run (default: the suite's).
+    /// Seconds of CPU time a case may use, all its processes together (default: the suite's).
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
+    /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
+    /// programs that sleep or block (default: 3 times the timeout and 2 more).
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub wall: Option<Duration>,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -360,6 +364,7 @@ impl GradeArgs {
             check: crate::check::Options {
                 jobs: self.jobs.unwrap_or(base.jobs),
                 timeout: self.timeout,
+                wall: self.wall,
                 confine: self.confine.settings(),
                 ..base
             },

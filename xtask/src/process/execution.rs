@@ -9,11 +9,24 @@ use crate::limits::ResourceLimits;
 /// How long a run may take and how much of its output is kept.
 #[derive(Debug, Clone, Copy)]
 pub struct Bounds {
+    /// CPU time the case may use (all its processes, where that is measured; else wall time).
     pub timeout: Duration,
+    /// Wall-clock time after which the case is stopped whatever its CPU time: a backstop for
+    /// programs that sleep or block, well above `timeout`.
+    pub wall: Duration,
     /// Bytes of stdout kept; more is an output-limit verdict.
     pub stdout_cap: usize,
     /// Bytes of stderr kept; the rest is read and dropped.
     pub stderr_cap: usize,
+}
+
+/// The wall-clock backstop for a CPU time limit `timeout`: three times it and two seconds more,
+/// so that a program on a machine busy with other work is never stopped for the machine's sake,
+/// and one that sleeps or blocks still ends.
+pub fn backstop(timeout: Duration) -> Duration {
+    timeout
+        .saturating_mul(3)
+        .saturating_add(Duration::from_secs(2))
 }
 
 /// A resource limit the target ran into.
@@ -52,13 +65,17 @@ pub struct Execution {
     pub stderr_truncated: bool,
     /// From spawn to exit.
     pub elapsed: Duration,
-    /// Killed at the deadline.
+    /// Killed at the time limit: its CPU time (or, where CPU time is not measured, its wall
+    /// time) reached the timeout.
     pub timed_out: bool,
+    /// Killed at the wall-clock backstop while under its CPU limit.
+    pub wall_stopped: bool,
     /// Killed for writing more than the stdout cap.
     pub output_limited: bool,
     /// A resource limit it ran into, if any.
     pub limit: Option<Limit>,
-    /// CPU time of the target's main process (and the children it waited for).
+    /// CPU time of the case: every process of it where a cgroup accounts it, else the target's
+    /// main process and the children it waited for.
     pub cpu_time: Duration,
     /// Peak memory, from the worker's cgroup or the main process's peak resident set.
     pub peak_memory: Option<u64>,

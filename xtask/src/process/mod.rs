@@ -14,5 +14,5 @@ mod pump;
 mod running;
 mod spawn;
 
-pub use execution::{classify, Bounds, Execution, Exit, Limit, Signs};
+pub use execution::{backstop, classify, Bounds, Execution, Exit, Limit, Signs};
 pub use spawn::{execute, plan};

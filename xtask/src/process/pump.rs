@@ -1,6 +1,7 @@
 //! The pump: one thread multiplexes a running case with `poll(2)`. It feeds stdin (a target
 //! that exits early or never reads is normal), reads stdout and stderr (capped), watches for
-//! the end (a pidfd, or the helper's report), the deadline, Ctrl-C and the process limit;
+//! the end (a pidfd, or the helper's report), the time limit (the case's CPU time where it is
+//! measured, else its wall time), the wall-clock backstop, Ctrl-C and the process limit;
 //! whatever happens, the whole case is killed (its PID namespace, or its process group) before
 //! it is reaped. Each turn of the loop is four steps: [`Pump::check_end`], [`Pump::watch_list`],
 //! `poll`, [`Pump::serve`].
@@ -57,6 +58,8 @@ pub fn pump(
         bounds,
         start,
         deadline: start + bounds.timeout,
+        backstop: start + bounds.wall,
+        cpu_measured: None,
         killed_at: None,
         ended_at: None,
         pumped: Pumped::default(),
@@ -77,7 +80,12 @@ struct Pump<'r, 'a, 'i> {
     written: usize,
     bounds: &'i Bounds,
     start: Instant,
+    /// When the time limit passes in wall time (used where CPU time is not measured).
     deadline: Instant,
+    /// When the wall-clock backstop stops the case whatever its CPU time.
+    backstop: Instant,
+    /// Whether the case's CPU time can be measured, once known.
+    cpu_measured: Option<bool>,
     killed_at: Option<Instant>,
     ended_at: Option<Instant>,
     pumped: Pumped,
@@ -134,8 +142,10 @@ impl Pump<'_, '_, '_> {
             }
             return Ok(false);
         }
-        if now >= self.deadline {
+        if self.over_time_limit(now) {
             self.pumped.timed_out = true;
+        } else if now >= self.backstop {
+            self.pumped.wall_stopped = true;
         } else if crate::interrupt::interrupted() {
             self.pumped.interrupted = true;
         } else if let Some(limit) = self.running.limit_now() {
@@ -145,6 +155,30 @@ impl Pump<'_, '_, '_> {
         }
         self.kill(now);
         Ok(false)
+    }
+
+    /// Whether the case has used its time: its CPU time where that is measured (looked at once
+    /// a case has run a quarter of its limit in wall time: before, no program can have used it
+    /// all but one of many threads), else its wall time.
+    fn over_time_limit(&mut self, now: Instant) -> bool {
+        let timeout = self.bounds.timeout;
+        if self.cpu_measured == Some(false) {
+            return now >= self.deadline;
+        }
+        if now < self.start + timeout / 4 {
+            return false;
+        }
+        match self.running.cpu_used() {
+            Some(cpu) => {
+                self.cpu_measured = Some(true);
+                self.pumped.cpu_seen = self.pumped.cpu_seen.max(cpu);
+                cpu >= timeout
+            }
+            None => {
+                self.cpu_measured = Some(false);
+                now >= self.deadline
+            }
+        }
     }
 
     /// Kills the whole case, once.
@@ -187,7 +221,7 @@ impl Pump<'_, '_, '_> {
         let mut wait = match (self.ended_at, self.killed_at) {
             (Some(ended), _) => (ended + DRAIN).saturating_duration_since(now),
             (None, Some(_)) => Duration::from_millis(10),
-            (None, None) => self.deadline.saturating_duration_since(now).min(TICK),
+            (None, None) => self.backstop.saturating_duration_since(now).min(TICK),
         };
         // Without an end fd (or while polling memory) the end is seen only by looking.
         let polls_memory = matches!(

@@ -41,6 +41,10 @@ pub struct Pumped {
     pub output_limited: bool,
     pub interrupted: bool,
     pub process_limited: bool,
+    /// Killed at the wall-clock backstop (the CPU limit was not reached).
+    pub wall_stopped: bool,
+    /// The most CPU time seen while it ran.
+    pub cpu_seen: Duration,
 }
 
 /// How the target ended, once reaped.
@@ -95,6 +99,17 @@ impl Running<'_> {
                 .process_limit_hit(started)
                 .then_some(Limit::Processes),
             Running::Direct { .. } => None,
+        }
+    }
+
+    /// The CPU time the case has used so far, where it can be measured: every process of a
+    /// sandboxed case (its cgroup), or a direct target and the children it waited for.
+    pub fn cpu_used(&self) -> Option<Duration> {
+        match self {
+            Running::Direct { pid, .. } => sys::cpu_time(*pid),
+            Running::Sandboxed {
+                helper, started, ..
+            } => helper.cpu_used(started),
         }
     }
 
@@ -165,7 +180,10 @@ impl Running<'_> {
 pub fn finish(pumped: Pumped, ended: Ended, limits: &ResourceLimits, confined: bool) -> Execution {
     let limit = classify(&Signs {
         exit: ended.exit,
-        cpu_time: ended.cpu_time,
+        cpu_time: ended
+            .cpu_time
+            .max(ended.observed.cpu.unwrap_or_default())
+            .max(pumped.cpu_seen),
         memory_limit_hit: ended.observed.memory_limit_hit || ended.memory_killed,
         process_limit_hit: ended.observed.process_limit_hit || pumped.process_limited,
         stderr: &String::from_utf8_lossy(&pumped.stderr),
@@ -178,6 +196,7 @@ pub fn finish(pumped: Pumped, ended: Ended, limits: &ResourceLimits, confined: b
         stderr_truncated: pumped.stderr_truncated,
         elapsed: pumped.elapsed,
         timed_out: pumped.timed_out,
+        wall_stopped: pumped.wall_stopped,
         output_limited: pumped.output_limited,
         limit,
         cpu_time: ended.cpu_time,

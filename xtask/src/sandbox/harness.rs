@@ -139,6 +139,12 @@ impl Helper {
             .is_some_and(|cgroup| cgroup.process_limit_hit(&started.mark))
     }
 
+    /// The CPU time every process of the running case has used so far, where the worker's
+    /// cgroup accounts it.
+    pub fn cpu_used(&self, started: &Started) -> Option<std::time::Duration> {
+        self.cgroup.as_ref()?.cpu_since(&started.mark)
+    }
+
     /// Waits for the end of the running case; what the cgroup saw of it.
     pub fn finish(&mut self, started: &Started) -> io::Result<(Exited, Observed)> {
         let exited = match wire::receive_reply(self.socket.as_raw_fd())? {
