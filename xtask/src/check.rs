@@ -114,7 +114,7 @@ impl Prepared {
             n_filtered: 0,
             n_ungraded_left_out: 0,
             inferred,
-            warnings: Vec::new(),
+            warnings: jobs_warning(options.jobs).into_iter().collect(),
             start,
             program: options.program.clone(),
         }
@@ -223,9 +223,10 @@ pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseR
 }
 
 /// The finished run of a prepared check, from the results of its cases in order.
-pub fn finish(prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error> {
+pub fn finish(mut prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error> {
     could_not_run(&prepared.plans, &results)?;
     never_ran(&prepared.program, &results)?;
+    crate::confine::note_once(&mut prepared.warnings, load_warning().into_iter().collect());
     Ok(Run {
         suites: prepared.plans.into_iter().map(|p| p.suite).collect(),
         summaries: crate::run::Summaries::of(&results),
@@ -437,39 +438,63 @@ fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error
     results.into_iter().collect()
 }
 
+/// A warning when more cases run at once than the machine has cores.
+fn jobs_warning(jobs: usize) -> Option<String> {
+    let cpus = crate::pool::cpus();
+    (jobs > cpus).then(|| {
+        format!(
+            "warning: --jobs {jobs} is more than this machine's {cpus} cores: cases wait for a \
+             CPU (verdicts go by CPU time, but the run takes longer)"
+        )
+    })
+}
+
+/// A warning when the machine was much busier than the cores this run could use: timings and
+/// wall-clock limits cannot be trusted then (verdicts go by CPU time, and starved cases are
+/// run again, alone).
+fn load_warning() -> Option<String> {
+    let cpus = crate::pool::cpus();
+    let busy = crate::pool::load().is_some_and(|load| load > 2.0 * cpus as f64);
+    busy.then(|| {
+        format!(
+            "warning: this machine was busy during the run (a load above twice its {cpus} \
+             cores): time limits went by each program's CPU time and starved cases were run \
+             again, but wall times say little"
+        )
+    })
+}
+
 /// Every case runs under a shared hold of this lock; a case rerun because the machine starved
 /// it takes it alone.
 static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Runs a case so that the machine's load does not decide its verdict. The time limit is on
 /// the case's CPU time; a case stopped at the wall-clock backstop having used less than half
-/// of it while the machine was busy (load above its cores) was starved, not slow: it runs
-/// again, alone. The execution, and `Some(load)` when even that rerun was stopped at the
-/// backstop on a busy machine (no verdict can be trusted).
+/// of it, and having waited for a CPU a quarter of that time or more, was starved by the
+/// machine, not slow or asleep: it runs again, alone. The execution, and `Some(run_delay)`
+/// when even that rerun was starved (no verdict can be trusted).
 fn execute_fairly(
     plan: &Plan,
     input: &[u8],
     bounds: &Bounds,
-) -> (std::io::Result<crate::process::Execution>, Option<f64>) {
+) -> (std::io::Result<crate::process::Execution>, Option<Duration>) {
     let starved = |execution: &crate::process::Execution| {
-        execution.wall_stopped
+        let waited = execution.run_delay.unwrap_or_default();
+        (execution.wall_stopped
             && execution.cpu_time < bounds.timeout / 2
-            && !crate::interrupt::interrupted()
+            && waited >= execution.elapsed / 4
+            && !crate::interrupt::interrupted())
+        .then_some(waited)
     };
     let first = {
         let _shared = ALONE.read().unwrap_or_else(|p| p.into_inner());
         execute(&plan.target, input, bounds, &plan.policy)
     };
-    let busy = crate::pool::load().filter(|&load| load > crate::pool::cpus() as f64);
     match first {
-        Ok(execution) if starved(&execution) && busy.is_some() => {
+        Ok(execution) if starved(&execution).is_some() => {
             let _alone = ALONE.write().unwrap_or_else(|p| p.into_inner());
             let again = execute(&plan.target, input, bounds, &plan.policy);
-            let still_busy = crate::pool::load().filter(|&load| load > crate::pool::cpus() as f64);
-            let unreliable = match &again {
-                Ok(execution) if starved(execution) => still_busy,
-                _ => None,
-            };
+            let unreliable = again.as_ref().ok().and_then(starved);
             (again, unreliable)
         }
         first => (first, None),
@@ -516,13 +541,13 @@ fn run_case(
         (Ok(execution), None) => judge(plan.suite.rules(), expected, execution, timeout),
         (Err(err), _) => Judgement::could_not_run(err.to_string(), expected),
     };
-    if let (Verdict::Timeout, Some(load)) = (judgement.verdict, busy) {
+    if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
         judgement.verdict = Verdict::Unreliable;
         judgement.detail = Some(format!(
-            "stopped twice at the wall-clock backstop having used little CPU time, while the \
-             machine was busy (load {load:.1} on {} cores): no verdict on the program; grade it \
-             again on a quieter machine",
-            crate::pool::cpus()
+            "stopped twice at the wall-clock backstop having used little CPU time and waited \
+             {:.1} s for a CPU: the machine was too busy to measure it, so there is no verdict \
+             on the program; grade it again on a quieter machine",
+            waited.as_secs_f64()
         ));
     }
     if !judgement.verdict.passed() && case.graded && options.fail_fast {

@@ -9,10 +9,19 @@ use rayon::prelude::*;
 use crate::error::Error;
 
 /// The number of CPUs: the default number of jobs.
-/// The machine's load (the one-minute average of runnable processes), where the kernel says.
+/// The machine's load, where the kernel says: the larger of the one-minute average of runnable
+/// processes and the number runnable now besides the caller (the average lags a load that has
+/// just begun by most of a minute).
 pub fn load() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
-    text.split_whitespace().next()?.parse().ok()
+    let average: f64 = text.split_whitespace().next()?.parse().ok()?;
+    let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();
+    let running = stat
+        .lines()
+        .find_map(|line| line.strip_prefix("procs_running "))
+        .and_then(|n| n.trim().parse::<f64>().ok())
+        .map_or(0.0, |n| (n - 1.0).max(0.0));
+    Some(average.max(running))
 }
 
 pub fn cpus() -> usize {

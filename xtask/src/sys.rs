@@ -87,6 +87,14 @@ pub fn cpu_time(pid: libc::pid_t) -> Option<Duration> {
     Some(Duration::from_micros(ticks * 1_000_000 / per_second))
 }
 
+/// How long `pid` has waited, runnable, for a CPU (`/proc/PID/schedstat`): what a starved
+/// process has much of and a sleeping one little.
+pub fn run_delay(pid: libc::pid_t) -> Option<Duration> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
+    let nanos: u64 = stat.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
+}
+
 /// The peak resident memory of `pid` in bytes (VmHWM), while it runs.
 pub fn peak_resident(pid: libc::pid_t) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

@@ -8,6 +8,7 @@ mod harness;
 mod hostile;
 mod html;
 mod kit;
+mod load;
 mod reports;
 mod support;
 mod tidy;

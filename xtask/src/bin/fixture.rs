@@ -82,6 +82,12 @@ fn plain(mode: &str, input: &[u8], expected: &dyn Fn() -> Vec<u8>) -> Option<Exi
             }
         }
         "sleep" => std::thread::sleep(std::time::Duration::from_secs(3600)),
+        // `burn`: 200 ms of its own CPU time, then its input back (as `echo`): fast on a quiet
+        // machine, slow in wall time on a busy one, well within a CPU limit of half a second.
+        "burn" => {
+            burn_cpu(0.2);
+            print(input);
+        }
         "orphan" => {
             // A child inherits stdout and outlives this process.
             let _child = Command::new("sleep")
@@ -91,15 +97,7 @@ fn plain(mode: &str, input: &[u8], expected: &dyn Fn() -> Vec<u8>) -> Option<Exi
             print(&expected());
         }
         // Hangs on one input in 40 (by a hash of the input), echoes the others.
-        "hang-sometimes" => {
-            let hash = input.iter().fold(2166136261u32, |h, b| {
-                (h ^ u32::from(*b)).wrapping_mul(16777619)
-            });
-            if hash % 40 == 0 {
-                std::thread::sleep(std::time::Duration::from_secs(3600));
-            }
-            print(input);
-        }
+        "hang-sometimes" => hang_sometimes(input),
         "flood" => {
             let block = vec![b'x'; 1 << 20];
             for _ in 0..100 {
@@ -519,4 +517,32 @@ fn fill_home() -> String {
         }
     }
     format!("wrote {} MiB\n", written >> 20)
+}
+
+/// Spins until this process has used `seconds` of CPU time.
+fn burn_cpu(seconds: f64) {
+    let cpu = || {
+        // SAFETY: getrusage writes into a struct we own.
+        let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+        unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut usage) };
+        usage.ru_utime.tv_sec as f64 + usage.ru_utime.tv_usec as f64 / 1e6
+    };
+    let start = cpu();
+    let mut x = 0u64;
+    while cpu() - start < seconds {
+        for _ in 0..10_000 {
+            x = std::hint::black_box(x.wrapping_add(1));
+        }
+    }
+}
+
+/// Hangs on one input in 40 (by a hash of the input), echoes the others.
+fn hang_sometimes(input: &[u8]) {
+    let hash = input.iter().fold(2166136261u32, |h, b| {
+        (h ^ u32::from(*b)).wrapping_mul(16777619)
+    });
+    if hash % 40 == 0 {
+        std::thread::sleep(std::time::Duration::from_secs(3600));
+    }
+    print(input);
 }

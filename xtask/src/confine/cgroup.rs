@@ -248,6 +248,14 @@ impl WorkerCgroup {
         }
     }
 
+    /// The processes in the cgroup now (the helper and the running case's).
+    pub fn members(&self) -> Vec<libc::pid_t> {
+        read(self.pids_dir(), "cgroup.procs")
+            .lines()
+            .filter_map(|line| line.trim().parse().ok())
+            .collect()
+    }
+
     /// The CPU time the running case has used since `mark`, where it is accounted.
     pub fn cpu_since(&self, mark: &Mark) -> Option<std::time::Duration> {
         Some(self.cpu()?.saturating_sub(mark.cpu?))

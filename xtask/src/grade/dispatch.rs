@@ -166,6 +166,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
             html: false,
         });
     }
+    write_warnings(&options.out, &warnings)?;
     write_outputs_with(&grades, &options.out, &|row| {
         read_result(&results_dir, &row.id).map(|file| file.submission)
     })?;
@@ -181,6 +182,17 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         skipped,
         html: options.html,
     })
+}
+
+/// Keeps the warnings of a grading (a machine too busy, a missing layer) with its files, in
+/// `warnings.txt` (none: no file).
+fn write_warnings(out: &Path, warnings: &[String]) -> Result<(), Error> {
+    let log = out.join("warnings.txt");
+    if warnings.is_empty() {
+        let _ = std::fs::remove_file(&log);
+        return Ok(());
+    }
+    write_atomically(&log, (warnings.join("\n") + "\n").as_bytes())
 }
 
 /// What grading one submission came to.

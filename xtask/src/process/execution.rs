@@ -70,6 +70,9 @@ pub struct Execution {
     pub timed_out: bool,
     /// Killed at the wall-clock backstop while under its CPU limit.
     pub wall_stopped: bool,
+    /// When stopped at the backstop: how long the case had waited, runnable, for a CPU (much
+    /// for a case the machine starved, little for one that sleeps or blocks).
+    pub run_delay: Option<Duration>,
     /// Killed for writing more than the stdout cap.
     pub output_limited: bool,
     /// A resource limit it ran into, if any.

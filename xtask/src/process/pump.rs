@@ -146,6 +146,7 @@ impl Pump<'_, '_, '_> {
             self.pumped.timed_out = true;
         } else if now >= self.backstop {
             self.pumped.wall_stopped = true;
+            self.pumped.run_delay = self.running.run_delay();
         } else if crate::interrupt::interrupted() {
             self.pumped.interrupted = true;
         } else if let Some(limit) = self.running.limit_now() {

@@ -45,6 +45,8 @@ pub struct Pumped {
     pub wall_stopped: bool,
     /// The most CPU time seen while it ran.
     pub cpu_seen: Duration,
+    /// At the backstop: how long it had waited, runnable, for a CPU.
+    pub run_delay: Option<Duration>,
 }
 
 /// How the target ended, once reaped.
@@ -110,6 +112,14 @@ impl Running<'_> {
             Running::Sandboxed {
                 helper, started, ..
             } => helper.cpu_used(started),
+        }
+    }
+
+    /// How long the case has waited, runnable, for a CPU, where that can be read.
+    pub fn run_delay(&self) -> Option<Duration> {
+        match self {
+            Running::Direct { pid, .. } => sys::run_delay(*pid),
+            Running::Sandboxed { helper, .. } => helper.run_delay(),
         }
     }
 
@@ -180,10 +190,7 @@ impl Running<'_> {
 pub fn finish(pumped: Pumped, ended: Ended, limits: &ResourceLimits, confined: bool) -> Execution {
     let limit = classify(&Signs {
         exit: ended.exit,
-        cpu_time: ended
-            .cpu_time
-            .max(ended.observed.cpu.unwrap_or_default())
-            .max(pumped.cpu_seen),
+        cpu_time: ended.cpu_time,
         memory_limit_hit: ended.observed.memory_limit_hit || ended.memory_killed,
         process_limit_hit: ended.observed.process_limit_hit || pumped.process_limited,
         stderr: &String::from_utf8_lossy(&pumped.stderr),
@@ -197,9 +204,15 @@ pub fn finish(pumped: Pumped, ended: Ended, limits: &ResourceLimits, confined: b
         elapsed: pumped.elapsed,
         timed_out: pumped.timed_out,
         wall_stopped: pumped.wall_stopped,
+        run_delay: pumped.run_delay,
         output_limited: pumped.output_limited,
         limit,
-        cpu_time: ended.cpu_time,
+        // Every process of the case where the cgroup counts them, else the target and the
+        // children it waited for; at least what the pump saw while it ran.
+        cpu_time: ended
+            .cpu_time
+            .max(ended.observed.cpu.unwrap_or_default())
+            .max(pumped.cpu_seen),
         peak_memory: ended.observed.peak_memory,
         interrupted: pumped.interrupted,
         confined,

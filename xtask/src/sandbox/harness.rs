@@ -145,6 +145,20 @@ impl Helper {
         self.cgroup.as_ref()?.cpu_since(&started.mark)
     }
 
+    /// How long the running case's processes have waited, runnable, for a CPU, where the
+    /// worker's cgroup lists them.
+    pub fn run_delay(&self) -> Option<std::time::Duration> {
+        let helper = self.child.id() as libc::pid_t;
+        let members = self.cgroup.as_ref()?.members();
+        Some(
+            members
+                .into_iter()
+                .filter(|&pid| pid != helper)
+                .filter_map(sys::run_delay)
+                .sum(),
+        )
+    }
+
     /// Waits for the end of the running case; what the cgroup saw of it.
     pub fn finish(&mut self, started: &Started) -> io::Result<(Exited, Observed)> {
         let exited = match wire::receive_reply(self.socket.as_raw_fd())? {

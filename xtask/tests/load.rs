@@ -1,0 +1,226 @@
+//! Grades that do not move with the machine's load: time limits on the program's own CPU time,
+//! a wall-clock backstop for programs that sleep, a starved case rerun alone, and a class
+//! graded quietly and under self-made CPU load to the same bytes.
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+
+use xtask::check::{check, Options as CheckOptions};
+use xtask::grade::{grade, Options};
+use xtask::outcome::Verdict;
+use xtask::shard::Shard;
+use xtask::target::Program;
+
+use crate::support::{fixture, options, Corpus};
+
+/// CPU-bound processes started by the test (`sh` busy loops), ended by pid when dropped.
+struct Busy(Vec<std::process::Child>);
+
+impl Busy {
+    /// `per_core` busy loops per core.
+    fn start(per_core: usize) -> Busy {
+        let n = per_core * xtask::pool::cpus();
+        let children = (0..n)
+            .map(|_| {
+                std::process::Command::new("sh")
+                    .args(["-c", "while :; do :; done"])
+                    .spawn()
+                    .unwrap()
+            })
+            .collect();
+        // Let the scheduler see them.
+        std::thread::sleep(Duration::from_millis(300));
+        Busy(children)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The case's options, sandboxed where this machine has the sandbox (its CPU time is then the
+/// worker cgroup's), directly otherwise (the target's own `/proc` accounting).
+fn both_ways(corpus: &Corpus, mode: &str, timeout: Duration) -> Vec<CheckOptions> {
+    let direct = options(corpus, mode, timeout);
+    let mut all = vec![direct.clone()];
+    if xtask::sandbox::available().is_ok() {
+        let mut sandboxed = direct;
+        sandboxed.confine.sandbox = true;
+        let copy = tempfile::tempdir().unwrap().keep();
+        crate::support::share(&copy);
+        let expected = copy.join("expected.out");
+        std::fs::copy(corpus.expected_path(), &expected).unwrap();
+        crate::support::share(&copy);
+        std::fs::set_permissions(
+            &expected,
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .unwrap();
+        sandboxed.program = Program::Command(vec![fixture(), mode.into(), expected.into()]);
+        all.push(sandboxed);
+    }
+    all
+}
+
+#[test]
+fn a_program_that_burns_cpu_past_its_limit_is_a_timeout_by_cpu_time() {
+    let corpus = Corpus::new(b"x\n", true);
+    for options in both_ways(&corpus, "spin", Duration::from_millis(700)) {
+        let run = check(&options).unwrap();
+        let judgement = &run.results[0].judgement;
+        assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
+        let detail = judgement.detail.clone().unwrap_or_default();
+        let sandboxed = options.confine.sandbox;
+        assert!(
+            detail.contains("of CPU time, its limit"),
+            "sandboxed {sandboxed}: {detail} {:?}",
+            judgement
+                .execution
+                .as_ref()
+                .map(|e| (e.cpu_time, e.elapsed, e.timed_out))
+        );
+        let execution = judgement.execution.as_ref().unwrap();
+        assert!(
+            execution.cpu_time >= Duration::from_millis(700),
+            "{execution:?}"
+        );
+    }
+}
+
+#[test]
+fn a_program_that_sleeps_past_the_wall_backstop_is_a_timeout() {
+    let corpus = Corpus::new(b"x\n", true);
+    for mut options in both_ways(&corpus, "sleep", Duration::from_millis(500)) {
+        options.wall = Some(Duration::from_millis(1500));
+        let run = check(&options).unwrap();
+        let judgement = &run.results[0].judgement;
+        assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
+        let detail = judgement.detail.clone().unwrap_or_default();
+        assert!(detail.contains("sleeps or waits"), "{detail}");
+        assert!(judgement.execution.as_ref().unwrap().wall_stopped);
+    }
+}
+
+/// The pid of the first process whose command line holds `marker`.
+fn find(marker: &str) -> Option<i32> {
+    std::fs::read_dir("/proc")
+        .ok()?
+        .flatten()
+        .find_map(|entry| {
+            let pid: i32 = entry.file_name().to_str()?.parse().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            String::from_utf8_lossy(&cmdline)
+                .contains(marker)
+                .then_some(pid)
+        })
+}
+
+/// A case the machine starves is stopped at the backstop having used little CPU while it
+/// waited for one: it runs again, alone, and gets the verdict of that run, not a timeout. The
+/// test starves it for real: CPU-bound processes keep both cores busy and the case's process is
+/// moved to `SCHED_IDLE`, so that it gets a CPU only when nothing else wants one.
+#[test]
+fn a_starved_case_is_rerun_alone() {
+    let corpus = Corpus::new(b"x\n", true);
+    // `burn` echoes its input after 200 ms of CPU time.
+    std::fs::write(corpus.expected_path(), "x\n").unwrap();
+    let marker = format!("starve-{}", std::process::id());
+    let mut options = options(&corpus, "burn", Duration::from_secs(1));
+    options.wall = Some(Duration::from_secs(3));
+    options.jobs = 1;
+    if let Program::Command(argv) = &mut options.program {
+        argv.push(marker.clone().into());
+    }
+    let _busy = Busy::start(3);
+    let starver = std::thread::spawn(move || {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while Instant::now() < deadline {
+            if let Some(pid) = find(&marker) {
+                let param = libc::sched_param { sched_priority: 0 };
+                // SAFETY: sched_setscheduler reads `param`; the process is the case this test
+                // started, run as this test's own user.
+                return unsafe { libc::sched_setscheduler(pid, libc::SCHED_IDLE, &param) } == 0;
+            }
+            std::thread::sleep(Duration::from_millis(2));
+        }
+        false
+    });
+    let start = Instant::now();
+    let run = check(&options).unwrap();
+    let elapsed = start.elapsed();
+    assert!(starver.join().unwrap(), "the case was never seen running");
+    let judgement = &run.results[0].judgement;
+    assert_eq!(judgement.verdict, Verdict::Pass, "{judgement:?}");
+    assert!(elapsed >= Duration::from_secs(3), "no rerun: {elapsed:?}");
+}
+
+/// A class whose programs are right, wrong, and right but CPU-hungry (200 ms each case,
+/// within a 500 ms CPU limit that a busy machine stretches well past in wall time).
+fn class(dir: &Path) -> impl Fn(&str, Option<Shard>) -> Options + '_ {
+    crate::support::echo_class(dir, &["echo", "shout", "burn", "burn", "echo", "abort"]);
+    // `burn` prints the expected output: its cases expect their input back.
+    move |out: &str, shard: Option<Shard>| Options {
+        check: CheckOptions {
+            jobs: 2,
+            timeout: Some(Duration::from_millis(500)),
+            ..CheckOptions::new(
+                dir.join("cases"),
+                PathBuf::from("/nonexistent/reference"),
+                PathBuf::new(),
+            )
+        },
+        spec: "echo".into(),
+        submissions: dir.join("class"),
+        run: vec![fixture(), "by-folder".into()],
+        out: dir.join(out),
+        shard,
+        force: false,
+        gradescope: None,
+        html: false,
+    }
+}
+
+fn grade_files(out: &Path) -> (Vec<u8>, Vec<u8>) {
+    (
+        std::fs::read(out.join("grades.csv")).unwrap(),
+        std::fs::read(out.join("grades.json")).unwrap(),
+    )
+}
+
+/// The same class graded on a quiet machine and on one running three CPU-bound processes per
+/// core gives byte-identical grades, and so do shards graded under load and merged.
+#[test]
+fn the_same_class_gets_the_same_grades_on_a_busy_machine() {
+    let dir = tempfile::tempdir().unwrap();
+    let options = class(dir.path());
+    grade(&options("quiet", None), &|_| {}).unwrap();
+    let quiet = grade_files(&dir.path().join("quiet"));
+    let quiet_text = String::from_utf8_lossy(&quiet.0).into_owned();
+    assert!(
+        quiet_text.contains("\ns02,10.00"),
+        "burn passes: {quiet_text}"
+    );
+    let busy = Busy::start(3);
+    grade(&options("loaded", None), &|_| {}).unwrap();
+    let shards: Vec<PathBuf> = (1..=2)
+        .map(|k| {
+            let name = format!("shard-{k}");
+            let shard = Shard { index: k, count: 2 };
+            grade(&options(&name, Some(shard)), &|_| {}).unwrap();
+            dir.path().join(name).join("grades.json")
+        })
+        .collect();
+    drop(busy);
+    assert_eq!(
+        grade_files(&dir.path().join("loaded")),
+        quiet,
+        "{quiet_text}"
+    );
+    xtask::gradebook::merge(&shards, &dir.path().join("merged"), false).unwrap();
+    assert_eq!(grade_files(&dir.path().join("merged")), quiet);
+}
