@@ -108,6 +108,13 @@ pub fn print_report(report: &str) -> Result<(), Error> {
 
 /// What `grade` prints when it is done; `out` is where it wrote.
 pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> String {
+    if !summary.plan.is_empty() {
+        let mut report = String::from("--dry-run: nothing graded; a grading would\n");
+        for (id, what) in &summary.plan {
+            report += &format!("  {id}: {what}\n");
+        }
+        return report;
+    }
     let failed = summary
         .grades
         .submissions
@@ -126,6 +133,23 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
             "skipped (not a submission folder): {}\n",
             summary.skipped.join(", ")
         );
+    }
+    if !summary.changes.is_empty() {
+        report += &format!(
+            "regrade: {} scores moved since the earlier grading{}\n",
+            summary.changes.len(),
+            summary
+                .earlier
+                .as_ref()
+                .map(|kept| format!(" (kept as `{}`)", kept.display()))
+                .unwrap_or_default()
+        );
+        for change in &summary.changes {
+            report += &format!(
+                "  {}: {:.2} → {:.2}: {}\n",
+                change.id, change.old_score, change.new_score, change.why
+            );
+        }
     }
     if summary.interrupted {
         report += "interrupted: run the same command again to resume\n";

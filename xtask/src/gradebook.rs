@@ -40,6 +40,15 @@ pub struct Submission {
     pub cases: Vec<CaseRow>,
 }
 
+/// One student whose score a regrade moved, and why: what `regrade.json` holds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Change {
+    pub id: String,
+    pub old_score: f64,
+    pub new_score: f64,
+    pub why: String,
+}
+
 /// The whole grading: what `grades.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Grades {

@@ -12,7 +12,7 @@ use std::ops::Range;
 
 use maud::{html, Markup, PreEscaped, DOCTYPE};
 
-use crate::gradebook::{Grades, Submission};
+use crate::gradebook::{Change, Grades, Submission};
 use crate::outcome::{CaseResult, Verdict};
 use crate::run::Run;
 
@@ -350,7 +350,11 @@ pub fn clusters(grades: &Grades) -> Vec<(Vec<String>, Vec<&Submission>)> {
 /// `grade --html`: the score distribution, each group's pass rate, the clusters of submissions
 /// by what they fail, and one collapsed section per submission. `blocks(id)` gives a
 /// submission's failing case blocks (case id to text), as its result file keeps them.
-pub fn class_report(grades: &Grades, blocks: &dyn Fn(&str) -> BTreeMap<String, String>) -> String {
+pub fn class_report(
+    grades: &Grades,
+    changes: &[Change],
+    blocks: &dyn Fn(&str) -> BTreeMap<String, String>,
+) -> String {
     let bins = histogram(grades);
     let tallest = bins.iter().copied().max().unwrap_or(0).max(1);
     let rates = pass_rates(grades);
@@ -360,6 +364,20 @@ pub fn class_report(grades: &Grades, blocks: &dyn Fn(&str) -> BTreeMap<String, S
     let body = html! {
         h1 { "gridjudge: " (grades.spec) ", " (grades.submissions.len()) " submissions" }
         p.muted { "run as " code { (shown(&grades.run)) } " · out of " (format!("{:.2}", grades.max_score)) " points" }
+        @if !changes.is_empty() {
+            h2 { "Scores this regrade moved" }
+            table.changes {
+                tr { th { "student" } th { "before" } th { "now" } th { "why" } }
+                @for change in changes {
+                    tr data-student=(change.id) {
+                        td { code { (change.id) } }
+                        td { (format!("{:.2}", change.old_score)) }
+                        td { (format!("{:.2}", change.new_score)) }
+                        td { (shown(&change.why)) }
+                    }
+                }
+            }
+        }
         h2 { "Scores" }
         // 18 px above the bars for the tallest one's count.
         svg width=(width) height=(height + 48.0) role="img" aria-label="histogram of scores" {

@@ -27,7 +27,13 @@ struct Case<'a> {
     verdict: Verdict,
     cause: Option<String>,
     detail: Option<&'a str>,
+    /// Wall-clock time of the case.
     elapsed_ms: f64,
+    /// CPU time of the case's processes (what its time limit is judged by).
+    cpu_ms: Option<f64>,
+    /// The time limit that stopped it: `cpu` (its CPU time limit), `wall` (the wall-clock
+    /// backstop, for a program that sleeps or blocks), or none.
+    stopped_by: Option<&'static str>,
     first_difference: Option<FirstDifference<'a>>,
 }
 
@@ -67,6 +73,18 @@ pub fn render(run: &Run) -> String {
                         .then(|| result.judgement.cause()),
                     detail: result.judgement.detail.as_deref(),
                     elapsed_ms: result.judgement.elapsed.as_secs_f64() * 1000.0,
+                    cpu_ms: result
+                        .judgement
+                        .execution
+                        .as_ref()
+                        .map(|e| e.cpu_time.as_secs_f64() * 1000.0),
+                    stopped_by: result.judgement.execution.as_ref().and_then(|e| {
+                        match (e.timed_out, e.wall_stopped) {
+                            (true, _) => Some("cpu"),
+                            (false, true) => Some("wall"),
+                            (false, false) => None,
+                        }
+                    }),
                     first_difference: result.judgement.difference.as_ref().map(|d| {
                         FirstDifference {
                             line: d.line,

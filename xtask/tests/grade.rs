@@ -34,6 +34,7 @@ impl Class {
             check: CheckOptions {
                 jobs: 2,
                 timeout: Some(Duration::from_millis(500)),
+                wall: Some(Duration::from_millis(1500)),
                 ..CheckOptions::new(
                     self.dir.path().join("cases"),
                     PathBuf::from("/nonexistent/reference"),
@@ -46,6 +47,7 @@ impl Class {
             out: out.to_path_buf(),
             shard,
             force: false,
+            dry_run: false,
             gradescope: None,
             html: false,
         }
@@ -488,6 +490,7 @@ fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
         out: dir.path().join(out),
         shard: None,
         force: false,
+        dry_run: false,
         gradescope: None,
         html: false,
     };
@@ -524,4 +527,76 @@ fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
     let s00 = alone.submissions.iter().find(|s| s.id == "s00").unwrap();
     assert_eq!(s00.score, row("s00").score);
     assert_eq!(s00.score, 10.0);
+}
+
+/// A regrade is an audit: nothing changed, nothing moves; a changed submission and a changed
+/// case each name the students whose score moved and why; the earlier gradebook is kept;
+/// `--dry-run` says what would run again without running it.
+#[test]
+fn a_regrade_names_whose_score_moved_and_why() {
+    let class = Class::new(4); // echo, shout, abort, echo
+    let out = class.out("grades");
+    let mut options = class.options(&out, None);
+    options.html = true;
+    let first = grade(&options, &|_| {}).unwrap();
+    assert!(first.changes.is_empty() && first.earlier.is_none());
+    let again = grade(&options, &|_| {}).unwrap();
+    assert_eq!(again.n_reused, 4);
+    assert!(again.changes.is_empty(), "{:?}", again.changes);
+    let kept = |out: &Path| {
+        std::fs::read_dir(out)
+            .unwrap()
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().starts_with("grades-"))
+            .count()
+    };
+    assert_eq!(kept(&out), 0, "nothing moved: no copy");
+
+    // s01 fixes its program.
+    std::fs::write(class.dir.path().join("class/s01/mode"), "echo").unwrap();
+    let dry = grade(
+        &Options {
+            dry_run: true,
+            ..options.clone()
+        },
+        &|_| {},
+    )
+    .unwrap();
+    let plan: Vec<&str> = dry.plan.iter().map(|(_, what)| what.as_str()).collect();
+    assert_eq!(plan[1], "grade again: the submission changed", "{plan:?}");
+    assert!(plan[0].starts_with("reuse"), "{plan:?}");
+    let fixed = grade(&options, &|_| {}).unwrap();
+    assert_eq!(fixed.changes.len(), 1, "{:?}", fixed.changes);
+    let change = &fixed.changes[0];
+    assert_eq!(
+        (change.id.as_str(), change.old_score, change.new_score),
+        ("s01", 0.0, 10.0)
+    );
+    assert_eq!(change.why, "the submission changed");
+    assert_eq!(kept(&out), 2, "the earlier grades.json and grades.csv");
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    assert!(
+        report.contains("Scores this regrade moved") && report.contains("data-student=\"s01\"")
+    );
+    let printed = xtask::cli::grade_report(&fixed, &out);
+    assert!(
+        printed.contains("s01: 0.00 → 10.00: the submission changed"),
+        "{printed}"
+    );
+
+    // The instructor changes one expected output: every echo student now fails that case.
+    let case = class.dir.path().join("cases/echo/alpha/001-line.out");
+    std::fs::write(&case, "something else\n").unwrap();
+    let moved = grade(&options, &|_| {}).unwrap();
+    let ids: Vec<&str> = moved.changes.iter().map(|c| c.id.as_str()).collect();
+    assert_eq!(ids, ["s00", "s01", "s03"], "{:?}", moved.changes);
+    assert!(
+        moved.changes[0].why
+            == "the corpus or the grading settings changed: echo/alpha/001-line: pass → wrong-output",
+        "{:?}",
+        moved.changes[0]
+    );
+    let regrade: Vec<xtask::gradebook::Change> =
+        serde_json::from_slice(&std::fs::read(out.join("regrade.json")).unwrap()).unwrap();
+    assert_eq!(regrade, moved.changes);
 }

@@ -180,6 +180,7 @@ fn class(dir: &Path) -> impl Fn(&str, Option<Shard>) -> Options + '_ {
         out: dir.join(out),
         shard,
         force: false,
+        dry_run: false,
         gradescope: None,
         html: false,
     }

@@ -112,6 +112,10 @@ pub fn options(corpus: &Corpus, mode: &str, timeout: Duration) -> Options {
     options.spec = Some("demo".into());
     options.jobs = 2;
     options.timeout = Some(timeout);
+    // A program that sleeps is stopped a second after its CPU limit would be: these tests are
+    // about verdicts, and the default backstop (three times the limit and two seconds) would
+    // only make them slow.
+    options.wall = Some(timeout + Duration::from_secs(1));
     options.program = Program::Command(vec![fixture(), mode.into(), corpus.expected_path().into()]);
     // The fixture reads its expected output from the corpus, which the sandbox forbids.
     options.confine.sandbox = false;

@@ -274,6 +274,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         out: out.clone(),
         shard: None,
         force: false,
+        dry_run: false,
         gradescope: None,
         html: false,
     };

@@ -329,6 +329,10 @@ pub struct GradeArgs {
     /// Grade every submission again instead of reusing results that are still valid.
     #[arg(long)]
     pub force: bool,
+    /// Say, per submission, whether a grading would reuse its result or grade it again and
+    /// why; grade nothing.
+    #[arg(long)]
+    pub dry_run: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     /// Cases run at once (default: the number of CPUs).
@@ -380,6 +384,7 @@ impl GradeArgs {
                 .unwrap_or_else(|| PathBuf::from(format!("grades-{}", self.spec))),
             shard: self.shard,
             force: self.force,
+            dry_run: self.dry_run,
             gradescope: self.gradescope.then(|| self.report.gradescope()),
             html: self.html,
         })

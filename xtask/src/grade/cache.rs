@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::Options;
+use super::options::Options;
 use crate::error::Error;
 use crate::gradebook::Submission;
 
@@ -20,11 +20,28 @@ pub struct ResultFile {
     /// What the result depends on, hashed (see [`run_key`] and [`folder_key`]): a rerun reuses
     /// the result only while the key is the same.
     pub key: String,
+    /// The submission's part of the key, and the settings' part (for saying why a result was
+    /// not reused); empty in a result file of an older harness.
+    #[serde(default)]
+    pub folder: String,
+    #[serde(default)]
+    pub settings: String,
     pub submission: Submission,
     /// The terminal's block (without colour) of the first failing case of each cause, by case
     /// id: what the HTML report shows. Never in `grades.json`, whose bytes hold no timing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub blocks: BTreeMap<String, String>,
+}
+
+/// What a result depends on, each part apart so that a change can be explained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keys {
+    /// The submission's files.
+    pub folder: String,
+    /// The corpus, the reference, the harness, the command, the timeout and every limit.
+    pub settings: String,
+    /// Both: what a result is reused by.
+    pub combined: String,
 }
 
 /// A stable 64-bit hash of `parts`, each length-prefixed so that no two lists collide by
@@ -180,4 +197,29 @@ pub fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
     let bytes = std::fs::read(&path).map_err(|err| Error::io(&path, err))?;
     serde_json::from_slice(&bytes)
         .map_err(|err| Error::corpus(&path, format!("not a result file: {err}")))
+}
+
+/// The keys of the submission in `dir` under the settings' key `run_key`.
+pub fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
+    let folder = folder_key(dir, Budget::SUBMISSION)?;
+    Ok(Keys {
+        folder: format!("{folder:016x}"),
+        settings: format!("{run_key:016x}"),
+        combined: format!(
+            "{:016x}",
+            hash(&[&run_key.to_le_bytes(), &folder.to_le_bytes()])
+        ),
+    })
+}
+
+/// The earlier result of submission `id`, if it graded the same spec with the same command.
+pub fn previous_result(
+    results_dir: &Path,
+    id: &str,
+    suite: &crate::suite::Suite,
+    run_text: &str,
+) -> Option<ResultFile> {
+    read_result(results_dir, id)
+        .ok()
+        .filter(|r| r.spec == suite.name && r.run == run_text)
 }

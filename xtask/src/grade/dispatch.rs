@@ -5,37 +5,24 @@
 //! results.
 
 use std::collections::BTreeMap;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
-use super::cache::{folder_key, hash, read_result, result_path, row, run_key, Budget, ResultFile};
+use super::audit::{self, dry_run};
+use super::cache::{
+    keys_of, previous_result, read_result, result_path, row, run_key, Keys, ResultFile,
+};
+use super::options::Options;
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
-use crate::gradebook::{submission_of, verdict_counts, write_outputs_with, Grades, Submission};
+use crate::gradebook::{
+    submission_of, verdict_counts, write_outputs_with, Change, Grades, Submission,
+};
 use crate::outcome::{CaseResult, Verdict};
 use crate::run::Run;
-use crate::shard::Shard;
 use crate::target::{display_argv, Program};
-
-#[derive(Debug, Clone)]
-pub struct Options {
-    /// The settings of each submission's check; `target`, `dir` and `spec` are set per run.
-    pub check: CheckOptions,
-    pub spec: String,
-    pub submissions: PathBuf,
-    pub run: Vec<OsString>,
-    pub out: PathBuf,
-    pub shard: Option<Shard>,
-    /// Grade every submission again, whatever results there are.
-    pub force: bool,
-    /// Write gradescope/<id>/results.json for each submission, shown this way.
-    pub gradescope: Option<crate::gradescope::Settings>,
-    /// Write `report.html` beside `grades.csv`.
-    pub html: bool,
-}
 
 /// What `grade` did.
 #[derive(Debug)]
@@ -51,6 +38,30 @@ pub struct Summary {
     pub skipped: Vec<String>,
     /// `report.html` was written too.
     pub html: bool,
+    /// The students whose score moved since the earlier grading in the same `--out`, and why.
+    pub changes: Vec<Change>,
+    /// Where the earlier gradebook was kept, when scores moved.
+    pub earlier: Option<PathBuf>,
+    /// `--dry-run`: per submission, what a grading would do.
+    pub plan: Vec<(String, String)>,
+}
+
+impl Summary {
+    /// A summary of nothing graded yet.
+    fn new(grades: Grades, skipped: Vec<String>) -> Summary {
+        Summary {
+            grades,
+            n_reused: 0,
+            n_graded: 0,
+            interrupted: false,
+            warnings: Vec::new(),
+            skipped,
+            html: false,
+            changes: Vec::new(),
+            earlier: None,
+            plan: Vec::new(),
+        }
+    }
 }
 
 /// What a grading tells its progress display.
@@ -90,38 +101,19 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let suite = crate::suite::find(&options.check.cases_root, &options.spec)?;
     let run_text = display_argv(&options.run);
     let results_dir = options.out.join("results");
-    std::fs::create_dir_all(&results_dir).map_err(|err| Error::io(&results_dir, err))?;
-    // A run killed while writing a result leaves its temporary file; the result itself is
-    // either whole or absent, so the leftover only needs to go.
-    for entry in std::fs::read_dir(&results_dir)
-        .map_err(|err| Error::io(&results_dir, err))?
-        .flatten()
-    {
-        if entry.file_name().to_string_lossy().starts_with(".tmp") {
-            let _ = std::fs::remove_file(entry.path());
-        }
-    }
-    // Only groups with graded cases count: an empty `found` group is worth nothing yet.
     let cases = crate::discover::discover(&suite)?;
-    let groups: BTreeMap<String, f64> = suite
-        .file
-        .groups
-        .iter()
-        .filter(|(group, _)| cases.iter().any(|c| c.graded && &c.group == *group))
-        .map(|(group, points)| (group.clone(), *points))
-        .collect();
-    let mut grades = Grades {
-        schema: 1,
-        spec: suite.name.clone(),
-        run: run_text.clone(),
-        max_score: groups.values().sum(),
-        groups,
-        shard: options.shard.map(|shard| shard.to_string()),
-        submissions: Vec::new(),
-    };
+    let mut grades = empty_gradebook(options, &suite, &cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let (found, skipped) = submissions(options)?;
     let run_key = run_key(options, &suite)?;
+    if options.dry_run {
+        let plan = dry_run(options, &suite, &run_text, run_key, &results_dir, &found)?;
+        return Ok(Summary {
+            plan,
+            ..Summary::new(grades, skipped)
+        });
+    }
+    prepare_results_dir(&results_dir)?;
     let (selected, _, _) = check::select(&options.check, cases);
     let cases_each = selected.iter().filter(|c| c.graded).count() as u64;
     progress(Step::Planned {
@@ -138,8 +130,9 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         slots: found.iter().map(|_| Mutex::new(Slot::Waiting)).collect(),
         progress,
         cases_each,
+        changes: Mutex::new(Vec::new()),
     };
-    let graded = class.grade_all();
+    let (graded, mut changes) = class.grade_all();
     let mut interrupted = false;
     for outcome in graded {
         match outcome? {
@@ -157,15 +150,19 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     }
     if interrupted {
         return Ok(Summary {
-            grades,
             n_reused,
             n_graded,
             interrupted: true,
             warnings,
-            skipped,
-            html: false,
+            ..Summary::new(grades, skipped)
         });
     }
+    changes.sort_by(|a, b| a.id.cmp(&b.id));
+    let earlier = match changes.is_empty() {
+        true => None,
+        false => audit::keep_earlier(&options.out)?,
+    };
+    audit::write(&options.out, &changes)?;
     write_warnings(&options.out, &warnings)?;
     write_outputs_with(&grades, &options.out, &|row| {
         read_result(&results_dir, &row.id).map(|file| file.submission)
@@ -174,14 +171,55 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         write_html(&grades, &options.out)?;
     }
     Ok(Summary {
-        grades,
         n_reused,
         n_graded,
-        interrupted: false,
         warnings,
-        skipped,
         html: options.html,
+        changes,
+        earlier,
+        ..Summary::new(grades, skipped)
     })
+}
+
+/// The gradebook of a grading before any submission: only groups with graded cases count (an
+/// empty `found` group is worth nothing yet).
+fn empty_gradebook(
+    options: &Options,
+    suite: &crate::suite::Suite,
+    cases: &[crate::discover::Case],
+    run_text: &str,
+) -> Grades {
+    let groups: BTreeMap<String, f64> = suite
+        .file
+        .groups
+        .iter()
+        .filter(|(group, _)| cases.iter().any(|c| c.graded && &c.group == *group))
+        .map(|(group, points)| (group.clone(), *points))
+        .collect();
+    Grades {
+        schema: 1,
+        spec: suite.name.clone(),
+        run: run_text.to_string(),
+        max_score: groups.values().sum(),
+        groups,
+        shard: options.shard.map(|shard| shard.to_string()),
+        submissions: Vec::new(),
+    }
+}
+
+/// Makes `results/`; a run killed while writing a result leaves its temporary file (the result
+/// itself is whole or absent), which only needs to go.
+fn prepare_results_dir(results_dir: &Path) -> Result<(), Error> {
+    std::fs::create_dir_all(results_dir).map_err(|err| Error::io(results_dir, err))?;
+    for entry in std::fs::read_dir(results_dir)
+        .map_err(|err| Error::io(results_dir, err))?
+        .flatten()
+    {
+        if entry.file_name().to_string_lossy().starts_with(".tmp") {
+            let _ = std::fs::remove_file(entry.path());
+        }
+    }
+    Ok(())
 }
 
 /// Keeps the warnings of a grading (a machine too busy, a missing layer) with its files, in
@@ -212,7 +250,9 @@ enum Slot {
     /// Its cases are running: the results so far, and how many are still out.
     Running {
         check: Arc<(CheckOptions, check::Prepared)>,
-        key: String,
+        keys: Keys,
+        /// Its earlier result, to say why its score moved.
+        previous: Option<Box<ResultFile>>,
         results: Vec<Option<CaseResult>>,
         left: usize,
     },
@@ -236,6 +276,8 @@ struct Class<'a> {
     slots: Vec<Mutex<Slot>>,
     progress: &'a (dyn Fn(Step) + Sync),
     cases_each: u64,
+    /// The students whose score moved, as they finish.
+    changes: Mutex<Vec<Change>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -246,7 +288,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Class<'_> {
     /// Grades every submission; the outcomes in submission order.
-    fn grade_all(self) -> Vec<Result<Graded, Error>> {
+    fn grade_all(self) -> (Vec<Result<Graded, Error>>, Vec<Change>) {
         // A submission is one slot of the queue even when it has no case to run.
         let per = self.cases.len().max(1);
         let total = self.found.len() * per;
@@ -258,7 +300,8 @@ impl Class<'_> {
             }
             self.take(k / per, k % per);
         });
-        self.slots
+        let outcomes = self
+            .slots
             .into_iter()
             .map(
                 |slot| match slot.into_inner().unwrap_or_else(|p| p.into_inner()) {
@@ -266,7 +309,9 @@ impl Class<'_> {
                     _ => Err(Error::Internal("a submission was left ungraded".into())),
                 },
             )
-            .collect()
+            .collect();
+        let changes = self.changes.into_inner().unwrap_or_else(|p| p.into_inner());
+        (outcomes, changes)
     }
 
     /// Runs case `case` of submission `index`, starting the submission first if it is the
@@ -309,7 +354,8 @@ impl Class<'_> {
         }
         let Slot::Running {
             check,
-            key,
+            keys,
+            previous,
             results,
             ..
         } = std::mem::replace(&mut *slot, Slot::Done(None))
@@ -318,7 +364,10 @@ impl Class<'_> {
         };
         let results: Vec<CaseResult> = results.into_iter().flatten().collect();
         let outcome = match Arc::try_unwrap(check) {
-            Ok((_, prepared)) => self.finish(id, key, check::finish(prepared, results)),
+            Ok((_, prepared)) => {
+                let run = check::finish(prepared, results);
+                self.finish(id, keys, previous.as_deref(), run)
+            }
             Err(_) => Err(Error::Internal(format!("submission `{id}` finished twice"))),
         };
         if let Ok(Graded::Fresh(..)) = &outcome {
@@ -336,22 +385,17 @@ impl Class<'_> {
         if crate::interrupt::interrupted() {
             return Slot::Done(Some(Ok(Graded::Interrupted)));
         }
-        let key = match folder_key(dir, Budget::SUBMISSION) {
-            Ok(folder) => format!(
-                "{:016x}",
-                hash(&[&self.run_key.to_le_bytes(), &folder.to_le_bytes()])
-            ),
+        let keys = match keys_of(self.run_key, dir) {
+            Ok(keys) => keys,
             Err(err) => return Slot::Done(Some(Err(err))),
         };
-        let previous = read_result(self.results_dir, id).ok().filter(|r| {
-            !self.options.force
-                && r.spec == self.suite.name
-                && r.run == self.run_text
-                && r.key == key
-        });
-        if let Some(previous) = previous {
-            return Slot::Done(Some(Ok(Graded::Reused(row(previous.submission)))));
+        let previous = previous_result(self.results_dir, id, self.suite, self.run_text);
+        if audit::rerun_reason(previous.as_ref(), &keys, self.options.force).is_none() {
+            if let Some(previous) = previous {
+                return Slot::Done(Some(Ok(Graded::Reused(row(previous.submission)))));
+            }
         }
+        let previous = previous.map(Box::new);
         let mut check_options = CheckOptions {
             spec: Some(self.suite.name.clone()),
             program: Program::Command(self.options.run.clone()),
@@ -372,19 +416,27 @@ impl Class<'_> {
                 left: prepared.len(),
                 results: (0..prepared.len()).map(|_| None).collect(),
                 check: Arc::new((check_options, prepared)),
-                key,
+                keys,
+                previous,
             },
             Ok(prepared) => Slot::Done(Some(self.finish(
                 id,
-                key,
+                keys,
+                previous.as_deref(),
                 check::finish(prepared, Vec::new()),
             ))),
-            Err(err) => Slot::Done(Some(self.finish(id, key, Err(err)))),
+            Err(err) => Slot::Done(Some(self.finish(id, keys, previous.as_deref(), Err(err)))),
         }
     }
 
     /// Submission `id`'s grade from its finished check; its result file, written.
-    fn finish(&self, id: &str, key: String, run: Result<Run, Error>) -> Result<Graded, Error> {
+    fn finish(
+        &self,
+        id: &str,
+        keys: Keys,
+        previous: Option<&ResultFile>,
+        run: Result<Run, Error>,
+    ) -> Result<Graded, Error> {
         let options = self.options;
         let mut warnings = Vec::new();
         let mut blocks = BTreeMap::new();
@@ -417,10 +469,15 @@ impl Class<'_> {
             }
             Err(err) => return Err(err),
         };
+        if let Some(change) = previous.and_then(|p| audit::change(p, &keys, &submission)) {
+            lock(&self.changes).push(change);
+        }
         let file = ResultFile {
             spec: self.suite.name.clone(),
             run: self.run_text.to_string(),
-            key,
+            key: keys.combined,
+            folder: keys.folder,
+            settings: keys.settings,
             submission,
             blocks,
         };
@@ -448,8 +505,9 @@ pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
         submissions,
         ..grades.clone()
     };
-    let report =
-        crate::html::class_report(&whole, &|id| blocks.get(id).cloned().unwrap_or_default());
+    let report = crate::html::class_report(&whole, &audit::read(out), &|id| {
+        blocks.get(id).cloned().unwrap_or_default()
+    });
     write_atomically(&out.join("report.html"), report.as_bytes())?;
     Ok(report.len())
 }

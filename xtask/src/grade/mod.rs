@@ -4,10 +4,14 @@
 //! against the suite, through `check`. [`dispatch`] is the class queue; [`cache`] is each
 //! submission's result file (`results/<id>.json`, written atomically as soon as it is known)
 //! and the key under which a rerun reuses it, so an interrupted grading resumes where it
-//! stopped. `grades.csv` and `grades.json` are written by `gradebook` from the result files
+//! stopped; [`audit`] says whose scores a regrade moved and why, and what `--dry-run` would
+//! rerun. `grades.csv` and `grades.json` are written by `gradebook` from the result files
 //! alone; the terminal's wording is in `cli`.
 
+mod audit;
 mod cache;
 mod dispatch;
+mod options;
 
-pub use dispatch::{grade, write_html, Options, Step, Summary};
+pub use dispatch::{grade, write_html, Step, Summary};
+pub use options::Options;

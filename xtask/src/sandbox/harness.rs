@@ -8,8 +8,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::wire::{self, CaseRequest, Exited, Reply};
-use super::HELPER_ARG;
+use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG};
 use crate::confine::cgroup::{self, Mark, Observed, WorkerCgroup};
 use crate::sys;
 

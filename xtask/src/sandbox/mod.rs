@@ -27,7 +27,4 @@ mod wire;
 
 pub use harness::{available, helper_is_self, release, with_helper, Helper, Started};
 pub use helper::helper_main;
-pub use wire::{CaseRequest, Exited, Reply};
-
-/// The argument that makes the xtask binary act as the helper.
-pub const HELPER_ARG: &str = "__sandbox-helper";
+pub use wire::{CaseRequest, Exited, Reply, HELPER_ARG};

@@ -11,6 +11,9 @@ use serde::{Deserialize, Serialize};
 use crate::confine::Layers;
 use crate::sys;
 
+/// The argument that makes a program act as the helper (`xtask __sandbox-helper`).
+pub const HELPER_ARG: &str = "__sandbox-helper";
+
 /// One case, as the helper needs it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CaseRequest {
