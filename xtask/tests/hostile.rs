@@ -98,6 +98,7 @@ fn run_hostile(
     };
     let mut options = hostile_options(&corpus, mode, &expected_arg);
     options.timeout = Some(timeout);
+    options.wall = Some(timeout + Duration::from_secs(1));
     let before = snapshot(corpus.root());
     let start = Instant::now();
     let run = check(&options).unwrap();
@@ -392,6 +393,7 @@ fn nofile_limit() -> (u64, u64) {
 fn a_process_group_escape_cannot_freeze_the_run() {
     let (_corpus, mut options) = attack("escape-group", &[], "x\n");
     options.timeout = Some(Duration::from_secs(1));
+    options.wall = None;
     let start = Instant::now();
     let run = check(&options).unwrap();
     assert_eq!(run.results[0].judgement.verdict, Verdict::Timeout);
