@@ -469,8 +469,8 @@ fn load_warning() -> Option<String> {
 static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
 
 /// Runs a case so that the machine's load does not decide its verdict. The time limit is on
-/// the case's CPU time; a case stopped at the wall-clock backstop having used less than half
-/// of it, and having waited for a CPU a quarter of that time or more, was starved by the
+/// the case's CPU time; a case stopped at the wall-clock backstop (so under its CPU limit)
+/// having waited, runnable, for a CPU a quarter of that time or more was starved by the
 /// machine, not slow or asleep: it runs again, alone. The execution, and `Some(run_delay)`
 /// when even that rerun was starved (no verdict can be trusted).
 fn execute_fairly(
@@ -481,7 +481,6 @@ fn execute_fairly(
     let starved = |execution: &crate::process::Execution| {
         let waited = execution.run_delay.unwrap_or_default();
         (execution.wall_stopped
-            && execution.cpu_time < bounds.timeout / 2
             && waited >= execution.elapsed / 4
             && !crate::interrupt::interrupted())
         .then_some(waited)
