@@ -17,6 +17,10 @@ pub struct Reports {
     pub junit: Option<PathBuf>,
     pub gradescope: Option<PathBuf>,
     pub html: Option<PathBuf>,
+    /// A Markdown job summary to write.
+    pub summary: Option<PathBuf>,
+    /// Print one `::error` workflow command per cause (GitHub Actions annotations).
+    pub annotations: bool,
     pub gradescope_settings: gradescope::Settings,
     pub verbose: bool,
     /// The folder a student's messages may name paths in (the submission's); any other
@@ -30,7 +34,8 @@ impl Reports {
         writable("--json", &self.json)?;
         writable("--junit", &self.junit)?;
         writable("--gradescope", &self.gradescope)?;
-        writable("--html", &self.html)
+        writable("--html", &self.html)?;
+        writable("--summary", &self.summary)
     }
 
     /// Writes the reports of a finished check and prints it; the exit status: 0 when every
@@ -61,6 +66,11 @@ impl Reports {
             gradescope::render(&run, &self.gradescope_settings),
         )?;
         write(&self.html, crate::html::check_report(&run))?;
+        write(&self.summary, crate::summary::markdown(&run))?;
+        github_step_summary(&run)?;
+        if self.annotations || on_github_actions() {
+            print_report(&crate::summary::annotations(&run))?;
+        }
         print_report(&message::render(&run, self.verbose))?;
         Ok(if run.interrupted {
             ExitCode::from(130)
@@ -70,6 +80,26 @@ impl Reports {
             ExitCode::from(1)
         })
     }
+}
+
+/// Whether this runs in a GitHub Actions job.
+fn on_github_actions() -> bool {
+    std::env::var_os("GITHUB_ACTIONS").is_some_and(|value| value == "true")
+}
+
+/// On GitHub Actions, adds the run's Markdown summary to the job's summary (the file named by
+/// `GITHUB_STEP_SUMMARY`, which every step appends to).
+fn github_step_summary(run: &Run) -> Result<(), Error> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").map(PathBuf::from) else {
+        return Ok(());
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .map_err(|err| Error::io(&path, err))?;
+    file.write_all(crate::summary::markdown(run).as_bytes())
+        .map_err(|err| Error::io(&path, err))
 }
 
 /// Checks before a run that a report can be written at `path`: its folder exists and takes a

@@ -52,6 +52,7 @@ pub mod sandbox;
 pub mod shard;
 pub mod shrink;
 pub mod suite;
+pub mod summary;
 pub mod sys;
 pub mod target;
 #[cfg(feature = "reference")]

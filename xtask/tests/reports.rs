@@ -152,3 +152,116 @@ fn a_junit_failure_carries_the_case_block() {
         assert!(description.contains(part), "{part} in {description}");
     }
 }
+
+/// The Markdown job summary, parsed back with a CommonMark parser (tables on, as GitHub
+/// renders them): a heading, the totals, a table of groups with their counts, and an ordered
+/// list with one item per cause naming its first case and its first difference.
+#[test]
+fn the_markdown_summary_reads_as_a_heading_a_table_and_a_list_of_causes() {
+    use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
+    let (_corpus, run) = run();
+    let markdown = xtask::summary::markdown(&run);
+    let mut headings = Vec::new();
+    let mut table_cells: Vec<String> = Vec::new();
+    let mut items: Vec<String> = Vec::new();
+    let (mut in_heading, mut in_cell, mut in_item) = (false, false, false);
+    for event in Parser::new_ext(&markdown, Options::ENABLE_TABLES) {
+        match event {
+            Event::Start(Tag::Heading { .. }) => {
+                in_heading = true;
+                headings.push(String::new());
+            }
+            Event::End(TagEnd::Heading(_)) => in_heading = false,
+            Event::Start(Tag::TableCell) => {
+                in_cell = true;
+                table_cells.push(String::new());
+            }
+            Event::End(TagEnd::TableCell) => in_cell = false,
+            Event::Start(Tag::Item) => {
+                in_item = true;
+                items.push(String::new());
+            }
+            Event::End(TagEnd::Item) => in_item = false,
+            Event::Text(text) | Event::Code(text) => {
+                let target = if in_heading {
+                    headings.last_mut()
+                } else if in_cell {
+                    table_cells.last_mut()
+                } else if in_item {
+                    items.last_mut()
+                } else {
+                    None
+                };
+                if let Some(target) = target {
+                    target.push_str(&text);
+                }
+            }
+            _ => {}
+        }
+    }
+    assert_eq!(headings.len(), 2, "{markdown}");
+    assert!(headings[0].starts_with("gridjudge: "), "{headings:?}");
+    assert_eq!(headings[1], "Causes");
+    assert!(markdown.contains("**2 passed, 1 failed**"), "{markdown}");
+    assert_eq!(
+        table_cells,
+        [
+            "group",
+            "passed",
+            "failed",
+            "demo/basic",
+            "1",
+            "1",
+            "demo/extra",
+            "1",
+            "0"
+        ],
+        "{markdown}"
+    );
+    assert_eq!(items.len(), 1, "{markdown}");
+    assert!(
+        items[0].contains("demo/basic/002-fails") && items[0].contains("line 1, column 1"),
+        "{items:?}"
+    );
+}
+
+/// On GitHub Actions a check appends its summary to the job summary and prints one `::error`
+/// annotation per cause, at the first case's input file.
+#[test]
+fn on_github_actions_a_check_writes_the_job_summary_and_annotations() {
+    let corpus = Corpus::new(b"x\n", true);
+    corpus.add("002-fails", b"x\n", b"different\n");
+    let summary = tempfile::NamedTempFile::new().unwrap();
+    std::fs::write(summary.path(), "earlier step\n").unwrap();
+    let output = assert_cmd::Command::cargo_bin("xtask")
+        .unwrap()
+        .env("GITHUB_ACTIONS", "true")
+        .env("GITHUB_STEP_SUMMARY", summary.path())
+        .args(["check", "--spec", "demo", "--no-sandbox", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(crate::support::reference())
+        .arg("--")
+        .arg(crate::support::fixture())
+        .arg("right")
+        .arg(corpus.expected_path())
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    let errors: Vec<&str> = stdout
+        .lines()
+        .filter(|l| l.starts_with("::error "))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stdout}");
+    assert!(
+        errors[0].contains("002-fails.in") && errors[0].contains("title=gridjudge%3A wrong output"),
+        "{}",
+        errors[0]
+    );
+    let written = std::fs::read_to_string(summary.path()).unwrap();
+    assert!(
+        written.starts_with("earlier step\n## gridjudge: "),
+        "{written}"
+    );
+}

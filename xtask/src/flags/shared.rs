@@ -181,6 +181,13 @@ pub struct RunArgs {
     /// Write an HTML report: a card per cause of failure, the boards side by side.
     #[arg(long, value_name = "FILE")]
     pub html: Option<PathBuf>,
+    /// Write a Markdown summary (totals, a table of groups, each cause with its first
+    /// difference); on GitHub Actions it also goes into the job summary.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    /// Print one `::error` annotation per cause (on by itself on GitHub Actions).
+    #[arg(long)]
+    pub annotations: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
@@ -206,12 +213,18 @@ impl RunArgs {
             progress,
             confine: Settings {
                 // The reports this run writes are its outputs: no target reads an earlier one.
-                protected: [&self.json, &self.junit, &self.gradescope, &self.html]
-                    .into_iter()
-                    .flatten()
-                    .cloned()
-                    .chain(self.confine.hide.iter().cloned())
-                    .collect(),
+                protected: [
+                    &self.json,
+                    &self.junit,
+                    &self.gradescope,
+                    &self.html,
+                    &self.summary,
+                ]
+                .into_iter()
+                .flatten()
+                .cloned()
+                .chain(self.confine.hide.iter().cloned())
+                .collect(),
                 ..self.confine.settings()
             },
             ..base
@@ -225,6 +238,8 @@ impl RunArgs {
             junit: self.junit.clone(),
             gradescope: self.gradescope.clone(),
             html: self.html.clone(),
+            summary: self.summary.clone(),
+            annotations: self.annotations,
             gradescope_settings: self.report.gradescope(),
             verbose: self.verbose,
             student_root: std::env::current_dir().unwrap_or_default(),
