@@ -196,7 +196,20 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
         verdict: result.verdict,
     });
     let shrink_start = Instant::now();
-    let shrunk = shrink(options, &judge, original.clone(), result, progress)?;
+    // A time budget covers the shrinking too: it stops at the budget with the smallest input
+    // found so far.
+    let deadline = match options.budget {
+        Budget::Time(limit) => Some(start + limit),
+        Budget::Runs(_) => None,
+    };
+    let shrunk = shrink(
+        options,
+        &judge,
+        original.clone(),
+        result,
+        deadline,
+        progress,
+    )?;
     Ok(Outcome::Found(Box::new(Found {
         case_seed,
         original,
@@ -310,6 +323,7 @@ fn shrink(
     judge: &Judge,
     input: String,
     judgement: Judgement,
+    deadline: Option<Instant>,
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Shrunk, Error> {
     let assignment = options.assignment;
@@ -325,7 +339,8 @@ fn shrink(
             let Some(expected) = assignment.graded_output(&candidate) else {
                 continue;
             };
-            if shrunk.runs >= options.max_shrink_runs {
+            let out_of_time = deadline.is_some_and(|deadline| Instant::now() >= deadline);
+            if shrunk.runs >= options.max_shrink_runs || out_of_time {
                 break 'shrinking;
             }
             shrunk.runs += 1;

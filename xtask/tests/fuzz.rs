@@ -187,3 +187,24 @@ fn one_injected_bug_gives_a_handful_of_causes() {
         "most variants give one or two causes: {counts:?}"
     );
 }
+
+/// A time budget covers the shrinking: with a budget shorter than a full shrink takes, the
+/// search and the shrink together stop at the budget (give or take the run in flight), and the
+/// input reported is the smallest found by then, which still fails.
+#[test]
+fn a_time_budget_includes_the_shrinking() {
+    let budget = Duration::from_millis(300);
+    let options = options("go", "go-repeated-liberties", Budget::Time(budget), 1);
+    let found = match fuzz(&options, &quiet).unwrap() {
+        Outcome::Found(found) => *found,
+        // A machine so busy that 300 ms found nothing: nothing to check.
+        Outcome::Clean { .. } => return,
+    };
+    assert!(
+        found.time_to_find + found.shrink_time <= budget + options.timeout,
+        "{:?} + {:?} past a budget of {budget:?}",
+        found.time_to_find,
+        found.shrink_time
+    );
+    assert!(found.shrunk.len() <= found.original.len());
+}
