@@ -1,9 +1,9 @@
 //! The table of assignments: the one place that lists them.
 //!
 //! Every other place of the reference that needs "all specs" (the CLI, `--help`, tests) iterates
-//! this table. A new assignment is a new module and a row here on the reference's side; the
-//! README's "Adding an assignment" lists every other piece it needs (the harness's tools, the
-//! spec, the corpus, the rule tests, the wrong variants).
+//! this table. A new assignment is a new module and a row here on the reference's side;
+//! "Adding an assignment" in ARCHITECTURE.md lists every other piece it needs (the harness's
+//! tools, the spec, the corpus, the rule tests, the wrong variants).
 
 use crate::program::Program;
 use crate::{collapse, columns, connect4, go};

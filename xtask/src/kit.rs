@@ -113,7 +113,19 @@ pub fn bundle(
         let salt = salt()?;
         let mode = suite.rules().compare;
         for (group, inputs) in hidden_cases(hidden, &suite)? {
-            for (k, path) in inputs.iter().enumerate() {
+            for path in &inputs {
+                // Named as the instructor named it, so that a student's report maps back.
+                let name = path
+                    .file_stem()
+                    .unwrap_or_default()
+                    .to_string_lossy()
+                    .into_owned();
+                if cases.iter().any(|c| c.group == group && c.name == name) {
+                    return Err(Error::corpus(
+                        path,
+                        format!("has the name of a public case of `{group}`: rename it"),
+                    ));
+                }
                 let input = text(path)?;
                 let out = path.with_extension("out");
                 let expected = if out.is_file() {
@@ -121,7 +133,6 @@ pub fn bundle(
                 } else {
                     reference_output(&target, &input, path)?
                 };
-                let name = format!("hidden-{:02}", k + 1);
                 hash_case(&mut corpus, [&group, &name, &input, &expected]);
                 cases.push(BundleCase {
                     group: group.clone(),

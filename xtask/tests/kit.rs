@@ -21,8 +21,8 @@ fn cases() -> PathBuf {
 /// `.out`, and one more of `other` without it (the kit takes the reference's output).
 struct Hidden {
     dir: tempfile::TempDir,
-    /// The originals, in the order the kit numbers them (`hidden-01`, ... per group).
-    taken: Vec<(String, PathBuf)>,
+    /// The originals: group, file, and the name the hidden case has (the kit keeps it).
+    taken: Vec<(String, PathBuf, String)>,
 }
 
 fn hidden(spec: &str, group: &str, n: usize, other: &str) -> Hidden {
@@ -41,20 +41,21 @@ fn hidden(spec: &str, group: &str, n: usize, other: &str) -> Hidden {
     let folder = dir.path().join(group);
     std::fs::create_dir_all(&folder).unwrap();
     for (k, input) in inputs(group).iter().take(n).enumerate() {
-        let name = format!("case{k}");
+        // Named as an instructor might; the kit keeps the names.
+        let name = format!("hidden-case{k}");
         std::fs::copy(input, folder.join(format!("{name}.in"))).unwrap();
         std::fs::copy(
             input.with_extension("out"),
             folder.join(format!("{name}.out")),
         )
         .unwrap();
-        taken.push((group.to_string(), input.clone()));
+        taken.push((group.to_string(), input.clone(), name));
     }
     let folder = dir.path().join(other);
     std::fs::create_dir_all(&folder).unwrap();
     let last = inputs(other).pop().unwrap();
-    std::fs::copy(&last, folder.join("only-input.in")).unwrap();
-    taken.push((other.to_string(), last));
+    std::fs::copy(&last, folder.join("hidden-only-input.in")).unwrap();
+    taken.push((other.to_string(), last, "hidden-only-input".to_string()));
     Hidden { dir, taken }
 }
 
@@ -73,11 +74,7 @@ fn corpus_with_hidden(spec: &str, hidden: &Hidden) -> tempfile::TempDir {
             std::fs::copy(entry.path(), &to).unwrap();
         }
     }
-    let mut numbers: std::collections::BTreeMap<&str, usize> = Default::default();
-    for (group, original) in &hidden.taken {
-        let k = numbers.entry(group).or_default();
-        *k += 1;
-        let name = format!("hidden-{k:02}");
+    for (group, original, name) in &hidden.taken {
         let folder = suite.join(group);
         std::fs::copy(original, folder.join(format!("{name}.in"))).unwrap();
         std::fs::copy(
