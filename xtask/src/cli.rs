@@ -182,7 +182,8 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
         }
     }
     if summary.interrupted {
-        report += "interrupted: run the same command again to resume\n";
+        report += "stopped (Ctrl-C, or --fail-fast at a failing case): run the same command \
+                   again to grade the rest\n";
     } else {
         report += &format!(
             "wrote `{}` and `{}`\n",

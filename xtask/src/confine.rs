@@ -241,11 +241,16 @@ impl Machine {
         };
         let cgroup = mode == Mode::Sandboxed && hierarchy.is_some();
         if settings.sandbox && hierarchy.is_none() {
-            missing.push(
+            // Worded for who runs it: RLIMIT_NPROC binds every user but root.
+            let nproc = if euid() == 0 {
+                "is RLIMIT_NPROC, which does not bind root"
+            } else {
+                "is RLIMIT_NPROC, which counts every process of your user"
+            };
+            missing.push(format!(
                 "a cgroup: memory is watched by polling the main process, and the process limit \
-                 is RLIMIT_NPROC (not enforced for root)"
-                    .into(),
-            );
+                 {nproc}"
+            ));
         }
         if settings.sandbox && !landlock {
             missing.push("Landlock (this kernel has none)".into());

@@ -616,3 +616,71 @@ fn a_regrade_names_whose_score_moved_and_why() {
         serde_json::from_slice(&std::fs::read(out.join("regrade.json")).unwrap()).unwrap();
     assert_eq!(regrade, moved.changes);
 }
+
+/// Small things an instructor trips over: a program handed in one folder down is named with
+/// the command that would run it (never a silent 0); `--filter` grades one group first;
+/// `--fail-fast` stops at the first failing case and the next run grades the rest.
+#[test]
+fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::echo_class(dir.path(), &["echo", "echo", "echo"]);
+    let class = dir.path().join("class");
+    for id in ["s00", "s02"] {
+        std::fs::write(class.join(id).join("solution.sh"), "exec cat\n").unwrap();
+    }
+    std::fs::create_dir(class.join("s01/project4")).unwrap();
+    std::fs::write(class.join("s01/project4/solution.sh"), "exec cat\n").unwrap();
+    let options = |out: &str| Options {
+        check: CheckOptions {
+            jobs: 2,
+            timeout: Some(Duration::from_secs(5)),
+            ..CheckOptions::new(
+                dir.path().join("cases"),
+                PathBuf::from("/nonexistent/reference"),
+                PathBuf::new(),
+            )
+        },
+        spec: "echo".into(),
+        submissions: class.clone(),
+        run: vec!["sh".into(), "solution.sh".into()],
+        out: dir.path().join(out),
+        shard: None,
+        force: false,
+        dry_run: false,
+        gradescope: None,
+        html: false,
+    };
+    let summary = grade(&options("all"), &|_| {}).unwrap();
+    let nested = summary
+        .grades
+        .submissions
+        .iter()
+        .find(|s| s.id == "s01")
+        .unwrap();
+    let error = nested.error.clone().unwrap_or_default();
+    assert!(
+        error.contains("`project4/solution.sh` is there: pass --run 'sh project4/solution.sh'"),
+        "{error}"
+    );
+    // One group first.
+    let mut filtered = options("alpha");
+    filtered.check.filter = Some("alpha".into());
+    let summary = grade(&filtered, &|_| {}).unwrap();
+    let s00 = summary
+        .grades
+        .submissions
+        .iter()
+        .find(|s| s.id == "s00")
+        .unwrap();
+    assert_eq!(s00.groups.keys().collect::<Vec<_>>(), ["alpha"]);
+    // Stop at the first failure (s01's), then grade the rest with the same command.
+    let mut fail_fast = options("fail-fast");
+    fail_fast.check.fail_fast = true;
+    fail_fast.check.jobs = 1;
+    let first = grade(&fail_fast, &|_| {}).unwrap();
+    assert!(first.interrupted, "stopped at s01");
+    assert_eq!(first.n_graded, 2, "s00, then s01 (which could not run)");
+    // The next run reuses what was finished and goes on from there.
+    let second = grade(&fail_fast, &|_| {}).unwrap();
+    assert_eq!(second.n_reused, 2);
+}

@@ -333,6 +333,13 @@ pub struct GradeArgs {
     /// why; grade nothing.
     #[arg(long)]
     pub dry_run: bool,
+    /// Only cases whose group or `spec/group/name` contains PATTERN (to try one group first).
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    /// Stop at the first failing graded case: the submissions not finished are graded by the
+    /// next run of the same command.
+    #[arg(long)]
+    pub fail_fast: bool,
     #[command(flatten)]
     pub report: ReportArgs,
     /// Cases run at once (default: the number of CPUs).
@@ -369,6 +376,8 @@ impl GradeArgs {
                 jobs: self.jobs.unwrap_or(base.jobs),
                 timeout: self.timeout,
                 wall: self.wall,
+                filter: self.filter.clone(),
+                fail_fast: self.fail_fast,
                 confine: self.confine.settings(),
                 ..base
             },

@@ -165,7 +165,11 @@ pub fn run_key(options: &Options, suite: &crate::suite::Suite) -> Result<u64, Er
         "{} {:?} {:?} {:?} {} {:?}",
         env!("CARGO_PKG_VERSION"),
         options.run,
-        (options.check.timeout, options.check.wall),
+        (
+            options.check.timeout,
+            options.check.wall,
+            &options.check.filter
+        ),
         options.check.confine.limits,
         options.check.confine.sandbox,
         suite.limits(),

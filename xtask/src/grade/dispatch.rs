@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 
 use super::audit::{self, dry_run};
@@ -131,6 +131,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         progress,
         cases_each,
         changes: Mutex::new(Vec::new()),
+        failed: AtomicBool::new(false),
     };
     let (graded, mut changes) = class.grade_all();
     let mut interrupted = false;
@@ -222,6 +223,44 @@ fn prepare_results_dir(results_dir: &Path) -> Result<(), Error> {
     Ok(())
 }
 
+/// A hint for a submission handed in one folder down (`ivan/project4/go.py` for `--run 'python3
+/// go.py'`): a file the command names that is not in the submission but is in one of its
+/// folders, said with the command that would run it. `None` when every named file is there.
+fn nested_program(dir: &Path, run: &[std::ffi::OsString]) -> Option<String> {
+    for (k, word) in run.iter().enumerate() {
+        let path = Path::new(word);
+        let names_a_file = path.extension().is_some() || path.components().count() > 1;
+        if (k == 0 && path.components().count() == 1) || !names_a_file || path.is_absolute() {
+            continue;
+        }
+        if dir.join(path).exists() {
+            continue;
+        }
+        let name = path.file_name()?;
+        let found = walkdir::WalkDir::new(dir)
+            .min_depth(2)
+            .max_depth(3)
+            .sort_by_file_name()
+            .into_iter()
+            .take(2000)
+            .flatten()
+            .find(|entry| entry.file_type().is_file() && entry.file_name() == name)?;
+        let relative = found.path().strip_prefix(dir).ok()?.to_path_buf();
+        let mut suggested: Vec<String> = run
+            .iter()
+            .map(|w| w.to_string_lossy().into_owned())
+            .collect();
+        suggested[k] = relative.display().to_string();
+        return Some(format!(
+            "no `{}` in the submission, but `{}` is there: pass --run '{}' or flatten the folder",
+            path.display(),
+            relative.display(),
+            suggested.join(" ")
+        ));
+    }
+    None
+}
+
 /// Keeps the warnings of a grading (a machine too busy, a missing layer) with its files, in
 /// `warnings.txt` (none: no file).
 fn write_warnings(out: &Path, warnings: &[String]) -> Result<(), Error> {
@@ -278,6 +317,8 @@ struct Class<'a> {
     cases_each: u64,
     /// The students whose score moved, as they finish.
     changes: Mutex<Vec<Change>>,
+    /// `--fail-fast` saw a graded case fail: no case starts any more.
+    failed: AtomicBool,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -306,6 +347,8 @@ impl Class<'_> {
             .map(
                 |slot| match slot.into_inner().unwrap_or_else(|p| p.into_inner()) {
                     Slot::Done(Some(outcome)) => outcome,
+                    // Stopped by --fail-fast before it finished: graded at the next run.
+                    _ if self.failed.load(Ordering::Relaxed) => Ok(Graded::Interrupted),
                     _ => Err(Error::Internal("a submission was left ungraded".into())),
                 },
             )
@@ -317,6 +360,10 @@ impl Class<'_> {
     /// Runs case `case` of submission `index`, starting the submission first if it is the
     /// first of its cases to be taken, and finishing it if it is the last to come back.
     fn take(&self, index: usize, case: usize) {
+        // --fail-fast: nothing more starts once a graded case failed.
+        if self.failed.load(Ordering::Relaxed) {
+            return;
+        }
         let (id, dir) = &self.found[index];
         let check = {
             let mut slot = lock(&self.slots[index]);
@@ -342,7 +389,13 @@ impl Class<'_> {
             return;
         };
         match result {
-            Ok(result) => results[case] = Some(result),
+            Ok(result) => {
+                let failed = result.case.graded && !result.judgement.verdict.passed();
+                if failed && self.options.check.fail_fast {
+                    self.failed.store(true, Ordering::Relaxed);
+                }
+                results[case] = Some(result);
+            }
             Err(err) => {
                 *slot = Slot::Done(Some(Err(err)));
                 return;
@@ -410,7 +463,13 @@ impl Class<'_> {
             .confine
             .protected
             .push(self.options.out.clone());
-        let planned = check::prepare_suite(&check_options, self.suite, self.cases);
+        let planned = match nested_program(dir, &self.options.run) {
+            Some(hint) => Err(Error::CouldNotRun {
+                command: self.run_text.to_string(),
+                message: hint,
+            }),
+            None => check::prepare_suite(&check_options, self.suite, self.cases),
+        };
         match planned {
             Ok(prepared) if !prepared.is_empty() => Slot::Running {
                 left: prepared.len(),
@@ -469,6 +528,9 @@ impl Class<'_> {
             }
             Err(err) => return Err(err),
         };
+        if self.options.check.fail_fast && submission.error.is_some() {
+            self.failed.store(true, Ordering::Relaxed);
+        }
         if let Some(change) = previous.and_then(|p| audit::change(p, &keys, &submission)) {
             lock(&self.changes).push(change);
         }
