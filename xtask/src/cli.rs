@@ -261,6 +261,10 @@ pub fn conclude(result: Result<ExitCode, Error>) -> ExitCode {
     crate::sandbox::release();
     match result {
         Ok(code) => code,
+        Err(Error::Interrupted) => {
+            eprintln!("interrupted");
+            ExitCode::from(130)
+        }
         Err(err) => {
             eprintln!("error: {err}");
             ExitCode::from(2)

@@ -25,6 +25,8 @@ pub enum Error {
     Reference(String),
     /// A benchmark could not measure what it was asked to.
     Measure(String),
+    /// Ctrl-C or SIGTERM came while the harness waited (for a build): exit status 130.
+    Interrupted,
     /// The machine refused the harness something it needs (threads), or the harness broke one
     /// of its own invariants: a bug to report.
     Internal(String),
@@ -60,6 +62,7 @@ impl fmt::Display for Error {
             | Error::Reference(message)
             | Error::Measure(message) => f.write_str(message),
             Error::Internal(message) => write!(f, "internal error: {message}"),
+            Error::Interrupted => f.write_str("interrupted"),
         }
     }
 }

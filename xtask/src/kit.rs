@@ -319,27 +319,16 @@ pub fn extract(bundle: &Bundle, root: &Path) -> Result<PathBuf, Error> {
 /// Builds the kit's program, statically linked (it runs on any Linux of its architecture,
 /// Gradescope's images included) and stripped; its path.
 pub fn build_program() -> Result<PathBuf, Error> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     // With `--target`, the flags reach the kit's crates only, not build scripts or macros.
-    let status = std::process::Command::new(&cargo)
-        .args([
-            "build",
-            "--release",
-            "--quiet",
-            "--package",
-            "gridjudge-kit",
-        ])
+    let mut command = crate::workspace::cargo();
+    command
+        .args(["build", "--release", "--package", "gridjudge-kit"])
         .args(["--target", &triple])
         .env("RUSTFLAGS", "-C target-feature=+crt-static")
         .env("CARGO_PROFILE_RELEASE_DEBUG", "false")
-        .env("CARGO_PROFILE_RELEASE_STRIP", "symbols")
-        .current_dir(crate::workspace::root())
-        .status()
-        .map_err(|err| Error::Build(format!("failed to run cargo to build the kit: {err}")))?;
-    if !status.success() {
-        return Err(Error::Build(format!("building the kit failed ({status})")));
-    }
+        .env("CARGO_PROFILE_RELEASE_STRIP", "symbols");
+    crate::workspace::build(command, "the kit's program (static)")?;
     Ok(crate::workspace::target_dir()
         .join(triple)
         .join("release")

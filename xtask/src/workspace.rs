@@ -90,26 +90,87 @@ pub fn build_reference() -> Result<PathBuf, Error> {
 
 /// Builds binaries `bins` of `package` in release mode; their paths, in the same order.
 pub fn build_release(package: &str, bins: &[&str]) -> Result<Vec<PathBuf>, Error> {
-    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
-    let mut command = Command::new(&cargo);
-    command.args(["build", "--release", "--quiet", "--package", package]);
+    let mut command = cargo();
+    command.args(["build", "--release", "--package", package]);
     for bin in bins {
         command.args(["--bin", bin]);
     }
-    let status = command
-        .current_dir(root())
-        .status()
-        .map_err(|err| Error::Build(format!("failed to run cargo to build {package}: {err}")))?;
-    if !status.success() {
-        return Err(Error::Build(format!(
-            "building {} failed ({status})",
-            bins.join(", ")
-        )));
-    }
+    build(command, &bins.join(", "))?;
     Ok(bins
         .iter()
         .map(|bin| target_dir().join("release").join(bin))
         .collect())
+}
+
+/// The cargo that runs this harness (`CARGO`), or the one on PATH, in the checkout.
+pub fn cargo() -> Command {
+    let mut command = Command::new(std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into()));
+    command.current_dir(root());
+    command
+}
+
+/// Runs a cargo build of `what`, showing itself: nothing when everything is fresh, else cargo's
+/// own lines (what it compiles, a wait for another cargo's lock) after one line saying what is
+/// built. Ctrl-C and SIGTERM end the build too, and the run (`Error::Interrupted`).
+pub fn build(mut command: Command, what: &str) -> Result<(), Error> {
+    use std::io::BufRead;
+    let mut child = command
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map_err(|err| Error::Build(format!("failed to run cargo to build {what}: {err}")))?;
+    let stderr = child.stderr.take();
+    let what_line = format!("building {what} with cargo (a first build takes minutes)");
+    let shown = std::thread::spawn(move || {
+        let mut busy = false;
+        let mut held = Vec::new();
+        for line in stderr
+            .map(std::io::BufReader::new)
+            .into_iter()
+            .flat_map(|reader| reader.lines().map_while(Result::ok))
+        {
+            let work = [
+                "Compiling",
+                "Blocking",
+                "error",
+                "warning",
+                "Updating",
+                "Downloading",
+            ]
+            .iter()
+            .any(|word| line.contains(word));
+            if work && !busy {
+                busy = true;
+                eprintln!("{what_line}");
+                for earlier in held.drain(..) {
+                    eprintln!("{earlier}");
+                }
+            }
+            if busy {
+                eprintln!("{line}");
+            } else {
+                held.push(line);
+            }
+        }
+    });
+    let status = loop {
+        if crate::interrupt::interrupted() {
+            // SAFETY: kill takes integers; the pid is our child's, not yet reaped.
+            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+            let _ = child.wait();
+            let _ = shown.join();
+            return Err(Error::Interrupted);
+        }
+        match child.try_wait() {
+            Ok(Some(status)) => break status,
+            Ok(None) => std::thread::sleep(std::time::Duration::from_millis(50)),
+            Err(err) => return Err(Error::Build(format!("waiting for cargo: {err}"))),
+        }
+    };
+    let _ = shown.join();
+    if !status.success() {
+        return Err(Error::Build(format!("building {what} failed ({status})")));
+    }
+    Ok(())
 }
 
 /// Cargo's target folder: `CARGO_TARGET_DIR`, or `target/` of the checkout.

@@ -641,3 +641,50 @@ fn the_spec_is_inferred_for_correct_crashing_prompting_and_crlf_programs() {
         }
     }
 }
+
+/// A build the harness waits for shows itself and ends with the run: SIGTERM (a cancelled CI
+/// job) during `cargo build` ends the build and the run, exit status 130. The build here is a
+/// stand-in cargo (`CARGO`) that says it compiles and then sleeps.
+#[test]
+fn sigterm_during_a_build_ends_the_build_and_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("fake-cargo-{}", std::process::id());
+    // Its own file name carries the marker, to find it in /proc.
+    let cargo = dir.path().join(&marker);
+    std::fs::write(
+        &cargo,
+        "#!/bin/sh\necho '   Compiling gridjudge' >&2\nwhile :; do sleep 1; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("CARGO", &cargo)
+        .args(["check", "--filter", "handout"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while crate::support::survivors(&marker).is_empty()
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill takes integers; the pid is this test's child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("building gridjudge with cargo"), "{stderr}");
+    assert!(stderr.contains("Compiling gridjudge"), "{stderr}");
+    let gone = std::time::Instant::now();
+    while !crate::support::survivors(&marker).is_empty()
+        && gone.elapsed() < std::time::Duration::from_secs(30)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        crate::support::survivors(&marker).is_empty(),
+        "the build outlived the run"
+    );
+}
