@@ -490,26 +490,7 @@ fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
     for id in ["s00", "s01", "s02"] {
         std::fs::write(class.join(id).join("solution.sh"), honest).unwrap();
     }
-    let options = |out: &str| Options {
-        check: CheckOptions {
-            jobs: 2,
-            timeout: Some(Duration::from_secs(5)),
-            ..CheckOptions::new(
-                dir.path().join("cases"),
-                PathBuf::from("/nonexistent/reference"),
-                PathBuf::new(),
-            )
-        },
-        spec: "echo".into(),
-        submissions: class.clone(),
-        run: vec!["sh".into(), "solution.sh".into()],
-        out: dir.path().join(out),
-        shard: None,
-        force: false,
-        dry_run: false,
-        gradescope: None,
-        html: false,
-    };
+    let options = |out: &str| shell_class_options(dir.path(), out);
     grade(&options("alone"), &|_| {}).unwrap();
     // s01 hands in a wrong solution and its own `sh`, which would echo (and pass) if it ran.
     std::fs::write(class.join("s01/solution.sh"), "echo wrong\n").unwrap();
@@ -630,26 +611,7 @@ fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
     }
     std::fs::create_dir(class.join("s01/project4")).unwrap();
     std::fs::write(class.join("s01/project4/solution.sh"), "exec cat\n").unwrap();
-    let options = |out: &str| Options {
-        check: CheckOptions {
-            jobs: 2,
-            timeout: Some(Duration::from_secs(5)),
-            ..CheckOptions::new(
-                dir.path().join("cases"),
-                PathBuf::from("/nonexistent/reference"),
-                PathBuf::new(),
-            )
-        },
-        spec: "echo".into(),
-        submissions: class.clone(),
-        run: vec!["sh".into(), "solution.sh".into()],
-        out: dir.path().join(out),
-        shard: None,
-        force: false,
-        dry_run: false,
-        gradescope: None,
-        html: false,
-    };
+    let options = |out: &str| shell_class_options(dir.path(), out);
     let summary = grade(&options("all"), &|_| {}).unwrap();
     let nested = summary
         .grades
@@ -683,4 +645,29 @@ fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
     // The next run reuses what was finished and goes on from there.
     let second = grade(&fail_fast, &|_| {}).unwrap();
     assert_eq!(second.n_reused, 2);
+}
+
+/// Grading the echo class under `root` as `sh solution.sh` in each student's folder, into
+/// `root/out`.
+fn shell_class_options(root: &Path, out: &str) -> Options {
+    Options {
+        check: CheckOptions {
+            jobs: 2,
+            timeout: Some(Duration::from_secs(5)),
+            ..CheckOptions::new(
+                root.join("cases"),
+                PathBuf::from("/nonexistent/reference"),
+                PathBuf::new(),
+            )
+        },
+        spec: "echo".into(),
+        submissions: root.join("class"),
+        run: vec!["sh".into(), "solution.sh".into()],
+        out: root.join(out),
+        shard: None,
+        force: false,
+        dry_run: false,
+        gradescope: None,
+        html: false,
+    }
 }

@@ -27,6 +27,24 @@ pub enum Hierarchy {
     },
 }
 
+impl Hierarchy {
+    /// The folders the harness makes its cgroups in: v2's one, or v1's memory, pids and (where
+    /// usable) cpuacct, in that order.
+    fn parents(&self) -> Vec<&PathBuf> {
+        match self {
+            Hierarchy::V2 { parent } => vec![parent],
+            Hierarchy::V1 {
+                memory,
+                pids,
+                cpuacct,
+            } => [Some(memory), Some(pids), cpuacct.as_ref()]
+                .into_iter()
+                .flatten()
+                .collect(),
+        }
+    }
+}
+
 /// This process's own cgroup folder in a hierarchy, from /proc/self/cgroup.
 fn own_cgroup(controller: &str) -> Option<PathBuf> {
     let table = std::fs::read_to_string("/proc/self/cgroup").ok()?;
@@ -97,18 +115,7 @@ fn probe() -> Option<Hierarchy> {
 
 /// Removes the empty cgroups `gridjudge-PID-*` of harnesses that no longer run.
 fn remove_stale(hierarchy: &Hierarchy) {
-    let parents: Vec<&PathBuf> = match hierarchy {
-        Hierarchy::V2 { parent } => vec![parent],
-        Hierarchy::V1 {
-            memory,
-            pids,
-            cpuacct,
-        } => [Some(memory), Some(pids), cpuacct.as_ref()]
-            .into_iter()
-            .flatten()
-            .collect(),
-    };
-    for parent in parents {
+    for parent in hierarchy.parents() {
         let Ok(entries) = std::fs::read_dir(parent) else {
             continue;
         };
@@ -186,18 +193,11 @@ impl WorkerCgroup {
             std::process::id(),
             WORKER_COUNTER.fetch_add(1, Ordering::Relaxed)
         );
-        let dirs = match hierarchy {
-            Hierarchy::V2 { parent } => vec![parent.join(&name)],
-            Hierarchy::V1 {
-                memory,
-                pids,
-                cpuacct,
-            } => [Some(memory), Some(pids), cpuacct.as_ref()]
-                .into_iter()
-                .flatten()
-                .map(|parent| parent.join(&name))
-                .collect(),
-        };
+        let dirs: Vec<PathBuf> = hierarchy
+            .parents()
+            .into_iter()
+            .map(|parent| parent.join(&name))
+            .collect();
         for dir in &dirs {
             std::fs::create_dir(dir)?;
         }

@@ -9,6 +9,8 @@ mod tasks;
 mod values;
 
 pub use command::{parse_error, Cli, Task};
-pub use shared::{current_dir, interpret_target, ConfineArgs, CorpusArgs, ReportArgs, RunArgs};
+pub use shared::{
+    current_dir, interpret_target, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs,
+};
 pub use tasks::*;
 pub use values::*;

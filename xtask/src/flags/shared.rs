@@ -95,6 +95,21 @@ impl ConfineArgs {
     }
 }
 
+/// How many cases run at once and how long each may take: `check`'s, the kit's and `grade`'s.
+#[derive(clap::Args, Clone, Default)]
+pub struct PaceArgs {
+    /// Cases run at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
+    pub jobs: Option<usize>,
+    /// Seconds of CPU time a case may use, all its processes together (default: the suite's).
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
+    /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
+    /// programs that sleep or block (default: 3 times the timeout and 2 more).
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub wall: Option<Duration>,
+}
+
 /// How reports show cases to students.
 #[derive(clap::Args, Clone, Default)]
 pub struct ReportArgs {
@@ -150,16 +165,8 @@ pub struct RunArgs {
     /// Only cases whose group or `spec/group/name` contains PATTERN.
     #[arg(long, value_name = "PATTERN")]
     pub filter: Option<String>,
-    /// Cases run at once (default: the number of CPUs).
-    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
-    pub jobs: Option<usize>,
-    /// Seconds of CPU time a case may use, all its processes together (default: the suite's).
-    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
-    pub timeout: Option<Duration>,
-    /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
-    /// programs that sleep or block (default: 3 times the timeout and 2 more).
-    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
-    pub wall: Option<Duration>,
+    #[command(flatten)]
+    pub pace: PaceArgs,
     /// Stop at the first failing graded case.
     #[arg(long)]
     pub fail_fast: bool,
@@ -204,9 +211,9 @@ impl RunArgs {
     ) -> crate::check::Options {
         crate::check::Options {
             filter: self.filter.clone(),
-            jobs: self.jobs.unwrap_or(base.jobs),
-            timeout: self.timeout,
-            wall: self.wall,
+            jobs: self.pace.jobs.unwrap_or(base.jobs),
+            timeout: self.pace.timeout,
+            wall: self.pace.wall,
             fail_fast: self.fail_fast,
             include_unspecified: self.include_unspecified,
             program: Program::from_argv(target),

@@ -4,7 +4,9 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::shared::{cases_root, reference_binary, ConfineArgs, CorpusArgs, ReportArgs, RunArgs};
+use super::shared::{
+    cases_root, reference_binary, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs,
+};
 use super::shared::{current_dir, interpret_target};
 use super::values::{class_size, command_line, duration, jobs, runs, seconds, seed, CommandLine};
 use crate::error::Error;
@@ -342,16 +344,8 @@ pub struct GradeArgs {
     pub fail_fast: bool,
     #[command(flatten)]
     pub report: ReportArgs,
-    /// Cases run at once (default: the number of CPUs).
-    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
-    pub jobs: Option<usize>,
-    /// Seconds of CPU time a case may use, all its processes together (default: the suite's).
-    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
-    pub timeout: Option<Duration>,
-    /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
-    /// programs that sleep or block (default: 3 times the timeout and 2 more).
-    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
-    pub wall: Option<Duration>,
+    #[command(flatten)]
+    pub pace: PaceArgs,
     #[command(flatten)]
     pub corpus: CorpusArgs,
     #[command(flatten)]
@@ -373,9 +367,9 @@ impl GradeArgs {
         );
         Ok(crate::grade::Options {
             check: crate::check::Options {
-                jobs: self.jobs.unwrap_or(base.jobs),
-                timeout: self.timeout,
-                wall: self.wall,
+                jobs: self.pace.jobs.unwrap_or(base.jobs),
+                timeout: self.pace.timeout,
+                wall: self.pace.wall,
                 filter: self.filter.clone(),
                 fail_fast: self.fail_fast,
                 confine: self.confine.settings(),
