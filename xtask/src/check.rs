@@ -281,10 +281,16 @@ fn never_ran(program: &Program, results: &[CaseResult]) -> Result<(), Error> {
             .execution
             .as_ref()
             .is_some_and(|e| e.stdout.is_empty());
+        // A program killed by a signal did start: a crash is a runtime error, named.
+        let by_signal = r
+            .judgement
+            .execution
+            .as_ref()
+            .is_some_and(|e| matches!(e.exit, crate::process::Exit::Signal(_)));
         let crashed_or_wrong = matches!(
             r.judgement.verdict,
             Verdict::WrongOutput | Verdict::RuntimeError | Verdict::ExitStatus
-        );
+        ) && !by_signal;
         silent && crashed_or_wrong && stderr_of(r) == stderr_of(first)
     });
     if !same_failure || *program == Program::Reference {

@@ -471,9 +471,8 @@ fn with_notes(
     verdict: Verdict,
     execution: &Execution,
 ) -> Option<String> {
-    if execution.stdout.is_empty()
-        && (execution.timed_out || execution.wall_stopped || verdict == Verdict::RuntimeError)
-    {
+    // Only a program the harness killed can have lost output in a buffer.
+    if execution.stdout.is_empty() && (execution.timed_out || execution.wall_stopped) {
         let hint = "it printed nothing before it ended: output still in a buffer is lost when a \
                     program is killed (flush after each answer: print(..., flush=True), \
                     System.out.flush(), fflush(stdout))";
@@ -505,7 +504,20 @@ fn with_notes(
 }
 
 fn killed_by(signal: i32) -> String {
-    format!("killed by signal {signal} ({})", signal_name(signal))
+    let name = match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => return format!("killed by signal {signal}"),
+    };
+    format!("killed by {name} ({})", signal_name(signal))
 }
 
 fn signal_name(signal: i32) -> &'static str {

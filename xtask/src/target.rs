@@ -46,6 +46,37 @@ impl Program {
 /// its interpreter (`x.py` → `python3 x.py`, `x.jar` → `java -jar x.jar`, `x.js` → `node x.js`),
 /// a path to an executable runs as is, a name on PATH too. Anything else is `Err` with a
 /// one-line hint of the command that would work.
+/// Why the executable file at `path` cannot be run as it is, if it cannot: a program for
+/// another machine, or a script without a `#!` line (which `exec` would hand to `/bin/sh`).
+fn cannot_exec(path: &Path) -> Option<String> {
+    use std::io::Read;
+    let mut head = [0u8; 20];
+    let n = std::fs::File::open(path).ok()?.read(&mut head).ok()?;
+    let head = &head[..n];
+    if head.starts_with(b"\x7fELF") {
+        // e_machine, little-endian at byte 18: what the program was built for.
+        let machine = u16::from_le_bytes([*head.get(18)?, *head.get(19)?]);
+        let here: u16 = match std::env::consts::ARCH {
+            "x86_64" => 62,
+            "aarch64" => 183,
+            "riscv64" => 243,
+            _ => return None,
+        };
+        return (machine != here).then(|| {
+            format!(
+                "is a program for another kind of machine (ELF machine {machine}; this one is \
+                 {}): build it here",
+                std::env::consts::ARCH
+            )
+        });
+    }
+    (!head.starts_with(b"#!")).then(|| {
+        "is no program this machine can start (no `#!` line and no machine code): name its \
+         interpreter before it (python3 FILE, sh FILE), or add a `#!` line"
+            .to_string()
+    })
+}
+
 pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, String> {
     use std::os::unix::fs::PermissionsExt;
     let Some(first) = argv.first() else {
@@ -53,6 +84,17 @@ pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, Strin
     };
     let shown = first.to_string_lossy().into_owned();
     let path = dir.join(first);
+    if shown.starts_with('-') && !path.exists() {
+        return Err(format!(
+            "`{shown}` is no option of this command (see --help), and no program either"
+        ));
+    }
+    if path.is_dir() {
+        return Err(format!(
+            "`{shown}` is a folder: name the program in it (`{shown}/main.py`, `{shown}/a.out`, \
+             ...)"
+        ));
+    }
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
     let interpreter: &[&str] = match extension {
         "py" => &["python3"],
@@ -68,6 +110,9 @@ pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, Strin
         }
         let executable =
             std::fs::metadata(&path).is_ok_and(|m| m.permissions().mode() & 0o111 != 0);
+        if let (true, Some(problem)) = (executable, cannot_exec(&path)) {
+            return Err(format!("`{shown}` {problem}"));
+        }
         let is_path = Path::new(first).components().count() > 1;
         return match (executable, is_path) {
             (true, true) => Ok(argv),
@@ -164,15 +209,35 @@ mod tests {
     fn the_headline_forms_become_the_command_that_works() {
         use std::os::unix::fs::PermissionsExt;
         let dir = tempfile::tempdir().unwrap();
-        let write = |name: &str, mode: u32| {
-            std::fs::write(dir.path().join(name), "").unwrap();
+        let write_bytes = |name: &str, bytes: &[u8], mode: u32| {
+            std::fs::write(dir.path().join(name), bytes).unwrap();
             std::fs::set_permissions(dir.path().join(name), std::fs::Permissions::from_mode(mode))
                 .unwrap();
         };
+        let write = |name: &str, mode: u32| write_bytes(name, b"", mode);
+        // The start of an ELF file: the magic, then e_machine at byte 18.
+        let elf = |machine: u16| {
+            let mut head = b"\x7fELF".to_vec();
+            head.resize(18, 0);
+            head.extend(machine.to_le_bytes());
+            head
+        };
+        let here = match std::env::consts::ARCH {
+            "aarch64" => 183,
+            "riscv64" => 243,
+            _ => 62,
+        };
         write("project4.py", 0o644);
         write("game.jar", 0o644);
-        write("a.out", 0o755);
+        write_bytes("a.out", &elf(here), 0o755);
+        write_bytes(
+            "foreign.out",
+            &elf(if here == 62 { 183 } else { 62 }),
+            0o755,
+        );
+        write_bytes("run.sh", b"echo hi\n", 0o755);
         write("notes", 0o644);
+        std::fs::create_dir(dir.path().join("src")).unwrap();
         let line = |words: &[&str]| {
             interpret(words.iter().map(OsString::from).collect(), dir.path())
                 .map(|argv| display_argv(&argv))
@@ -189,5 +254,14 @@ mod tests {
         assert!(line(&["no-such-program-here"])
             .unwrap_err()
             .contains("nor a program on PATH"));
+        // The simple mistakes, each said in words.
+        assert!(line(&["src"]).unwrap_err().contains("is a folder"));
+        assert!(line(&["--spce", "go"])
+            .unwrap_err()
+            .contains("is no option"));
+        assert!(line(&["./foreign.out"])
+            .unwrap_err()
+            .contains("another kind of machine"));
+        assert!(line(&["./run.sh"]).unwrap_err().contains("no `#!` line"));
     }
 }

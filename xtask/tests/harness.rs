@@ -200,3 +200,23 @@ fn check_shards_split_the_cases_without_overlap() {
         "each case in exactly one shard"
     );
 }
+
+/// A program that segfaults on every case, printing nothing, did start: each case is a
+/// runtime error that names the signal, not "could not run"; and nothing suggests a lost
+/// buffer, since the harness did not kill it.
+#[test]
+fn a_program_that_segfaults_everywhere_is_a_named_crash_not_could_not_run() {
+    let corpus = Corpus::new(b"x\n", true);
+    corpus.add("002-case", b"y\n", crate::support::EXPECTED.as_bytes());
+    let run = check(&options(&corpus, "segfault", TIMEOUT)).expect("a crash is a verdict");
+    for result in &run.results {
+        let judgement = &result.judgement;
+        assert_eq!(judgement.verdict, Verdict::RuntimeError);
+        let detail = judgement.detail.clone().unwrap_or_default();
+        assert!(
+            detail.contains("killed by SIGSEGV (segmentation fault)"),
+            "{detail}"
+        );
+        assert!(!detail.contains("flush"), "{detail}");
+    }
+}

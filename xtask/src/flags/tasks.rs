@@ -84,8 +84,13 @@ pub struct CheckArgs {
 impl CheckArgs {
     pub fn options(&self, progress: bool) -> Result<crate::check::Options, Error> {
         let dir = current_dir()?;
+        let root = self.corpus.root()?;
+        // An unknown spec is the user's mistake, said before anything about the program.
+        if let Some(spec) = &self.spec {
+            crate::suite::find(&root, spec)?;
+        }
         let target = interpret_target(&self.target, &dir)?;
-        let base = crate::check::Options::new(self.corpus.root()?, self.corpus.reference()?, dir);
+        let base = crate::check::Options::new(root, self.corpus.reference()?, dir);
         Ok(crate::check::Options {
             spec: self.spec.clone(),
             shard: self.shard,
