@@ -87,9 +87,30 @@ fn on_github_actions() -> bool {
     std::env::var_os("GITHUB_ACTIONS").is_some_and(|value| value == "true")
 }
 
-/// On GitHub Actions, adds the run's Markdown summary to the job's summary (the file named by
-/// `GITHUB_STEP_SUMMARY`, which every step appends to).
+/// On GitHub Actions, adds the run's Markdown summary to the job's summary.
 fn github_step_summary(run: &Run) -> Result<(), Error> {
+    append_step_summary(&crate::summary::markdown(run))
+}
+
+/// Writes a grading's Markdown summary to `path` (if given) and to the GitHub job summary (on
+/// Actions); nothing for `--dry-run`.
+pub fn write_grade_summary(
+    summary: &crate::grade::Summary,
+    path: &Option<PathBuf>,
+) -> Result<(), Error> {
+    if !summary.plan.is_empty() {
+        return Ok(());
+    }
+    let markdown = crate::summary::class_markdown(&summary.grades, &summary.changes);
+    if let Some(path) = path {
+        write_atomically(path, markdown.as_bytes())?;
+    }
+    append_step_summary(&markdown)
+}
+
+/// Appends `markdown` to the GitHub job summary (the file named by `GITHUB_STEP_SUMMARY`,
+/// which every step appends to), when there is one.
+pub fn append_step_summary(markdown: &str) -> Result<(), Error> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").map(PathBuf::from) else {
         return Ok(());
     };
@@ -98,7 +119,7 @@ fn github_step_summary(run: &Run) -> Result<(), Error> {
         .create(true)
         .open(&path)
         .map_err(|err| Error::io(&path, err))?;
-    file.write_all(crate::summary::markdown(run).as_bytes())
+    file.write_all(markdown.as_bytes())
         .map_err(|err| Error::io(&path, err))
 }
 

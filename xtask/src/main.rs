@@ -76,6 +76,7 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
     let summary = xtask::grade::grade(&options, &|step| progress.step(step))?;
     progress.finish();
     warn(&summary.warnings);
+    xtask::cli::write_grade_summary(&summary, &args.summary)?;
     print_report(&xtask::cli::grade_report(&summary, &options.out))?;
     Ok(ExitCode::from(if summary.interrupted { 130 } else { 0 }))
 }

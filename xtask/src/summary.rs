@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use crate::gradebook::{Change, Grades};
 use crate::outcome::CaseResult;
 use crate::run::Run;
 
@@ -97,6 +98,56 @@ pub fn markdown(run: &Run) -> String {
     out
 }
 
+/// The Markdown job summary of a grading: how many submissions, the mean score, how many
+/// could not run, the score of each group across the class, and the scores a regrade moved.
+pub fn class_markdown(grades: &Grades, changes: &[Change]) -> String {
+    let n = grades.submissions.len();
+    let mean = grades.submissions.iter().map(|s| s.score).sum::<f64>() / n.max(1) as f64;
+    let could_not_run = grades
+        .submissions
+        .iter()
+        .filter(|s| s.error.is_some())
+        .count();
+    let mut out = format!(
+        "## gridjudge: {} submissions of {}\n\n",
+        n,
+        cell(&grades.spec)
+    );
+    let _ = writeln!(
+        out,
+        "mean score **{mean:.2}** of {:.2} · {could_not_run} could not run\n",
+        grades.max_score
+    );
+    out += "| group | points | mean |\n|---|---:|---:|\n";
+    for (group, points) in &grades.groups {
+        let sum: f64 = grades
+            .submissions
+            .iter()
+            .map(|s| s.groups.get(group).copied().unwrap_or(0.0))
+            .sum();
+        let _ = writeln!(
+            out,
+            "| {} | {points:.2} | {:.2} |",
+            cell(group),
+            sum / n.max(1) as f64
+        );
+    }
+    if !changes.is_empty() {
+        out += "\n### Scores this regrade moved\n\n| student | before | now | why |\n|---|---:|---:|---|\n";
+        for change in changes {
+            let _ = writeln!(
+                out,
+                "| {} | {:.2} | {:.2} | {} |",
+                cell(&change.id),
+                change.old_score,
+                change.new_score,
+                cell(&change.why)
+            );
+        }
+    }
+    out
+}
+
 /// A value for a workflow command's message.
 fn escape_data(text: &str) -> String {
     text.replace('%', "%25")
@@ -133,6 +184,48 @@ pub fn annotations(run: &Run) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_grading_summary_gives_the_mean_each_group_and_the_moved_scores() {
+        use crate::gradebook::Submission;
+        let student = |id: &str, alpha: f64, error: Option<&str>| Submission {
+            id: id.into(),
+            score: alpha,
+            groups: [("alpha".to_string(), alpha)].into(),
+            verdicts: Default::default(),
+            error: error.map(String::from),
+            cases: Vec::new(),
+        };
+        let grades = Grades {
+            schema: 1,
+            spec: "echo".into(),
+            run: "sh solution.sh".into(),
+            groups: [("alpha".to_string(), 6.0)].into(),
+            max_score: 6.0,
+            shard: None,
+            submissions: vec![student("s00", 6.0, None), student("s01", 0.0, Some("no"))],
+        };
+        let moved = Change {
+            id: "s01".into(),
+            old_score: 6.0,
+            new_score: 0.0,
+            why: "the submission changed".into(),
+        };
+        let text = class_markdown(&grades, &[moved]);
+        assert!(
+            text.starts_with("## gridjudge: 2 submissions of echo\n"),
+            "{text}"
+        );
+        assert!(
+            text.contains("mean score **3.00** of 6.00 · 1 could not run"),
+            "{text}"
+        );
+        assert!(text.contains("| alpha | 6.00 | 3.00 |"), "{text}");
+        assert!(
+            text.contains("| s01 | 6.00 | 0.00 | the submission changed |"),
+            "{text}"
+        );
+    }
 
     #[test]
     fn workflow_command_values_are_escaped() {

@@ -347,6 +347,10 @@ pub struct GradeArgs {
     /// next run of the same command.
     #[arg(long)]
     pub fail_fast: bool,
+    /// Write a Markdown summary of the grading (on GitHub Actions it also goes into the job
+    /// summary).
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
