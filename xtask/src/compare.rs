@@ -64,7 +64,7 @@ pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Diff
         expected_offset: line_start + common,
         expected_line: expected_line.map(content),
         actual_line: actual_line.map(content),
-        cause: cause(expected_line, actual_line),
+        cause: cause(expected_line, actual_line, actual_lines.next()),
         presentation_only: same_when_normalized(expected, actual),
     })
 }
@@ -169,7 +169,9 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>) -> String {
+/// What a difference is, from the first expected and actual lines that differ, and the actual
+/// line after (a line the program added shows as the expected line one line later).
+fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>, next_actual: Option<&[u8]>) -> String {
     let (Some(e), Some(a)) = (expected, actual) else {
         return if actual.is_none() {
             "the output ends before the expected end".into()
@@ -206,6 +208,9 @@ fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>) -> String {
     }
     if a_text.len() > e_text.len() && a_text.ends_with(e_text) {
         return "extra text before the expected line (a prompt?)".into();
+    }
+    if next_actual.map(|n| n.strip_suffix(b"\n").unwrap_or(n)) == Some(e_text) {
+        return "an extra line before the expected one (a prompt on a line of its own?)".into();
     }
     if let Some(kind) = number_difference(e_text, a_text) {
         return kind;
@@ -251,7 +256,7 @@ mod tests {
 
     #[test]
     fn numbers_off_by_one_are_named() {
-        let cause = |e: &str, a: &str| cause(Some(e.as_bytes()), Some(a.as_bytes()));
+        let cause = |e: &str, a: &str| cause(Some(e.as_bytes()), Some(a.as_bytes()), None);
         assert_eq!(
             cause(" 1   3  12\n", " 1   4  12\n"),
             "a number is one too high"
@@ -271,6 +276,18 @@ mod tests {
             cause("Enter a column: \n", "> Enter a column: \n"),
             "extra text before the expected line (a prompt?)"
         );
+        // A prompt on a line of its own: the expected line comes one line later.
+        let prompted = compare(
+            CompareMode::Exact,
+            b"RED\n. . .\n",
+            b"RED\nYour move:\n. . .\n",
+        )
+        .unwrap();
+        assert_eq!(
+            prompted.cause,
+            "an extra line before the expected one (a prompt on a line of its own?)"
+        );
+        assert_eq!(prompted.line, 2);
     }
 
     #[test]
