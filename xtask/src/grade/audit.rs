@@ -14,21 +14,42 @@ use crate::error::Error;
 use crate::files::write_atomically;
 use crate::gradebook::{Change, Submission};
 
+/// What changed since a result was graded.
+enum Changed {
+    Submission,
+    /// The corpus or the settings (or, in an older result, whatever it was).
+    Settings,
+}
+
+impl Changed {
+    fn words(&self) -> &'static str {
+        match self {
+            Changed::Submission => "the submission changed",
+            Changed::Settings => "the corpus or the grading settings changed",
+        }
+    }
+}
+
+/// What changed since `previous` was graded, under `keys`; `None`: nothing.
+fn what_changed(previous: &ResultFile, keys: &Keys) -> Option<Changed> {
+    if !previous.folder.is_empty() && previous.folder != keys.folder {
+        Some(Changed::Submission)
+    } else if previous.key != keys.combined {
+        Some(Changed::Settings)
+    } else {
+        None
+    }
+}
+
 /// Why a result of `previous` is not reused under `keys` (`None`: it is).
 pub fn rerun_reason(previous: Option<&ResultFile>, keys: &Keys, force: bool) -> Option<String> {
     let Some(previous) = previous else {
         return Some("not graded before".into());
     };
-    if previous.key == keys.combined && !force {
-        return None;
+    match what_changed(previous, keys) {
+        Some(what) => Some(what.words().into()),
+        None => force.then(|| "--force".into()),
     }
-    Some(if previous.key == keys.combined {
-        "--force".into()
-    } else if !previous.folder.is_empty() && previous.folder != keys.folder {
-        "the submission changed".into()
-    } else {
-        "the corpus or the grading settings changed".into()
-    })
 }
 
 /// The change of a student graded again, if the score moved.
@@ -38,14 +59,12 @@ pub fn change(previous: &ResultFile, keys: &Keys, now: &Submission) -> Option<Ch
         return None;
     }
     let cases = case_changes(old, now);
-    let why = if !previous.folder.is_empty() && previous.folder != keys.folder {
-        "the submission changed".to_string()
-    } else if previous.key != keys.combined {
-        format!("the corpus or the grading settings changed: {cases}")
-    } else {
-        format!(
+    let why = match what_changed(previous, keys) {
+        Some(what @ Changed::Submission) => what.words().to_string(),
+        Some(what @ Changed::Settings) => format!("{}: {cases}", what.words()),
+        None => format!(
             "the same submission and cases gave other verdicts (nondeterminism or timing): {cases}"
-        )
+        ),
     };
     Some(Change {
         id: now.id.clone(),

@@ -20,12 +20,10 @@ pub struct ResultFile {
     /// What the result depends on, hashed (see [`run_key`] and [`folder_key`]): a rerun reuses
     /// the result only while the key is the same.
     pub key: String,
-    /// The submission's part of the key, and the settings' part (for saying why a result was
-    /// not reused); empty in a result file of an older harness.
+    /// The submission's part of the key (for saying why a result was not reused: the rest of
+    /// the key is the settings'); empty in a result file of an older harness.
     #[serde(default)]
     pub folder: String,
-    #[serde(default)]
-    pub settings: String,
     pub submission: Submission,
     /// The terminal's block (without colour) of the first failing case of each cause, by case
     /// id: what the HTML report shows. Never in `grades.json`, whose bytes hold no timing.
@@ -38,9 +36,8 @@ pub struct ResultFile {
 pub struct Keys {
     /// The submission's files.
     pub folder: String,
-    /// The corpus, the reference, the harness, the command, the timeout and every limit.
-    pub settings: String,
-    /// Both: what a result is reused by.
+    /// Those and the settings (the corpus, the reference, the harness, the command, the
+    /// timeout and every limit): what a result is reused by.
     pub combined: String,
 }
 
@@ -208,7 +205,6 @@ pub fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
     let folder = folder_key(dir, Budget::SUBMISSION)?;
     Ok(Keys {
         folder: format!("{folder:016x}"),
-        settings: format!("{run_key:016x}"),
         combined: format!(
             "{:016x}",
             hash(&[&run_key.to_le_bytes(), &folder.to_le_bytes()])

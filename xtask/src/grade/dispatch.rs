@@ -539,7 +539,6 @@ impl Class<'_> {
             run: self.run_text.to_string(),
             key: keys.combined,
             folder: keys.folder,
-            settings: keys.settings,
             submission,
             blocks,
         };
