@@ -549,9 +549,9 @@ fn run_case(
     if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
         judgement.verdict = Verdict::Unreliable;
         judgement.detail = Some(format!(
-            "stopped twice at the wall-clock backstop having used little CPU time and waited \
-             {:.1} s for a CPU: the machine was too busy to measure it, so there is no verdict \
-             on the program; grade it again on a quieter machine",
+            "stopped twice at the wall-clock backstop, the second time after waiting {:.1} s for \
+             a CPU: the machine was too busy to measure it, so there is no verdict on the \
+             program; grade it again on a quieter machine",
             waited.as_secs_f64()
         ));
     }

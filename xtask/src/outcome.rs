@@ -33,8 +33,8 @@ pub enum Verdict {
     /// Used its CPU time limit, or still ran at the wall-clock backstop (and again when rerun
     /// alone on a quiet machine: it sleeps or blocks).
     Timeout,
-    /// Stopped at the wall-clock backstop having used little CPU, twice, on a machine too busy
-    /// to tell: no verdict on the program (rerun it on a quieter machine).
+    /// Stopped at the wall-clock backstop twice while it waited for a CPU: the machine was too
+    /// busy to tell, so no verdict on the program (grade it again on a quieter machine).
     Unreliable,
     OutputLimit,
     MemoryLimit,
