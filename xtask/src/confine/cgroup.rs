@@ -177,6 +177,13 @@ pub struct Mark {
     cpu: Option<std::time::Duration>,
 }
 
+impl Mark {
+    /// The CPU time used between `earlier` and this mark, where it is accounted.
+    fn cpu_since(&self, earlier: &Mark) -> Option<std::time::Duration> {
+        Some(self.cpu?.saturating_sub(earlier.cpu?))
+    }
+}
+
 /// One worker's cgroup (a folder per controller on v1).
 pub struct WorkerCgroup {
     hierarchy: Hierarchy,
@@ -334,7 +341,7 @@ impl WorkerCgroup {
             peak_memory: peak.trim().parse().ok(),
             memory_limit_hit: now.oom_kills > mark.oom_kills,
             process_limit_hit: now.pids_max > mark.pids_max,
-            cpu: self.cpu_since(mark),
+            cpu: now.cpu_since(mark),
         }
     }
 }
