@@ -166,12 +166,7 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
         }
         return report;
     }
-    let failed = summary
-        .grades
-        .submissions
-        .iter()
-        .filter(|s| s.error.is_some())
-        .count();
+    let failed = summary.grades.could_not_run();
     let mut report = format!(
         "{} submissions: {} graded now, {} reused from an earlier run, {} could not run\n",
         summary.grades.submissions.len(),

@@ -40,6 +40,16 @@ pub struct Submission {
     pub cases: Vec<CaseRow>,
 }
 
+impl Grades {
+    /// How many submissions could not be graded at all.
+    pub fn could_not_run(&self) -> usize {
+        self.submissions
+            .iter()
+            .filter(|s| s.error.is_some())
+            .count()
+    }
+}
+
 /// One student whose score a regrade moved, and why: what `regrade.json` holds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Change {

@@ -103,11 +103,7 @@ pub fn markdown(run: &Run) -> String {
 pub fn class_markdown(grades: &Grades, changes: &[Change]) -> String {
     let n = grades.submissions.len();
     let mean = grades.submissions.iter().map(|s| s.score).sum::<f64>() / n.max(1) as f64;
-    let could_not_run = grades
-        .submissions
-        .iter()
-        .filter(|s| s.error.is_some())
-        .count();
+    let could_not_run = grades.could_not_run();
     let mut out = format!(
         "## gridjudge: {} submissions of {}\n\n",
         n,
