@@ -209,6 +209,18 @@ impl RunArgs {
         target: Vec<OsString>,
         progress: bool,
     ) -> crate::check::Options {
+        let mut confine = self.confine.settings();
+        // The reports this run writes are its outputs: no target reads an earlier one.
+        let reports = [
+            &self.json,
+            &self.junit,
+            &self.gradescope,
+            &self.html,
+            &self.summary,
+        ];
+        confine
+            .protected
+            .extend(reports.into_iter().flatten().cloned());
         crate::check::Options {
             filter: self.filter.clone(),
             jobs: self.pace.jobs.unwrap_or(base.jobs),
@@ -218,22 +230,7 @@ impl RunArgs {
             include_unspecified: self.include_unspecified,
             program: Program::from_argv(target),
             progress,
-            confine: Settings {
-                // The reports this run writes are its outputs: no target reads an earlier one.
-                protected: [
-                    &self.json,
-                    &self.junit,
-                    &self.gradescope,
-                    &self.html,
-                    &self.summary,
-                ]
-                .into_iter()
-                .flatten()
-                .cloned()
-                .chain(self.confine.hide.iter().cloned())
-                .collect(),
-                ..self.confine.settings()
-            },
+            confine,
             ..base
         }
     }
