@@ -559,12 +559,12 @@ fn run_case(
         stop.store(true, Ordering::Relaxed);
     }
     if let (false, Some(difference)) = (judgement.verdict.passed(), &judgement.difference) {
-        // The reference says where; without it (the student kit), the trace it wrote for the
-        // case when the kit was built.
+        // The bundled reference says where; without it (the student kit), the trace it wrote
+        // for the case when the kit was built. An instructor's own reference cannot say.
         let trace = case.input.with_extension("trace");
-        let found = if options.reference.is_file() {
+        let found = if options.reference.is_file() && plan.suite.is_built_in() {
             locate(
-                &Program::Reference.target(&options.reference, &plan.suite.file.args, &options.dir),
+                &Program::Reference.target(&options.reference, &plan.suite, &options.dir),
                 &input,
                 difference.expected_offset,
             )

@@ -484,11 +484,7 @@ mod tests {
         std::fs::write(root.join("student/run.sh"), "").unwrap();
         std::fs::create_dir(root.join("student/build")).unwrap();
         let target = |argv: &[&str], dir: &Path| {
-            Program::Command(argv.iter().map(OsString::from).collect()).target(
-                Path::new("/nonexistent"),
-                &[],
-                dir,
-            )
+            Target::command(&argv.iter().map(OsString::from).collect::<Vec<_>>(), dir)
         };
         let (resolved, folder) =
             resolve(&target(&["./run.sh", "x"], &root.join("student")), None).unwrap();

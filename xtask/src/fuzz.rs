@@ -17,12 +17,11 @@ use std::time::{Duration, Instant};
 
 use crate::confine::{Policy, Settings, Warnings};
 use crate::error::Error;
-use crate::generate;
+use crate::oracle::Oracle;
 use crate::outcome::{judge, Judgement, Verdict};
 use crate::process::{execute, Bounds};
 use crate::suite::Suite;
 use crate::target::{Program, Target};
-use crate::tools::Assignment;
 
 /// When to stop looking.
 #[derive(Debug, Clone, Copy)]
@@ -33,8 +32,8 @@ pub enum Budget {
 
 #[derive(Debug, Clone)]
 pub struct Options {
-    /// The spec's engine and tools: its generator, shrinker and graded domain.
-    pub assignment: Assignment<'static>,
+    /// The spec's generator, shrinker and graded domain.
+    pub oracle: Oracle,
     /// The spec's suite, for its rules, timeout and limits.
     pub suite: Suite,
     /// The corpus the suite is in, kept out of the target's reach.
@@ -227,8 +226,7 @@ pub fn fuzz(options: &Options, progress: &(dyn Fn(Event) + Sync)) -> Result<Outc
 fn check_it_runs(options: &Options, judge: &Judge) -> Result<(), Error> {
     let mut n_timeouts = 0;
     for index in 0..3 {
-        let (generated, expected) =
-            generate::case(options.assignment, case_seed(options.seed, index))?;
+        let (generated, expected) = options.oracle.case(case_seed(options.seed, index))?;
         if judge.run(&generated.input, expected)?.verdict == Verdict::Timeout {
             n_timeouts += 1;
         }
@@ -275,7 +273,7 @@ fn search(
             return;
         }
         let seed = case_seed(options.seed, index);
-        let outcome = generate::case(options.assignment, seed).and_then(|(generated, expected)| {
+        let outcome = options.oracle.case(seed).and_then(|(generated, expected)| {
             judge
                 .run(&generated.input, expected)
                 .map(|result| (generated.input, result))
@@ -326,7 +324,7 @@ fn shrink(
     deadline: Option<Instant>,
     progress: &(dyn Fn(Event) + Sync),
 ) -> Result<Shrunk, Error> {
-    let assignment = options.assignment;
+    let oracle = &options.oracle;
     let verdict = judgement.verdict;
     let mut shrunk = Shrunk {
         input,
@@ -335,8 +333,8 @@ fn shrink(
         runs: 0,
     };
     'shrinking: while shrunk.runs < options.max_shrink_runs {
-        for candidate in assignment.tools.candidates(&shrunk.input) {
-            let Some(expected) = assignment.graded_output(&candidate) else {
+        for candidate in oracle.candidates(&shrunk.input) {
+            let Some(expected) = oracle.graded_output(&candidate)? else {
                 continue;
             };
             let out_of_time = deadline.is_some_and(|deadline| Instant::now() >= deadline);
@@ -401,9 +399,8 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
         Outcome::Found(found) => found,
     };
     let mut judgement = found.judgement;
-    if let Some(difference) = &judgement.difference {
-        let reference =
-            Program::Reference.target(&options.reference, &options.suite.file.args, &options.dir);
+    if let (Some(difference), true) = (&judgement.difference, options.suite.is_built_in()) {
+        let reference = Program::Reference.target(&options.reference, &options.suite, &options.dir);
         let found = crate::locate::locate(
             &reference,
             found.shrunk.as_bytes(),

@@ -11,39 +11,23 @@ use std::path::Path;
 
 use crate::error::Error;
 use crate::files::write_atomically;
-use crate::random::{Generated, Rng};
-use crate::tools::Assignment;
-
-/// How many fresh draws one seed may take before giving up on staying in the graded domain.
-const ATTEMPTS: usize = 1000;
-
-/// A graded input of `assignment` from `seed`, with the reference's output.
-pub fn case(assignment: Assignment, seed: u64) -> Result<(Generated, Vec<u8>), Error> {
-    let mut rng = Rng::new(seed);
-    for _ in 0..ATTEMPTS {
-        let generated = (assignment.tools.generate)(&mut rng);
-        if let Some(output) = assignment.graded_output(&generated.input) {
-            return Ok((generated, output));
-        }
-    }
-    Err(Error::Reference(format!(
-        "seed {seed} found no graded {} input in {ATTEMPTS} draws",
-        assignment.name()
-    )))
-}
+use crate::oracle::Oracle;
 
 /// Writes cases for seeds `seed..seed + count` into `dir` as `NNN-shape.in/.out`, where NNN is
-/// the case's seed. Returns the paths written.
-pub fn write(
-    assignment: Assignment,
-    seed: u64,
-    count: u64,
-    dir: &Path,
-) -> Result<Vec<String>, Error> {
+/// the case's seed. Returns the paths written. A generator that gives the first seed two
+/// different inputs is refused: its cases could not be made again.
+pub fn write(oracle: &Oracle, seed: u64, count: u64, dir: &Path) -> Result<Vec<String>, Error> {
     std::fs::create_dir_all(dir).map_err(|err| Error::io(dir, err))?;
     let mut written = Vec::new();
     for case_seed in seed..seed.saturating_add(count) {
-        let (generated, output) = case(assignment, case_seed)?;
+        let (generated, output) = oracle.case(case_seed)?;
+        if case_seed == seed && oracle.case(case_seed)?.0.input != generated.input {
+            return Err(Error::Reference(format!(
+                "the generator of `{}` gave seed {seed} two different inputs: derive every \
+                 random choice from the seed it is given",
+                oracle.name()
+            )));
+        }
         let stem = format!("{case_seed:03}-{}", generated.shape);
         // A case of this seed under an older shape name would be a duplicate.
         remove_other_shapes(dir, case_seed)?;
@@ -69,7 +53,15 @@ fn remove_other_shapes(dir: &Path, seed: u64) -> Result<(), Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::random::Generated;
     use crate::tools::{find, TOOLS};
+
+    fn case(
+        assignment: crate::tools::Assignment<'static>,
+        seed: u64,
+    ) -> Result<(Generated, Vec<u8>), Error> {
+        Oracle::BuiltIn(assignment).case(seed)
+    }
 
     #[test]
     fn a_seed_gives_the_same_case_every_time() {

@@ -89,14 +89,17 @@ pub fn bundle(
     let suite = crate::suite::find(cases_root, spec)?;
     let suite_text = text(&suite.dir.join("suite.toml"))?;
     let dir = std::env::temp_dir();
-    let target = Program::Reference.target(reference, &suite.file.args, &dir);
+    let target = Program::Reference.target(reference, &suite, &dir);
     let mut corpus = Sha256::new();
     corpus.update(suite_text.as_bytes());
     let mut cases = Vec::new();
     for case in discover(&suite)? {
         let input = text(&case.input)?;
         let expected = text(&case.expected)?;
-        let trace = crate::locate::trace(&target, input.as_bytes());
+        let trace = suite
+            .is_built_in()
+            .then(|| crate::locate::trace(&target, input.as_bytes()))
+            .flatten();
         hash_case(&mut corpus, [&case.group, &case.name, &input, &expected]);
         cases.push(BundleCase {
             group: case.group,

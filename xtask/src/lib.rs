@@ -43,12 +43,15 @@ pub mod kit;
 pub mod limits;
 pub mod locate;
 pub mod message;
+#[cfg(feature = "reference")]
+pub mod oracle;
 pub mod outcome;
 pub mod pool;
 pub mod process;
 pub mod random;
 pub mod run;
 pub mod sandbox;
+pub mod scaffold;
 pub mod shard;
 pub mod shrink;
 pub mod suite;

@@ -12,7 +12,7 @@ use xtask::cli::{print_report, show_progress, warn};
 use xtask::error::Error;
 use xtask::flags::{
     AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
-    GradeArgs, KitArgs, MergeArgs, Task,
+    GradeArgs, KitArgs, MergeArgs, NewArgs, Task,
 };
 
 /// Prints `report`: the task is done, exit status 0.
@@ -40,9 +40,25 @@ fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
     Ok(failed_if(args.check && !summary.is_clean()))
 }
 
+fn run_new(args: NewArgs) -> Result<ExitCode, Error> {
+    let request = args.request()?;
+    let folder = xtask::scaffold::create(&request)?;
+    let corpus = request.corpus.display();
+    let name = &request.name;
+    done(&format!(
+        "created `{}` and its `handout/` group\n\
+         next:\n  \
+         1. put the handout's examples in `handout/` as `001-NAME.in` files\n  \
+         2. cargo xtask bless --cases {corpus} --spec {name}     (writes their `.out` with your solution)\n  \
+         3. cargo xtask gen --cases {corpus} --spec {name} --count 50   (with a `generate` command)\n  \
+         4. cargo xtask check --cases {corpus} --spec {name} -- python3 student.py\n",
+        folder.join("suite.toml").display()
+    ))
+}
+
 fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
-    let (assignment, dir) = args.options()?;
-    let written = xtask::generate::write(assignment, args.seed, args.count, &dir)?;
+    let (oracle, dir) = args.options()?;
+    let written = xtask::generate::write(&oracle, args.seed, args.count, &dir)?;
     done(&format!(
         "wrote {} {} cases into `{}`\n",
         written.len(),
@@ -142,6 +158,7 @@ fn main() -> ExitCode {
     xtask::cli::conclude(match cli.task {
         Task::Check(args) => run_check(args),
         Task::Bless(args) => run_bless(args),
+        Task::New(args) => run_new(args),
         Task::Gen(args) => run_gen(args),
         Task::Bench(args) => run_bench(args),
         Task::Fuzz(args) => run_fuzz(args),

@@ -5,6 +5,7 @@
 //! or under `ungraded` with the reason; discovery refuses any other folder.
 
 use std::collections::BTreeMap;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -12,6 +13,7 @@ use serde::Deserialize;
 
 use crate::error::Error;
 use crate::limits::{self, ResourceLimits};
+use crate::target::Target;
 
 /// How an output is compared with the expected one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
@@ -35,8 +37,18 @@ pub struct Rules {
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SuiteFile {
-    /// The reference binary's arguments for this spec.
+    /// The bundled reference binary's arguments for this spec (a built-in spec).
+    #[serde(default)]
     pub args: Vec<String>,
+    /// An instructor's own reference, as a command line run in the suite's folder
+    /// (`python3 solution.py`): it writes the expected outputs in place of the bundled binary.
+    #[serde(default)]
+    pub reference: Option<String>,
+    /// A generator of random inputs, as a command line run in the suite's folder, `{seed}`
+    /// replaced by a number (`python3 gen.py {seed}`): it prints one input, the same for the
+    /// same seed. `gen` and `fuzz` use it for a suite with its own `reference`.
+    #[serde(default)]
+    pub generate: Option<String>,
     pub compare: CompareMode,
     /// Whether a non-zero exit status fails a case whose output is right.
     pub grade_exit_status: bool,
@@ -108,6 +120,29 @@ impl Suite {
         }
     }
 
+    /// What writes this suite's expected outputs, run in `dir`: the suite's own `reference`
+    /// command (in the suite's folder), or the bundled `binary` with the suite's `args`.
+    pub fn reference_target(&self, binary: &Path, dir: &Path) -> Target {
+        match self.reference_command() {
+            Some(words) => Target::command(&words, &self.dir),
+            None => Target::reference(binary, &self.file.args, dir),
+        }
+    }
+
+    /// The words of the suite's own `reference` command, if it names one.
+    pub fn reference_command(&self) -> Option<Vec<OsString>> {
+        self.file
+            .reference
+            .as_ref()
+            .map(|line| line.split_whitespace().map(OsString::from).collect())
+    }
+
+    /// Whether the bundled reference writes the expected outputs: it alone can say, with its
+    /// trace, which input line a difference answers.
+    pub fn is_built_in(&self) -> bool {
+        self.file.reference.is_none()
+    }
+
     pub fn rules(&self) -> Rules {
         Rules {
             compare: self.file.compare,
@@ -131,6 +166,37 @@ impl Suite {
 fn check_numbers(file: &SuiteFile) -> Result<(), String> {
     let field = |name: &'static str| move |err: String| format!("`{name}`: {err}");
     limits::seconds(file.timeout).map_err(field("timeout"))?;
+    let blank = |line: &Option<String>| line.as_ref().is_some_and(|l| l.trim().is_empty());
+    match (&file.reference, file.args.is_empty()) {
+        (None, true) => {
+            return Err(
+                "names no reference: add `reference = \"CMD\"`, the command line of \
+                        your solution, run in this folder (`python3 solution.py`)"
+                    .into(),
+            )
+        }
+        (Some(_), false) => {
+            return Err(
+                "names both `args` (the bundled reference's) and its own `reference`: \
+                        keep one"
+                    .into(),
+            )
+        }
+        _ if blank(&file.reference) => return Err("`reference`: an empty command line".into()),
+        _ => {}
+    }
+    if blank(&file.generate) {
+        return Err("`generate`: an empty command line".into());
+    }
+    if file
+        .generate
+        .as_ref()
+        .is_some_and(|line| !line.contains("{seed}"))
+    {
+        return Err(
+            "`generate`: the command line has no `{seed}`, so every input would be the same".into(),
+        );
+    }
     let table = &file.limits;
     limits::seconds(table.cpu).map_err(field("limits.cpu"))?;
     limits::mebibytes(table.memory_mib).map_err(field("limits.memory_mib"))?;

@@ -33,10 +33,10 @@ impl Program {
         }
     }
 
-    /// The command to run for a suite whose reference arguments are `args`.
-    pub fn target(&self, reference: &Path, args: &[String], dir: &Path) -> Target {
+    /// The command to run for `suite`, in `dir`; `reference` is the bundled reference binary.
+    pub fn target(&self, reference: &Path, suite: &crate::suite::Suite, dir: &Path) -> Target {
         match self {
-            Program::Reference => Target::reference(reference, args, dir),
+            Program::Reference => suite.reference_target(reference, dir),
             Program::Command(argv) => Target::command(argv, dir),
         }
     }

@@ -133,7 +133,7 @@ pub fn fuzz_options(
 ) -> xtask::fuzz::Options {
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     xtask::fuzz::Options {
-        assignment: xtask::tools::find(spec).unwrap(),
+        oracle: xtask::oracle::Oracle::BuiltIn(xtask::tools::find(spec).unwrap()),
         suite: xtask::suite::find(&cases, spec).unwrap(),
         cases_root: cases,
         confine: xtask::confine::Settings::default(),

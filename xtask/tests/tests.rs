@@ -9,6 +9,7 @@ mod hostile;
 mod html;
 mod kit;
 mod load;
+mod own;
 mod reports;
 mod support;
 mod tidy;

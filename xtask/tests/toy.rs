@@ -143,7 +143,13 @@ fn a_toy_assignment_registers_through_the_same_tables() {
 
     // Generated cases stay in the graded domain (no tab), with the reference's output.
     let generated = root.path().join("cases/echo/generated");
-    let written = xtask::generate::write(ECHO_ASSIGNMENT, 1, 12, &generated).unwrap();
+    let written = xtask::generate::write(
+        &xtask::oracle::Oracle::BuiltIn(ECHO_ASSIGNMENT),
+        1,
+        12,
+        &generated,
+    )
+    .unwrap();
     assert_eq!(written.len(), 12);
     for stem in &written {
         let input = std::fs::read_to_string(generated.join(format!("{stem}.in"))).unwrap();
@@ -172,7 +178,7 @@ fn a_toy_assignment_registers_through_the_same_tables() {
     // `fuzz` finds the wrong program and shrinks its input to one line.
     let suite = xtask::suite::find(&cases_root, "echo").unwrap();
     let fuzz_options = xtask::fuzz::Options {
-        assignment: ECHO_ASSIGNMENT,
+        oracle: xtask::oracle::Oracle::BuiltIn(ECHO_ASSIGNMENT),
         suite,
         cases_root: cases_root.clone(),
         confine: xtask::confine::Settings::default(),

@@ -54,7 +54,9 @@ pub enum Task {
     Check(CheckArgs),
     /// Rewrite every expected output from the reference.
     Bless(BlessArgs),
-    /// Write reproducible random cases into `cases/<spec>/generated/`.
+    /// Set up an assignment of your own: a corpus suite around your solution.
+    New(NewArgs),
+    /// Write reproducible random cases into `<corpus>/<spec>/generated/`.
     Gen(GenArgs),
     /// Measure the harness's overhead against raw spawning, and throughput per --jobs.
     Bench(BenchArgs),

@@ -31,9 +31,17 @@ impl CorpusArgs {
         cases_root(&self.cases)
     }
 
-    /// The reference binary: the one given, or a fresh release build.
+    /// The reference binary: the one given, or a fresh release build; none (an empty path)
+    /// for a corpus whose every suite names its own reference, which needs no build.
     pub fn reference(&self) -> Result<PathBuf, Error> {
-        reference_binary(&self.reference)
+        let own = |root: &PathBuf| {
+            crate::suite::load_all(root)
+                .is_ok_and(|suites| suites.iter().all(|suite| !suite.is_built_in()))
+        };
+        match (&self.reference, &self.cases) {
+            (None, Some(root)) if own(root) => Ok(PathBuf::new()),
+            _ => reference_binary(&self.reference),
+        }
     }
 }
 

@@ -158,20 +158,25 @@ pub struct GenArgs {
     /// How many cases.
     #[arg(long, default_value_t = 1, value_parser = runs, allow_hyphen_values = true)]
     pub count: u64,
-    /// Where to write (default: `cases/<spec>/generated/`).
+    /// Where to write (default: `<corpus>/<spec>/generated/`).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
+    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
 }
 
 #[cfg(feature = "reference")]
 impl GenArgs {
-    /// The spec's tools and the folder to write into.
-    pub fn options(&self) -> Result<(crate::tools::Assignment<'static>, PathBuf), Error> {
+    /// The spec's source of cases and the folder to write into.
+    pub fn options(&self) -> Result<(crate::oracle::Oracle, PathBuf), Error> {
+        let root = cases_root(&self.cases)?;
+        let suite = crate::suite::find(&root, &self.spec)?;
         let dir = self
             .out
             .clone()
-            .unwrap_or_else(|| workspace::cases().join(&self.spec).join("generated"));
-        Ok((crate::tools::find(&self.spec)?, dir))
+            .unwrap_or_else(|| suite.dir.join("generated"));
+        Ok((crate::oracle::Oracle::of(&suite)?, dir))
     }
 }
 
@@ -278,8 +283,8 @@ impl FuzzArgs {
     pub fn options(&self) -> Result<crate::fuzz::Options, Error> {
         use crate::fuzz::Budget;
         let cases_root = self.corpus.root()?;
-        let assignment = crate::tools::find(&self.spec)?;
         let suite = crate::suite::find(&cases_root, &self.spec)?;
+        let oracle = crate::oracle::Oracle::of(&suite)?;
         let reference = self.corpus.reference()?;
         let seed = self.seed.unwrap_or_else(|| {
             std::time::SystemTime::now()
@@ -287,7 +292,7 @@ impl FuzzArgs {
                 .map_or(1, |d| d.as_secs() % 1_000_000)
         });
         Ok(crate::fuzz::Options {
-            assignment,
+            oracle,
             seed,
             budget: match self.runs {
                 Some(runs) => Budget::Runs(runs),
@@ -437,4 +442,34 @@ pub struct MergeArgs {
     /// Merge even when some shards are missing.
     #[arg(long)]
     pub allow_partial: bool,
+}
+
+#[derive(clap::Args)]
+pub struct NewArgs {
+    /// The assignment's name: the suite's folder and its `--spec`.
+    pub name: String,
+    /// Your solution's command line, as you would type it here (`python3 solution.py`): it
+    /// writes the expected outputs.
+    #[arg(long, value_name = "CMD")]
+    pub reference: String,
+    /// A generator's command line, `{seed}` among its words (`python3 gen.py {seed}`): it
+    /// prints one random input per seed, for `gen` and `fuzz`.
+    #[arg(long, value_name = "CMD")]
+    pub generate: Option<String>,
+    /// The corpus folder the assignment goes into (default: the current folder).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+}
+
+impl NewArgs {
+    pub fn request(&self) -> Result<crate::scaffold::Request, Error> {
+        let dir = current_dir()?;
+        Ok(crate::scaffold::Request {
+            name: self.name.clone(),
+            corpus: self.cases.clone().unwrap_or_else(|| dir.clone()),
+            reference: self.reference.clone(),
+            generate: self.generate.clone(),
+            dir,
+        })
+    }
 }
