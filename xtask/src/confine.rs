@@ -51,6 +51,8 @@ pub struct Settings {
     /// Paths no target may see, besides the checkout and the corpus (the reference binary, the
     /// submissions of other students).
     pub protected: Vec<PathBuf>,
+    /// Folders the target may write (a build's output folder); none for a case.
+    pub writable: Vec<PathBuf>,
 }
 
 impl Default for Settings {
@@ -62,6 +64,7 @@ impl Default for Settings {
             pass_env: Vec::new(),
             cwd: None,
             protected: Vec::new(),
+            writable: Vec::new(),
         }
     }
 }
@@ -189,6 +192,7 @@ impl Policy {
                 view: View {
                     readable: sight.readable,
                     masked: sight.masked,
+                    writable: settings.writable.clone(),
                     temp_bytes: limits.file_size.unwrap_or(64 << 20),
                     temp_inodes: 4096,
                 },

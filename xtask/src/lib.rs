@@ -40,6 +40,7 @@ pub mod interrupt;
 pub mod json;
 pub mod junit;
 pub mod kit;
+pub mod language;
 pub mod limits;
 pub mod locate;
 pub mod message;

@@ -65,6 +65,9 @@ pub struct SuiteFile {
     /// Resource limits for untrusted targets.
     #[serde(default)]
     pub limits: SuiteLimits,
+    /// What a submission handed in as sources may be, of the language table.
+    #[serde(default)]
+    pub build: crate::language::Pin,
 }
 
 /// The `[limits]` table: per-case resource limits for untrusted targets, in the units a person
@@ -184,6 +187,16 @@ fn check_numbers(file: &SuiteFile) -> Result<(), String> {
         }
         _ if blank(&file.reference) => return Err("`reference`: an empty command line".into()),
         _ => {}
+    }
+    if let Some(name) = file.build.unknown_languages().first() {
+        let known: Vec<&str> = crate::language::table()
+            .iter()
+            .map(|l| l.name.as_str())
+            .collect();
+        return Err(format!(
+            "`build.languages`: no language `{name}` (known: {})",
+            known.join(", ")
+        ));
     }
     if blank(&file.generate) {
         return Err("`generate`: an empty command line".into());

@@ -38,6 +38,9 @@ pub struct View {
     pub readable: Vec<PathBuf>,
     /// Paths inside `readable` covered by an empty read-only tmpfs.
     pub masked: Vec<PathBuf>,
+    /// Folders bound writable at their own paths: a build's output folder, no case's.
+    #[serde(default)]
+    pub writable: Vec<PathBuf>,
     /// Size of the writable tmpfs, in bytes.
     pub temp_bytes: u64,
     /// Files and folders the writable tmpfs may hold.
@@ -75,8 +78,8 @@ fn with_context(err: io::Error, what: &str, path: &Path) -> io::Error {
     io::Error::new(err.kind(), format!("{what} `{}`: {err}", path.display()))
 }
 
-/// A detached read-only copy of the mount tree at `path`.
-fn capture(path: &Path, devices: bool) -> io::Result<OwnedFd> {
+/// A detached copy of the mount tree at `path`, read-only unless `writable`.
+fn capture(path: &Path, devices: bool, writable: bool) -> io::Result<OwnedFd> {
     let name = cstring(path)?;
     // SAFETY: open_tree reads the NUL-terminated path; a non-negative result is a new fd.
     let fd = check(unsafe {
@@ -91,7 +94,7 @@ fn capture(path: &Path, devices: bool) -> io::Result<OwnedFd> {
     // SAFETY: the fd is new and owned here.
     let fd = unsafe { OwnedFd::from_raw_fd(fd as libc::c_int) };
     let mut attr = MountAttr {
-        attr_set: MOUNT_ATTR_RDONLY
+        attr_set: if writable { 0 } else { MOUNT_ATTR_RDONLY }
             | MOUNT_ATTR_NOSUID
             | if devices { 0 } else { MOUNT_ATTR_NODEV },
         attr_clr: 0,
@@ -243,7 +246,7 @@ impl Sources {
             match std::fs::read_link(path) {
                 Ok(target) => links.push((path.to_path_buf(), target)),
                 Err(_) if path.is_dir() => {
-                    trees.push((path.to_path_buf(), capture(path, false)?, true))
+                    trees.push((path.to_path_buf(), capture(path, false, false)?, true))
                 }
                 Err(_) => {}
             }
@@ -251,12 +254,18 @@ impl Sources {
         for path in &view.readable {
             let covered = trees.iter().any(|(bound, _, _)| path.starts_with(bound));
             if !covered {
-                trees.push((path.clone(), capture(path, false)?, path.is_dir()));
+                trees.push((path.clone(), capture(path, false, false)?, path.is_dir()));
             }
+        }
+        for path in &view.writable {
+            trees.push((path.clone(), capture(path, false, true)?, true));
         }
         let devices: Vec<(PathBuf, OwnedFd)> = DEVICES
             .iter()
-            .map(|device| Ok((PathBuf::from(device), capture(Path::new(device), true)?)))
+            .map(|device| {
+                let tree = capture(Path::new(device), true, false)?;
+                Ok((PathBuf::from(device), tree))
+            })
             .collect::<io::Result<_>>()?;
         Ok(Sources {
             trees,

@@ -91,6 +91,7 @@ impl ConfineArgs {
             require_isolation: self.require_isolation,
             cwd: self.cwd.clone(),
             protected: self.hide.clone(),
+            writable: Vec::new(),
             limits: ResourceLimits {
                 cpu: self.cpu,
                 memory: self.memory,

@@ -62,7 +62,8 @@ pub fn spawn_direct(
                     .filter(|p| p.exists()),
             );
             readable.extend(["/proc".into(), "/dev".into()]);
-            let writable = [folder.path().to_path_buf(), "/dev/null".into()];
+            let mut writable = vec![folder.path().to_path_buf(), "/dev/null".into()];
+            writable.extend(policy.layers.view.writable.iter().cloned());
             Some(landlock::ruleset(&readable, &writable)?)
         } else {
             None

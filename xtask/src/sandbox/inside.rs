@@ -76,7 +76,8 @@ fn setup_landlock(layers: &Layers) -> io::Result<()> {
     readable.extend(layers.view.readable.iter().cloned());
     readable.push("/proc".into());
     readable.push("/dev".into());
-    let writable = [PathBuf::from(mounts::TEMP), "/dev/null".into()];
+    let mut writable = vec![PathBuf::from(mounts::TEMP), "/dev/null".into()];
+    writable.extend(layers.view.writable.iter().cloned());
     let ruleset = landlock::ruleset(&readable, &writable)?;
     landlock::restrict(ruleset.as_raw_fd())
 }

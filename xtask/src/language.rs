@@ -1,0 +1,458 @@
+//! The language table (`xtask/languages.toml`, data compiled in) and what a submission's
+//! sources are: which language, which files, which entry point.
+//!
+//! A submission handed in as sources is recognised by its files' extensions; within its
+//! language, the entry point is the file with a `main` (C, C++, Rust, C#), the class with a
+//! `main` method (Java), or the one script (Python, JavaScript). A suite may pin what it
+//! expects (`[build]` in its suite.toml): an allow-list of languages, the main file or class.
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use serde::Deserialize;
+use walkdir::WalkDir;
+
+/// One row of the table.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Language {
+    /// Its one spelling in suites and reports: `cpp`, `java`, ...
+    pub name: String,
+    /// How people write it: `C++`.
+    pub title: String,
+    pub extensions: Vec<String>,
+    /// The program that must be installed (the compiler, or the interpreter).
+    pub tool: String,
+    /// The build command, if it has one.
+    #[serde(default)]
+    pub build: Option<String>,
+    pub run: String,
+}
+
+#[derive(Deserialize)]
+struct Table {
+    language: Vec<Language>,
+}
+
+/// The table, as compiled in.
+pub fn table() -> &'static [Language] {
+    static TABLE: OnceLock<Vec<Language>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        toml::from_str::<Table>(include_str!("../languages.toml"))
+            .map(|table| table.language)
+            // A test parses the same text: a broken table never ships.
+            .unwrap_or_default()
+    })
+}
+
+/// What a suite pins of the table (`[build]` in its suite.toml).
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Pin {
+    /// The languages a submission may be in (default: any of the table).
+    #[serde(default)]
+    pub languages: Option<Vec<String>>,
+    /// The entry point's file, relative to the submission (`project4.py`).
+    #[serde(default)]
+    pub main: Option<String>,
+    /// The Java class with `main` (`Go`, or `edu.uci.Go`).
+    #[serde(default)]
+    pub main_class: Option<String>,
+}
+
+impl Pin {
+    /// Names in `languages` the table does not know.
+    pub fn unknown_languages(&self) -> Vec<String> {
+        self.languages
+            .iter()
+            .flatten()
+            .filter(|name| !table().iter().any(|l| &l.name == *name))
+            .cloned()
+            .collect()
+    }
+}
+
+/// A submission's sources, recognised: enough to build and run it.
+#[derive(Debug, Clone)]
+pub struct Recipe {
+    pub language: &'static Language,
+    /// The language's source files, relative to the submission's folder, sorted.
+    pub sources: Vec<PathBuf>,
+    /// The entry point's file, relative.
+    pub main: PathBuf,
+    /// The Java class with `main`, with its package.
+    pub main_class: Option<String>,
+}
+
+/// How many source files a submission may hold before it is refused (a student's project has a
+/// handful; this keeps a huge folder from being read).
+const MAX_SOURCES: usize = 500;
+
+/// The language file `path` is written in, by its extension.
+pub fn of_file(path: &Path) -> Option<&'static Language> {
+    let extension = path.extension()?.to_str()?.to_ascii_lowercase();
+    table()
+        .iter()
+        .find(|language| language.extensions.contains(&extension))
+}
+
+/// Recognises the sources under `root` (a folder, or one source file): `Err` says in a
+/// sentence why they cannot be built as they are.
+pub fn recognise(root: &Path, pin: &Pin) -> Result<Recipe, String> {
+    let (folder, files) = if root.is_file() {
+        let name = root.file_name().map(PathBuf::from).unwrap_or_default();
+        (root.parent().unwrap_or(Path::new(".")), vec![name])
+    } else {
+        (root, source_files(root)?)
+    };
+    let allowed = |language: &Language| {
+        pin.languages
+            .as_ref()
+            .is_none_or(|names| names.contains(&language.name))
+    };
+    let mut found: Vec<(&'static Language, Vec<PathBuf>)> = Vec::new();
+    for file in files {
+        let Some(language) = of_file(&file) else {
+            continue;
+        };
+        match found.iter_mut().find(|(l, _)| l.name == language.name) {
+            Some((_, list)) => list.push(file),
+            None => found.push((language, vec![file])),
+        }
+    }
+    if found.is_empty() {
+        return Err(format!(
+            "no source file of a language gridjudge knows ({}) in `{}`",
+            known_extensions(),
+            root.display()
+        ));
+    }
+    let refused: Vec<String> = found
+        .iter()
+        .filter(|(l, _)| !allowed(l))
+        .map(|(l, _)| l.title.clone())
+        .collect();
+    found.retain(|(l, _)| allowed(l));
+    if found.is_empty() {
+        return Err(format!(
+            "the sources are in {}, which this assignment does not take (it takes {})",
+            refused.join(" and "),
+            pin.languages
+                .as_ref()
+                .map(|l| l.join(", "))
+                .unwrap_or_default()
+        ));
+    }
+    // Several languages: the ones with a written entry point decide (a Python helper script
+    // beside a Java program does not make it a Python program).
+    let mut recipes: Vec<Result<(Recipe, bool), String>> = found
+        .into_iter()
+        .map(|(language, mut sources)| {
+            sources.sort();
+            entry_point(folder, language, sources, pin)
+        })
+        .collect();
+    let written = |r: &Result<(Recipe, bool), String>| r.as_ref().is_ok_and(|(_, w)| *w);
+    if recipes.len() > 1 && recipes.iter().filter(|r| written(r)).count() == 1 {
+        recipes.retain(written);
+    }
+    match recipes.len() {
+        1 => recipes.remove(0).map(|(recipe, _)| recipe),
+        _ => {
+            let titles: Vec<String> = recipes
+                .iter()
+                .map(|recipe| match recipe {
+                    Ok((recipe, _)) => {
+                        format!("{} ({})", recipe.language.title, recipe.main.display())
+                    }
+                    Err(_) => "another".into(),
+                })
+                .collect();
+            Err(format!(
+                "sources in more than one language: {}; keep one, or say how to run it with \
+                 --run",
+                titles.join(", ")
+            ))
+        }
+    }
+}
+
+fn known_extensions() -> String {
+    table()
+        .iter()
+        .map(|l| format!(".{}", l.extensions[0]))
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
+/// The files under `folder`, relative, sorted, at most 3 folders deep, hidden folders and
+/// links left out.
+fn source_files(folder: &Path) -> Result<Vec<PathBuf>, String> {
+    let mut files = Vec::new();
+    let walk = WalkDir::new(folder)
+        .max_depth(4)
+        .sort_by_file_name()
+        .into_iter()
+        .filter_entry(|entry| {
+            entry.depth() == 0 || !entry.file_name().to_string_lossy().starts_with('.')
+        });
+    for entry in walk.flatten() {
+        if !entry.file_type().is_file() || of_file(entry.path()).is_none() {
+            continue;
+        }
+        if files.len() == MAX_SOURCES {
+            return Err(format!(
+                "more than {MAX_SOURCES} source files in `{}`",
+                folder.display()
+            ));
+        }
+        if let Ok(relative) = entry.path().strip_prefix(folder) {
+            files.push(relative.to_path_buf());
+        }
+    }
+    Ok(files)
+}
+
+/// The recipe of `sources` in `language`, with its entry point found, and whether the entry
+/// point is written in it (a `main`) or pinned, rather than guessed from a lone file's name.
+fn entry_point(
+    folder: &Path,
+    language: &'static Language,
+    sources: Vec<PathBuf>,
+    pin: &Pin,
+) -> Result<(Recipe, bool), String> {
+    let read = |file: &PathBuf| {
+        use std::io::Read;
+        let mut text = Vec::new();
+        let _ = std::fs::File::open(folder.join(file))
+            .and_then(|f| f.take(1 << 20).read_to_end(&mut text));
+        String::from_utf8_lossy(&text).into_owned()
+    };
+    let recipe = |main: PathBuf, main_class: Option<String>| Recipe {
+        language,
+        sources: sources.clone(),
+        main,
+        main_class,
+    };
+    if let Some(main) = &pin.main {
+        let main = PathBuf::from(main);
+        if !sources.contains(&main) {
+            return Err(format!(
+                "the assignment's main file `{}` is missing",
+                main.display()
+            ));
+        }
+        let class = java_class(&main, &read(&main));
+        return Ok((recipe(main, pin.main_class.clone().or(class)), true));
+    }
+    let marker: &[&str] = match language.name.as_str() {
+        "c" | "cpp" => &["main("],
+        "java" => &["static void main"],
+        "csharp" => &["static void Main", "static int Main"],
+        "rust" => &["fn main("],
+        "python" => &["__main__"],
+        _ => &[],
+    };
+    let with_main: Vec<&PathBuf> = sources
+        .iter()
+        .filter(|file| {
+            let text = read(file);
+            marker.iter().any(|m| text.contains(m))
+        })
+        .collect();
+    let single = (sources.len() == 1).then(|| &sources[0]);
+    let by_name = sources.iter().find(|file| {
+        let stem = file.file_stem().unwrap_or_default().to_string_lossy();
+        ["main", "Main", "index"].contains(&stem.as_ref())
+    });
+    let (main, written) = match (with_main.as_slice(), single, by_name) {
+        ([one], _, _) => ((*one).clone(), true),
+        (_, Some(one), _) => (one.clone(), false),
+        (_, _, Some(named)) => (named.clone(), false),
+        ([], _, _) => {
+            return Err(format!(
+                "no {} file with an entry point (`{}`) among {}",
+                language.title,
+                marker.first().unwrap_or(&"main"),
+                list(&sources)
+            ))
+        }
+        (many, _, _) => {
+            let many: Vec<PathBuf> = many.iter().map(|p| (*p).clone()).collect();
+            return Err(format!(
+                "more than one {} entry point: {}; say which with --run",
+                language.title,
+                list(&many)
+            ));
+        }
+    };
+    let class = match &pin.main_class {
+        Some(class) => Some(class.clone()),
+        None => java_class(&main, &read(&main)),
+    };
+    Ok((
+        recipe(main, class.filter(|_| language.name == "java")),
+        written,
+    ))
+}
+
+fn list(files: &[PathBuf]) -> String {
+    let names: Vec<String> = files.iter().map(|f| format!("`{}`", f.display())).collect();
+    names.join(", ")
+}
+
+/// The class a Java file declares, with its package: `edu.Go` for `package edu;` in `Go.java`.
+fn java_class(file: &Path, text: &str) -> Option<String> {
+    if file.extension().is_none_or(|e| e != "java") {
+        return None;
+    }
+    let stem = file.file_stem()?.to_string_lossy().into_owned();
+    let package = text.lines().find_map(|line| {
+        let line = line.trim();
+        let rest = line.strip_prefix("package ")?;
+        Some(rest.trim_end_matches(';').trim().to_string())
+    });
+    Some(match package {
+        Some(package) => format!("{package}.{stem}"),
+        None => stem,
+    })
+}
+
+impl Recipe {
+    /// The build command, `{build}` being `build`; `None` for a language run from its sources.
+    pub fn build_line(&self, build: &Path) -> Option<Vec<OsString>> {
+        self.language
+            .build
+            .as_ref()
+            .map(|line| self.expand(line, build))
+    }
+
+    /// The command that runs the built program (or the script), `{build}` being `build`.
+    pub fn run_line(&self, build: &Path) -> Vec<OsString> {
+        self.expand(&self.language.run, build)
+    }
+
+    fn expand(&self, line: &str, build: &Path) -> Vec<OsString> {
+        let build = build.to_string_lossy();
+        let mut words = Vec::new();
+        for word in line.split_whitespace() {
+            if word == "{sources}" {
+                words.extend(self.sources.iter().map(|s| s.clone().into_os_string()));
+                continue;
+            }
+            let class = self.main_class.clone().unwrap_or_default();
+            let word = word
+                .replace("{build}", &build)
+                .replace("{main_class}", &class)
+                .replace("{main}", &self.main.to_string_lossy());
+            words.push(OsString::from(word));
+        }
+        words
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_table_parses_and_every_row_is_complete() {
+        let table: Table = toml::from_str(include_str!("../languages.toml")).unwrap();
+        let names: Vec<&str> = table.language.iter().map(|l| l.name.as_str()).collect();
+        assert_eq!(
+            names,
+            ["c", "cpp", "java", "csharp", "rust", "python", "javascript"]
+        );
+        assert_eq!(super::table().len(), names.len());
+        for language in table.language {
+            assert!(!language.extensions.is_empty() && !language.run.is_empty());
+        }
+    }
+
+    fn folder(files: &[(&str, &str)]) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        for (name, text) in files {
+            let path = dir.path().join(name);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, text).unwrap();
+        }
+        dir
+    }
+
+    #[test]
+    fn sources_are_recognised_by_extension_and_entry_point() {
+        let any = Pin::default();
+        let java = folder(&[
+            (
+                "src/edu/Go.java",
+                "package edu;\nclass Go { public static void main(String[] a) {} }",
+            ),
+            ("src/edu/Board.java", "package edu;\nclass Board {}"),
+            ("tools/plot.py", "print(1)"),
+        ]);
+        let recipe = recognise(java.path(), &any).unwrap();
+        assert_eq!(recipe.language.name, "java");
+        assert_eq!(recipe.main_class.as_deref(), Some("edu.Go"));
+        assert_eq!(recipe.sources.len(), 2);
+        let line = recipe.build_line(Path::new("/b")).unwrap();
+        assert_eq!(
+            line,
+            [
+                "javac",
+                "-encoding",
+                "UTF-8",
+                "-d",
+                "/b",
+                "src/edu/Board.java",
+                "src/edu/Go.java"
+            ]
+            .map(OsString::from)
+        );
+        assert_eq!(recipe.run_line(Path::new("/b")).last().unwrap(), "edu.Go");
+
+        let cpp = folder(&[("go.cpp", "int main() {}"), ("board.h", "")]);
+        let recipe = recognise(cpp.path(), &any).unwrap();
+        assert_eq!(
+            (recipe.language.name.as_str(), recipe.main.to_str()),
+            ("cpp", Some("go.cpp"))
+        );
+        assert_eq!(
+            recipe.run_line(Path::new("/b")),
+            [OsString::from("/b/main")]
+        );
+
+        let python = folder(&[("project4.py", "import game\n"), ("game.py", "")]);
+        let err = recognise(python.path(), &any).unwrap_err();
+        assert!(err.contains("no Python file with an entry point"), "{err}");
+        let pinned = Pin {
+            main: Some("project4.py".into()),
+            ..Pin::default()
+        };
+        assert_eq!(
+            recognise(python.path(), &pinned).unwrap().main,
+            PathBuf::from("project4.py")
+        );
+
+        let only_java = Pin {
+            languages: Some(vec!["java".into(), "cpp".into()]),
+            ..Pin::default()
+        };
+        let err = recognise(python.path(), &only_java).unwrap_err();
+        assert!(
+            err.contains("Python, which this assignment does not take"),
+            "{err}"
+        );
+        let empty = folder(&[("notes.txt", "")]);
+        assert!(recognise(empty.path(), &any)
+            .unwrap_err()
+            .contains("no source file"));
+        let two = folder(&[
+            ("a.c", "int main(){}"),
+            ("b.py", "if __name__ == '__main__': pass"),
+        ]);
+        assert!(recognise(two.path(), &any)
+            .unwrap_err()
+            .contains("more than one language"));
+    }
+}
