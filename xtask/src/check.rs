@@ -14,7 +14,7 @@ use crate::discover::{discover, Case};
 use crate::error::Error;
 use crate::locate::locate;
 use crate::outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
-use crate::process::{execute, Bounds};
+use crate::process::Bounds;
 use crate::run::Run;
 use crate::suite::{load_all, Suite};
 use crate::target::{Program, Target};
@@ -114,7 +114,9 @@ impl Prepared {
             n_filtered: 0,
             n_ungraded_left_out: 0,
             inferred,
-            warnings: jobs_warning(options.jobs).into_iter().collect(),
+            warnings: crate::fair::jobs_warning(options.jobs)
+                .into_iter()
+                .collect(),
             start,
             program: options.program.clone(),
         }
@@ -166,7 +168,7 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
     let chosen: Vec<Suite> = match (&options.spec, &options.program) {
         (Some(spec), _) => vec![crate::suite::find(&options.cases_root, spec)?],
         (None, Program::Reference) => suites.clone(),
-        (None, Program::Command(_)) => {
+        (None, Program::Command(_) | Program::Sources(_)) => {
             let (suite, note) = infer_spec(options, &suites)?;
             inferred = Some(note);
             vec![suite]
@@ -226,7 +228,10 @@ pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseR
 pub fn finish(mut prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error> {
     could_not_run(&prepared.plans, &results)?;
     never_ran(&prepared.program, &results)?;
-    crate::confine::note_once(&mut prepared.warnings, load_warning().into_iter().collect());
+    crate::confine::note_once(
+        &mut prepared.warnings,
+        crate::fair::load_warning().into_iter().collect(),
+    );
     Ok(Run {
         suites: prepared.plans.into_iter().map(|p| p.suite).collect(),
         summaries: crate::run::Summaries::of(&results),
@@ -444,68 +449,6 @@ fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error
     results.into_iter().collect()
 }
 
-/// A warning when more cases run at once than the machine has cores.
-fn jobs_warning(jobs: usize) -> Option<String> {
-    let cpus = crate::pool::cpus();
-    (jobs > cpus).then(|| {
-        format!(
-            "warning: --jobs {jobs} is more than this machine's {cpus} cores: cases wait for a \
-             CPU (verdicts go by CPU time, but the run takes longer)"
-        )
-    })
-}
-
-/// A warning when the machine was much busier than the cores this run could use: timings and
-/// wall-clock limits cannot be trusted then (verdicts go by CPU time, and starved cases are
-/// run again, alone).
-fn load_warning() -> Option<String> {
-    let cpus = crate::pool::cpus();
-    let busy = crate::pool::load().is_some_and(|load| load > 2.0 * cpus as f64);
-    busy.then(|| {
-        format!(
-            "warning: this machine was busy during the run (a load above twice its {cpus} \
-             cores): time limits went by each program's CPU time and starved cases were run \
-             again, but wall times say little"
-        )
-    })
-}
-
-/// Every case runs under a shared hold of this lock; a case rerun because the machine starved
-/// it takes it alone.
-static ALONE: std::sync::RwLock<()> = std::sync::RwLock::new(());
-
-/// Runs a case so that the machine's load does not decide its verdict. The time limit is on
-/// the case's CPU time; a case stopped at the wall-clock backstop (so under its CPU limit)
-/// having waited, runnable, for a CPU a quarter of that time or more was starved by the
-/// machine, not slow or asleep: it runs again, alone. The execution, and `Some(run_delay)`
-/// when even that rerun was starved (no verdict can be trusted).
-fn execute_fairly(
-    plan: &Plan,
-    input: &[u8],
-    bounds: &Bounds,
-) -> (std::io::Result<crate::process::Execution>, Option<Duration>) {
-    let starved = |execution: &crate::process::Execution| {
-        let waited = execution.run_delay.unwrap_or_default();
-        (execution.wall_stopped
-            && waited >= execution.elapsed / 4
-            && !crate::interrupt::interrupted())
-        .then_some(waited)
-    };
-    let first = {
-        let _shared = ALONE.read().unwrap_or_else(|p| p.into_inner());
-        execute(&plan.target, input, bounds, &plan.policy)
-    };
-    match first {
-        Ok(execution) if starved(&execution).is_some() => {
-            let _alone = ALONE.write().unwrap_or_else(|p| p.into_inner());
-            let again = execute(&plan.target, input, bounds, &plan.policy);
-            let unreliable = again.as_ref().ok().and_then(starved);
-            (again, unreliable)
-        }
-        first => (first, None),
-    }
-}
-
 fn run_case(
     options: &Options,
     plan: &Plan,
@@ -538,7 +481,8 @@ fn run_case(
         stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
         stderr_cap: 64 << 10,
     };
-    let (execution, busy) = execute_fairly(plan, &input, &bounds);
+    let (execution, busy) =
+        crate::fair::execute_fairly(&plan.target, &plan.policy, &input, &bounds);
     let mut judgement = match (execution, &hashes) {
         (Ok(execution), Some(hashes)) => {
             judge_hidden(plan.suite.rules(), hashes, execution, timeout)

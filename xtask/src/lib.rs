@@ -21,10 +21,12 @@ pub mod bless;
 pub mod check;
 pub mod cli;
 pub mod compare;
+pub mod compile;
 pub mod confine;
 pub mod diff;
 pub mod discover;
 pub mod error;
+pub mod fair;
 pub mod files;
 pub mod flags;
 #[cfg(feature = "reference")]

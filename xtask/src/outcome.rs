@@ -45,6 +45,8 @@ pub enum Verdict {
     OpenFilesLimit,
     /// The target could not be started.
     CouldNotRun,
+    /// The submission's sources did not build: not run.
+    CouldNotBuild,
     /// Not run: `--fail-fast` stopped the run first.
     Skipped,
 }
@@ -66,11 +68,12 @@ impl Verdict {
             | Verdict::FileSizeLimit
             | Verdict::OpenFilesLimit
             | Verdict::CouldNotRun
+            | Verdict::CouldNotBuild
             | Verdict::Skipped => false,
         }
     }
 
-    pub const ALL: [Verdict; 15] = [
+    pub const ALL: [Verdict; 16] = [
         Verdict::Pass,
         Verdict::WrongOutput,
         Verdict::PresentationError,
@@ -85,6 +88,7 @@ impl Verdict {
         Verdict::FileSizeLimit,
         Verdict::OpenFilesLimit,
         Verdict::CouldNotRun,
+        Verdict::CouldNotBuild,
         Verdict::Skipped,
     ];
 }
@@ -107,6 +111,7 @@ impl Verdict {
             Verdict::FileSizeLimit => "file-size-limit",
             Verdict::OpenFilesLimit => "open-files-limit",
             Verdict::CouldNotRun => "could-not-run",
+            Verdict::CouldNotBuild => "could-not-build",
             Verdict::Skipped => "skipped",
         }
     }
@@ -135,6 +140,7 @@ impl fmt::Display for Verdict {
             Verdict::FileSizeLimit => "file size limit",
             Verdict::OpenFilesLimit => "open files limit",
             Verdict::CouldNotRun => "could not run",
+            Verdict::CouldNotBuild => "could not build",
             Verdict::Skipped => "skipped",
         })
     }
@@ -225,6 +231,11 @@ impl Judgement {
         Judgement::without_run(Verdict::CouldNotRun, Some(why), expected)
     }
 
+    /// Not run: the sources did not build (`why`: the compiler's first lines).
+    pub fn could_not_build(why: String, expected: Vec<u8>) -> Judgement {
+        Judgement::without_run(Verdict::CouldNotBuild, Some(why), expected)
+    }
+
     /// Not run: `--fail-fast` or Ctrl-C stopped the run first.
     pub fn skipped(expected: Vec<u8>) -> Judgement {
         Judgement::without_run(Verdict::Skipped, None, expected)
@@ -280,6 +291,22 @@ impl Judgement {
                 Some(signal) => format!("exit status: {}", killed_by(signal)),
                 None => "exit status: right output, non-zero exit status".into(),
             },
+            (_, Verdict::CouldNotBuild) => {
+                let detail = self.detail.as_deref().unwrap_or_default();
+                // The compiler's first error line, else its first line.
+                let lines = || {
+                    detail
+                        .lines()
+                        .skip(1)
+                        .map(str::trim)
+                        .filter(|l| !l.is_empty())
+                };
+                let line = lines()
+                    .find(|line| line.to_ascii_lowercase().contains("error"))
+                    .or_else(|| lines().next())
+                    .unwrap_or("the build failed");
+                format!("could not build: {}", crate::diff::line(line))
+            }
             (_, verdict) => verdict.to_string(),
         }
     }
@@ -503,7 +530,7 @@ fn with_notes(
     detail
 }
 
-fn killed_by(signal: i32) -> String {
+pub fn killed_by(signal: i32) -> String {
     let name = match signal {
         libc::SIGSEGV => "SIGSEGV",
         libc::SIGABRT => "SIGABRT",

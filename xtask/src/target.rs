@@ -13,6 +13,9 @@ use std::path::{Path, PathBuf};
 pub enum Program {
     Reference,
     Command(Vec<OsString>),
+    /// Sources to build first (a folder, or one source file): `check` builds them and runs
+    /// the result as a command (see [`crate::compile`]).
+    Sources(PathBuf),
 }
 
 impl Program {
@@ -30,6 +33,7 @@ impl Program {
         match self {
             Program::Reference => "the reference".into(),
             Program::Command(argv) => display_argv(argv),
+            Program::Sources(path) => path.display().to_string(),
         }
     }
 
@@ -38,6 +42,8 @@ impl Program {
         match self {
             Program::Reference => suite.reference_target(reference, dir),
             Program::Command(argv) => Target::command(argv, dir),
+            // Never run as they are: planned once built, as a command.
+            Program::Sources(path) => Target::command(&[path.clone().into_os_string()], dir),
         }
     }
 }
@@ -143,7 +149,7 @@ pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, Strin
 }
 
 /// Whether `name` is an executable file in a folder of PATH.
-fn on_path(name: &OsString) -> bool {
+pub fn on_path(name: &OsString) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|dir| {
         std::fs::metadata(dir.join(name))

@@ -215,7 +215,7 @@ impl RunArgs {
     pub fn apply(
         &self,
         base: crate::check::Options,
-        target: Vec<OsString>,
+        program: Program,
         progress: bool,
     ) -> crate::check::Options {
         let mut confine = self.confine.settings();
@@ -237,7 +237,7 @@ impl RunArgs {
             wall: self.pace.wall,
             fail_fast: self.fail_fast,
             include_unspecified: self.include_unspecified,
-            program: Program::from_argv(target),
+            program,
             progress,
             confine,
             ..base
@@ -260,13 +260,17 @@ impl RunArgs {
     }
 }
 
-/// `target` as the command to run, from `dir`; a hint when it cannot be.
-pub fn interpret_target(
-    target: &[OsString],
-    dir: &std::path::Path,
-) -> Result<Vec<OsString>, Error> {
-    crate::target::interpret(target.to_vec(), dir).map_err(|hint| Error::CouldNotRun {
-        command: crate::target::display_argv(target),
-        message: hint,
-    })
+/// What `target`, typed in `dir`, asks to run: sources to build (one folder or source file of
+/// a compiled language), the command that runs it, or (empty) the reference; a hint when it
+/// cannot be run.
+pub fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
+    if let Some(sources) = crate::compile::names_sources(target, dir) {
+        return Ok(Program::Sources(sources));
+    }
+    crate::target::interpret(target.to_vec(), dir)
+        .map(Program::from_argv)
+        .map_err(|hint| Error::CouldNotRun {
+            command: crate::target::display_argv(target),
+            message: hint,
+        })
 }
