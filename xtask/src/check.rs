@@ -9,6 +9,7 @@ use std::time::{Duration, Instant};
 
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 
+use crate::compile::Outcome;
 use crate::confine::{Policy, Settings};
 use crate::discover::{discover, Case};
 use crate::error::Error;
@@ -75,6 +76,8 @@ struct Plan {
     target: Target,
     cases: Vec<Case>,
     policy: Policy,
+    /// The compiler's message when the sources did not build: every case's verdict.
+    failed_build: Option<String>,
 }
 
 /// The target to run for `suite` and its confinement: none for the reference alone.
@@ -104,6 +107,8 @@ pub struct Prepared {
     start: Instant,
     /// What runs, as the user named it.
     program: Program,
+    /// How the sources were built, for a check of sources.
+    build: Option<Outcome>,
 }
 
 impl Prepared {
@@ -119,6 +124,7 @@ impl Prepared {
                 .collect(),
             start,
             program: options.program.clone(),
+            build: None,
         }
     }
 
@@ -160,21 +166,35 @@ pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usi
     (cases, n_filtered, n_ungraded_left_out)
 }
 
-/// Plans a check: the suites, their targets and the cases to run.
+/// Plans a check: the suites, their targets and the cases to run (sources built first).
 pub fn prepare(options: &Options) -> Result<Prepared, Error> {
     let start = Instant::now();
+    let mut warnings = Vec::new();
+    let (built, build) = built(options, &mut warnings)?;
+    let named = options.program.clone();
+    let options = built.as_ref().unwrap_or(options);
     let suites = load_all(&options.cases_root)?;
     let mut inferred = None;
-    let chosen: Vec<Suite> = match (&options.spec, &options.program) {
-        (Some(spec), _) => vec![crate::suite::find(&options.cases_root, spec)?],
-        (None, Program::Reference) => suites.clone(),
-        (None, Program::Command(_) | Program::Sources(_)) => {
+    let chosen: Vec<Suite> = match (&options.spec, &options.program, &build) {
+        (Some(spec), _, _) => vec![crate::suite::find(&options.cases_root, spec)?],
+        (None, Program::Reference, _) => suites.clone(),
+        (None, _, Some(Outcome::Failed(failed))) if suites.len() > 1 => {
+            return Err(Error::Build(format!(
+                "{} (and with no --spec, no way to tell which assignment it is for)",
+                failed.message.trim_end()
+            )))
+        }
+        (None, _, Some(Outcome::Failed(_))) => suites.clone(),
+        (None, _, _) => {
             let (suite, note) = infer_spec(options, &suites)?;
             inferred = Some(note);
             vec![suite]
         }
     };
     let mut prepared = Prepared::new(options, inferred, start);
+    prepared.program = named;
+    prepared.warnings.extend(warnings);
+    prepared.build = build;
     for suite in chosen {
         let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
         prepared.n_filtered += n_filtered;
@@ -206,14 +226,52 @@ fn prepare_cases(
     cases: Vec<Case>,
     mut prepared: Prepared,
 ) -> Result<Prepared, Error> {
-    let (target, policy) = plan_target(options, &suite, &mut prepared.warnings)?;
+    let failed_build = match &prepared.build {
+        Some(Outcome::Failed(failed)) => Some(failed.message.clone()),
+        _ => None,
+    };
+    // Sources that did not build run nothing: there is no target to plan.
+    let (target, policy) = match failed_build {
+        Some(_) => (Target::command(&[], &options.dir), Policy::trusted()),
+        None => plan_target(options, &suite, &mut prepared.warnings)?,
+    };
     prepared.plans.push(Plan {
         suite,
         target,
         cases,
         policy,
+        failed_build,
     });
     Ok(prepared)
+}
+
+/// Sources to check are built first, and the check runs what they built: `options` with that
+/// command (`None` for a check of no sources), and how the build went.
+fn built(
+    options: &Options,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<Options>, Option<Outcome>), Error> {
+    let Program::Sources(sources) = &options.program else {
+        return Ok((None, None));
+    };
+    let pin = match &options.spec {
+        Some(spec) => crate::suite::find(&options.cases_root, spec)?.file.build,
+        None => Default::default(),
+    };
+    let outcome = crate::compile::build(
+        sources,
+        &pin,
+        &options.confine,
+        &options.cases_root,
+        warnings,
+    )?;
+    let mut built = options.clone();
+    if let Outcome::Ready(ready) = &outcome {
+        built.program = Program::Command(ready.run.clone());
+        built.dir = ready.dir.clone();
+        built.confine.cwd = Some(ready.dir.clone());
+    }
+    Ok((Some(built), Some(outcome)))
 }
 
 /// Runs case `k` of a prepared check and judges it.
@@ -243,6 +301,7 @@ pub fn finish(mut prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, E
         inferred: prepared.inferred,
         warnings: prepared.warnings,
         interrupted: crate::interrupt::interrupted(),
+        build: prepared.build,
     })
 }
 
@@ -330,6 +389,7 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
                 target,
                 cases,
                 policy,
+                failed_build: None,
             });
         }
     }
@@ -470,6 +530,12 @@ fn run_case(
         case: case.clone(),
         judgement,
     };
+    if let Some(message) = &plan.failed_build {
+        return Ok(result(Judgement::could_not_build(
+            message.clone(),
+            expected,
+        )));
+    }
     if stop.load(Ordering::Relaxed) || crate::interrupt::interrupted() {
         return Ok(result(Judgement::skipped(expected)));
     }

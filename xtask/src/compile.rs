@@ -226,7 +226,10 @@ fn run_build(
 ) -> Result<Option<String>, Error> {
     std::fs::create_dir_all(work).map_err(|err| Error::io(work, err))?;
     give_to_sandbox(work)?;
-    let argv = recipe.build_line(work).unwrap_or_default();
+    let mut argv = recipe.build_line(work).unwrap_or_default();
+    if let Some(program) = argv.first_mut() {
+        *program = real_program(program);
+    }
     let settings = Settings {
         cwd: Some(folder.to_path_buf()),
         writable: vec![work.to_path_buf()],
@@ -272,6 +275,24 @@ fn run_build(
         lines.push("(the compiler printed nothing)");
     }
     Ok(Some(format!("({how})\n{}", lines.join("\n"))))
+}
+
+/// The compiler itself where `program` is a rustup proxy, which finds its toolchain through
+/// the user's home folder (which a confined build does not have): `<sysroot>/bin/rustc`.
+fn real_program(program: &OsString) -> OsString {
+    if program != "rustc" {
+        return program.clone();
+    }
+    let sysroot = std::process::Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .ok()
+        .filter(|output| output.status.success())
+        .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_string());
+    match sysroot.map(|root| PathBuf::from(root).join("bin/rustc")) {
+        Some(rustc) if rustc.is_file() => rustc.into_os_string(),
+        _ => program.clone(),
+    }
 }
 
 /// Makes the build's folder writable by the confined build: owned by the sandbox's user when

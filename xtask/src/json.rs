@@ -14,7 +14,42 @@ struct Report<'a> {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// How the sources were built, for a check of sources (build time apart from run time).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    build: Option<Build<'a>>,
     cases: Vec<Case<'a>>,
+}
+
+#[derive(Serialize)]
+struct Build<'a> {
+    language: &'a str,
+    /// The build command (its output folder as `{build}`); none for a script.
+    command: Option<&'a str>,
+    /// `built`, `reused` (an earlier build of the same sources) or `failed`.
+    status: &'static str,
+    build_ms: u128,
+    /// The compiler's first lines, when it failed.
+    message: Option<&'a str>,
+}
+
+fn build(outcome: &crate::compile::Outcome) -> Build<'_> {
+    use crate::compile::Outcome;
+    match outcome {
+        Outcome::Ready(ready) => Build {
+            language: &ready.language,
+            command: ready.build.as_deref(),
+            status: if ready.reused { "reused" } else { "built" },
+            build_ms: ready.build_time.as_millis(),
+            message: None,
+        },
+        Outcome::Failed(failed) => Build {
+            language: &failed.language,
+            command: None,
+            status: "failed",
+            build_ms: failed.build_time.as_millis(),
+            message: Some(&failed.message),
+        },
+    }
 }
 
 #[derive(Serialize)]
@@ -58,6 +93,7 @@ pub fn render(run: &Run) -> String {
             passed: totals.passed,
             failed: totals.failed,
             skipped: totals.skipped,
+            build: run.build.as_ref().map(build),
             cases: run
                 .results
                 .iter()

@@ -123,8 +123,11 @@ pub fn recognise(root: &Path, pin: &Pin) -> Result<Recipe, String> {
     }
     if found.is_empty() {
         return Err(format!(
-            "no source file of a language gridjudge knows ({}) in `{}`",
+            "no source file of a language gridjudge knows ({}) in `{}`: name the program to \
+             run instead (`{}/a.out`, `python3 {}/main.py`, ...)",
             known_extensions(),
+            root.display(),
+            root.display(),
             root.display()
         ));
     }

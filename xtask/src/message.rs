@@ -26,6 +26,9 @@ pub fn render(run: &Run, verbose: bool) -> String {
             "interrupted: every running target was killed; the results below are partial"
         );
     }
+    if let Some(build) = &run.build {
+        let _ = writeln!(out, "{}", build.summary());
+    }
     if let Some(note) = &run.inferred {
         let _ = writeln!(out, "{note}");
     }

@@ -29,6 +29,8 @@ pub struct Run {
     pub interrupted: bool,
     /// The causes and group tallies of `results`, computed once by [`Summaries::of`].
     pub summaries: Summaries,
+    /// How the sources were built, for a check of sources.
+    pub build: Option<crate::compile::Outcome>,
 }
 
 /// Lines of stderr shown under a failing case, in every report.

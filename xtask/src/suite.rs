@@ -39,7 +39,7 @@ pub struct Rules {
 pub struct SuiteFile {
     /// The bundled reference binary's arguments for this spec (a built-in spec).
     #[serde(default)]
-    pub args: Vec<String>,
+    pub args: Option<Vec<String>>,
     /// An instructor's own reference, as a command line run in the suite's folder
     /// (`python3 solution.py`): it writes the expected outputs in place of the bundled binary.
     #[serde(default)]
@@ -128,7 +128,7 @@ impl Suite {
     pub fn reference_target(&self, binary: &Path, dir: &Path) -> Target {
         match self.reference_command() {
             Some(words) => Target::command(&words, &self.dir),
-            None => Target::reference(binary, &self.file.args, dir),
+            None => Target::reference(binary, self.file.args.as_deref().unwrap_or_default(), dir),
         }
     }
 
@@ -170,7 +170,7 @@ fn check_numbers(file: &SuiteFile) -> Result<(), String> {
     let field = |name: &'static str| move |err: String| format!("`{name}`: {err}");
     limits::seconds(file.timeout).map_err(field("timeout"))?;
     let blank = |line: &Option<String>| line.as_ref().is_some_and(|l| l.trim().is_empty());
-    match (&file.reference, file.args.is_empty()) {
+    match (&file.reference, file.args.is_none()) {
         (None, true) => {
             return Err(
                 "names no reference: add `reference = \"CMD\"`, the command line of \
