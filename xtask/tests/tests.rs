@@ -8,6 +8,7 @@ mod harness;
 mod hostile;
 mod html;
 mod kit;
+mod languages;
 mod load;
 mod own;
 mod reports;

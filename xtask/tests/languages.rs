@@ -1,0 +1,225 @@
+//! Submissions in their own languages: the go assignment solved in C, C++, Java, C#, Rust,
+//! Python and JavaScript (`tests/solutions/go/`, and the bench's Python one), each checked as a
+//! student hands it in (a source file, or a folder of sources): the right one passes every
+//! case, a wrong one fails with the right first difference, and one that does not compile is
+//! "could not build" with the compiler's message. A language whose tool is not installed is
+//! skipped with a printed reason (CI installs them all).
+
+use std::path::{Path, PathBuf};
+
+use assert_cmd::Command;
+
+use crate::support::share;
+
+struct Solution {
+    /// The file under `tests/solutions/go/` (or the bench's `go.py`).
+    file: &'static str,
+    /// The title the build line gives it.
+    title: &'static str,
+    /// The program that must be installed.
+    tool: &'static str,
+    /// A line that breaks the build, appended; `None` for a language run from its sources.
+    broken: Option<&'static str>,
+    /// Hand in the folder rather than the file.
+    as_folder: bool,
+}
+
+const SOLUTIONS: &[Solution] = &[
+    Solution {
+        file: "go.c",
+        title: "C",
+        tool: "gcc",
+        broken: Some("int broken(void) { return undeclared_name; }\n"),
+        as_folder: false,
+    },
+    Solution {
+        file: "go.cpp",
+        title: "C++",
+        tool: "g++",
+        broken: Some("int broken() { return undeclared_name; }\n"),
+        as_folder: false,
+    },
+    Solution {
+        file: "Go.java",
+        title: "Java",
+        tool: "javac",
+        broken: Some("class Broken { int x = undeclared_name; }\n"),
+        as_folder: true,
+    },
+    Solution {
+        file: "Go.cs",
+        title: "C#",
+        tool: "mcs",
+        broken: Some("class Broken { int x = undeclared_name; }\n"),
+        as_folder: false,
+    },
+    Solution {
+        file: "go.rs",
+        title: "Rust",
+        tool: "rustc",
+        broken: Some("fn broken() -> i32 { undeclared_name }\n"),
+        as_folder: false,
+    },
+    Solution {
+        file: "go.py",
+        title: "Python",
+        tool: "python3",
+        broken: None,
+        as_folder: true,
+    },
+    Solution {
+        file: "go.js",
+        title: "JavaScript",
+        tool: "node",
+        broken: None,
+        as_folder: true,
+    },
+];
+
+fn source(file: &str) -> String {
+    let root = xtask::workspace::root();
+    let path = match file {
+        "go.py" => root.join("xtask/bench/go.py"),
+        _ => root.join("xtask/tests/solutions/go").join(file),
+    };
+    std::fs::read_to_string(path).unwrap()
+}
+
+fn installed(tool: &str) -> bool {
+    xtask::target::on_path(&tool.into())
+}
+
+/// A student's folder holding `file` with `text`, readable by the sandbox's user.
+fn submission(file: &str, text: &str) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    std::fs::write(dir.path().join(file), text).unwrap();
+    dir
+}
+
+/// Checks the submission in `dir` against the go cases (`filter`: only those), with builds
+/// kept in `cache`; the exit status and the JSON report.
+fn check(
+    solution: &Solution,
+    dir: &Path,
+    cache: &Path,
+    filter: Option<&str>,
+) -> (i32, serde_json::Value) {
+    let report = dir.join("report.json");
+    let handed_in: PathBuf = if solution.as_folder {
+        dir.to_path_buf()
+    } else {
+        dir.join(solution.file)
+    };
+    let mut command = Command::cargo_bin("xtask").unwrap();
+    command
+        .env("GRIDJUDGE_CACHE", cache)
+        .args(["check", "--spec", "go", "--json"])
+        .arg(&report)
+        .args(filter.map(|f| ["--filter", f]).into_iter().flatten())
+        .arg(&handed_in);
+    let output = command.output().unwrap();
+    let code = output.status.code().unwrap_or(-1);
+    let json = std::fs::read(&report).unwrap_or_else(|_| {
+        panic!(
+            "{}: no report; exit {code}\n{}",
+            solution.file,
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    (code, serde_json::from_slice(&json).unwrap())
+}
+
+/// The right, wrong and broken submissions of the solution in `file`.
+fn check_language(file: &str) {
+    let solution = SOLUTIONS.iter().find(|s| s.file == file).unwrap();
+    if !installed(solution.tool) {
+        println!(
+            "skipped {}: `{}` is not installed",
+            solution.title, solution.tool
+        );
+        return;
+    }
+    let cache = tempfile::tempdir().unwrap();
+    let text = source(solution.file);
+
+    let right = submission(solution.file, &text);
+    let (code, json) = check(solution, right.path(), cache.path(), None);
+    assert_eq!(code, 0, "{}: {json}", solution.file);
+    assert_eq!(json["failed"], 0, "{}", solution.file);
+    assert_eq!(json["passed"].as_u64(), Some(164), "{}", solution.file);
+    if solution.broken.is_some() {
+        assert_eq!(json["build"]["language"], solution.title, "{json}");
+        assert_eq!(json["build"]["status"], "built", "{}", json["build"]);
+        // Checked again unchanged: the build is reused.
+        let (_, again) = check(solution, right.path(), cache.path(), Some("handout"));
+        assert_eq!(again["build"]["status"], "reused", "{}", again["build"]);
+    }
+
+    // One wrong character in the heading: the handout case fails at line 1, column 5.
+    let wrong = submission(solution.file, &text.replace("The Stones", "The stones"));
+    let (code, json) = check(solution, wrong.path(), cache.path(), Some("handout"));
+    assert_eq!(code, 1, "{}: {json}", solution.file);
+    let case = &json["cases"][0];
+    assert_eq!(case["verdict"], "wrong-output", "{case}");
+    assert_eq!(case["first_difference"]["line"], 1, "{case}");
+    assert_eq!(case["first_difference"]["column"], 5, "{case}");
+
+    if let Some(broken) = solution.broken {
+        let broken = submission(solution.file, &format!("{text}\n{broken}"));
+        let (code, json) = check(solution, broken.path(), cache.path(), Some("handout"));
+        assert_eq!(code, 1, "{}: {json}", solution.file);
+        assert_eq!(json["build"]["status"], "failed", "{json}");
+        let message = json["build"]["message"].as_str().unwrap();
+        assert!(message.contains("undeclared_name"), "{message}");
+        // The submission's own file names, never the grader's folders.
+        assert!(
+            !message.contains(&*broken.path().to_string_lossy()),
+            "{message}"
+        );
+        let case = &json["cases"][0];
+        assert_eq!(case["verdict"], "could-not-build", "{case}");
+        assert!(
+            case["cause"]
+                .as_str()
+                .unwrap()
+                .starts_with("could not build: "),
+            "{case}"
+        );
+    }
+}
+
+#[test]
+fn c() {
+    check_language("go.c");
+}
+
+#[test]
+fn cpp() {
+    check_language("go.cpp");
+}
+
+#[test]
+fn java_handed_in_as_a_folder() {
+    check_language("Go.java");
+}
+
+#[test]
+fn csharp() {
+    check_language("Go.cs");
+}
+
+#[test]
+fn rust() {
+    check_language("go.rs");
+}
+
+#[test]
+fn python_handed_in_as_a_folder() {
+    check_language("go.py");
+}
+
+#[test]
+fn javascript_handed_in_as_a_folder() {
+    check_language("go.js");
+}
