@@ -168,14 +168,10 @@ pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usi
 
 /// Plans a check: the suites, their targets and the cases to run (sources built first).
 pub fn prepare(options: &Options) -> Result<Prepared, Error> {
-    let start = Instant::now();
-    let mut warnings = Vec::new();
-    let (built, build) = built(options, &mut warnings)?;
-    let named = options.program.clone();
+    let (built, mut prepared) = begin(options, Instant::now())?;
     let options = built.as_ref().unwrap_or(options);
     let suites = load_all(&options.cases_root)?;
-    let mut inferred = None;
-    let chosen: Vec<Suite> = match (&options.spec, &options.program, &build) {
+    let chosen: Vec<Suite> = match (&options.spec, &options.program, &prepared.build) {
         (Some(spec), _, _) => vec![crate::suite::find(&options.cases_root, spec)?],
         (None, Program::Reference, _) => suites.clone(),
         (None, _, Some(Outcome::Failed(failed))) if suites.len() > 1 => {
@@ -187,14 +183,10 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
         (None, _, Some(Outcome::Failed(_))) => suites.clone(),
         (None, _, _) => {
             let (suite, note) = infer_spec(options, &suites)?;
-            inferred = Some(note);
+            prepared.inferred = Some(note);
             vec![suite]
         }
     };
-    let mut prepared = Prepared::new(options, inferred, start);
-    prepared.program = named;
-    prepared.warnings.extend(warnings);
-    prepared.build = build;
     for suite in chosen {
         let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
         prepared.n_filtered += n_filtered;
@@ -216,8 +208,23 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
 
 /// Plans a check of `cases` of `suite`, loaded once by the caller (`grade`, for a whole class).
 pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result<Prepared, Error> {
-    let prepared = Prepared::new(options, None, Instant::now());
+    let (built, prepared) = begin(options, Instant::now())?;
+    let options = built.as_ref().unwrap_or(options);
     prepare_cases(options, suite.clone(), cases.to_vec(), prepared)
+}
+
+/// A check of `options`' program begun at `start`: its sources built, if it is sources; the
+/// options it runs with when they are not `options` (the built program's command), and the
+/// check with no suite planned yet.
+fn begin(options: &Options, start: Instant) -> Result<(Option<Options>, Prepared), Error> {
+    let mut warnings = Vec::new();
+    let (built, build) = built(options, &mut warnings)?;
+    let mut prepared = Prepared::new(built.as_ref().unwrap_or(options), None, start);
+    // Reports name the program as the user did (`Main.java`), not as it was built.
+    prepared.program = options.program.clone();
+    prepared.warnings.extend(warnings);
+    prepared.build = build;
+    Ok((built, prepared))
 }
 
 fn prepare_cases(

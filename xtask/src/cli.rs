@@ -175,10 +175,9 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
         failed
     );
     if !summary.skipped.is_empty() {
-        report += &format!(
-            "skipped (not a submission folder): {}\n",
-            summary.skipped.join(", ")
-        );
+        for (name, why) in &summary.skipped {
+            report += &format!("skipped `{name}`: {why}\n");
+        }
     }
     if !summary.changes.is_empty() {
         report += &format!(

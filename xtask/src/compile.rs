@@ -93,6 +93,24 @@ impl Outcome {
     }
 }
 
+/// The line of a failed build's message that says most: the compiler's first error line, else
+/// its first line.
+pub fn headline(message: &str) -> String {
+    // The message's first two lines say which command failed and how.
+    let lines = || {
+        message
+            .lines()
+            .skip(2)
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+    };
+    let line = lines()
+        .find(|line| line.to_ascii_lowercase().contains("error"))
+        .or_else(|| lines().next())
+        .unwrap_or("the build failed");
+    crate::diff::line(line)
+}
+
 /// Whether `argv` names sources to build rather than a program to run: one word naming a
 /// folder or a source file of a compiled language (a script keeps its interpreter's line).
 pub fn names_sources(argv: &[OsString], dir: &Path) -> Option<PathBuf> {

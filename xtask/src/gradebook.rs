@@ -72,6 +72,9 @@ pub struct Grades {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shard: Option<String>,
     pub submissions: Vec<Submission>,
+    /// Entries of the submissions folder that are no submission: (name, why).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<(String, String)>,
 }
 
 /// Every verdict a case can end with, each counted 0: the columns of a row.
@@ -96,12 +99,19 @@ pub fn submission_of(id: &str, run: &Run) -> Submission {
             .entry(result.judgement.verdict.slug().to_string())
             .or_default() += 1;
     }
+    let error = match &run.build {
+        Some(crate::compile::Outcome::Failed(failed)) => Some(format!(
+            "could not build: {}",
+            crate::compile::headline(&failed.message)
+        )),
+        _ => None,
+    };
     Submission {
         id: id.to_string(),
         score: groups.values().sum(),
         groups,
         verdicts,
-        error: None,
+        error,
         cases: run
             .results
             .iter()
@@ -155,7 +165,7 @@ impl Serialize for Streamed<'_> {
         use serde::ser::SerializeStruct;
         let grades = self.grades;
         // The fields of `Grades`, in its order, as its derived implementation writes them.
-        let mut fields = serializer.serialize_struct("Grades", 7)?;
+        let mut fields = serializer.serialize_struct("Grades", 8)?;
         fields.serialize_field("schema", &grades.schema)?;
         fields.serialize_field("spec", &grades.spec)?;
         fields.serialize_field("run", &grades.run)?;
@@ -166,6 +176,10 @@ impl Serialize for Streamed<'_> {
             None => fields.skip_field("shard")?,
         }
         fields.serialize_field("submissions", &Whole(self))?;
+        match grades.skipped.is_empty() {
+            true => fields.skip_field("skipped")?,
+            false => fields.serialize_field("skipped", &grades.skipped)?,
+        }
         fields.end()
     }
 }

@@ -291,22 +291,10 @@ impl Judgement {
                 Some(signal) => format!("exit status: {}", killed_by(signal)),
                 None => "exit status: right output, non-zero exit status".into(),
             },
-            (_, Verdict::CouldNotBuild) => {
-                let detail = self.detail.as_deref().unwrap_or_default();
-                // The compiler's first error line, else its first line.
-                let lines = || {
-                    detail
-                        .lines()
-                        .skip(1)
-                        .map(str::trim)
-                        .filter(|l| !l.is_empty())
-                };
-                let line = lines()
-                    .find(|line| line.to_ascii_lowercase().contains("error"))
-                    .or_else(|| lines().next())
-                    .unwrap_or("the build failed");
-                format!("could not build: {}", crate::diff::line(line))
-            }
+            (_, Verdict::CouldNotBuild) => format!(
+                "could not build: {}",
+                crate::compile::headline(self.detail.as_deref().unwrap_or_default())
+            ),
             (_, verdict) => verdict.to_string(),
         }
     }

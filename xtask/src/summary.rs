@@ -200,6 +200,7 @@ mod tests {
             max_score: 6.0,
             shard: None,
             submissions: vec![student("s00", 6.0, None), student("s01", 0.0, Some("no"))],
+            skipped: Vec::new(),
         };
         let moved = Change {
             id: "s01".into(),

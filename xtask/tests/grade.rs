@@ -336,9 +336,28 @@ fn dot_folders_and_files_are_skipped_and_listed() {
         .map(|s| s.id.as_str())
         .collect();
     assert_eq!(ids, ["s00", "s01"]);
-    assert_eq!(summary.skipped, [".git", "README.md"]);
-    assert!(xtask::cli::grade_report(&summary, &class.out("all"))
-        .contains("skipped (not a submission folder): .git, README.md"));
+    let names: Vec<&str> = summary
+        .skipped
+        .iter()
+        .map(|(name, _)| name.as_str())
+        .collect();
+    assert_eq!(names, [".git", "README.md"]);
+    let report = xtask::cli::grade_report(&summary, &class.out("all"));
+    assert!(
+        report.contains("skipped `.git`: a hidden entry"),
+        "{report}"
+    );
+    assert!(
+        report.contains(
+            "skipped `README.md`: not a folder, an archive (.zip, .tar.gz) or a source file"
+        ),
+        "{report}"
+    );
+    // The gradebook lists them too.
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(class.out("all").join("grades.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["skipped"][1][0], "README.md", "{json}");
 }
 
 #[test]

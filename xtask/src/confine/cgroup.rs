@@ -286,12 +286,14 @@ impl WorkerCgroup {
         let max = |value: Option<u64>| value.map_or_else(|| "max".to_string(), |v| v.to_string());
         if let Hierarchy::V1 { .. } = self.hierarchy {
             // -1 is v1's "no limit"; memsw (memory + swap) where the kernel accounts swap.
+            // The kernel keeps memsw at or above the memory limit, refusing (EINVAL) a write
+            // that would break it: when raising, memsw must go first; when lowering, second.
+            // Writing it before and after does both (one of the two is refused).
             let memory = memory.map_or_else(|| "-1".to_string(), |m| m.to_string());
+            let memsw = self.memory_dir().join("memory.memsw.limit_in_bytes");
+            let _ = std::fs::write(&memsw, &memory);
             std::fs::write(self.memory_dir().join(memory_file), &memory)?;
-            let _ = std::fs::write(
-                self.memory_dir().join("memory.memsw.limit_in_bytes"),
-                &memory,
-            );
+            let _ = std::fs::write(&memsw, &memory);
             let _ = std::fs::write(self.memory_dir().join("memory.max_usage_in_bytes"), "0");
         } else {
             std::fs::write(self.memory_dir().join(memory_file), max(memory))?;

@@ -323,9 +323,10 @@ pub struct GradeArgs {
     #[arg(long, value_name = "DIR")]
     pub submissions: PathBuf,
     /// The command to run inside each submission folder, e.g. 'python3 project4.py' (split on
-    /// spaces).
+    /// spaces); without it, each submission's sources are built (as `check src/` does) and
+    /// run.
     #[arg(long, value_name = "CMD", value_parser = command_line)]
-    pub run: CommandLine,
+    pub run: Option<CommandLine>,
     /// Where grades.csv, grades.json and results/ go (default: grades-<spec>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -394,7 +395,11 @@ impl GradeArgs {
                 .submissions
                 .canonicalize()
                 .map_err(|err| Error::io(&self.submissions, err))?,
-            run: self.run.words(),
+            run: self
+                .run
+                .as_ref()
+                .map(CommandLine::words)
+                .unwrap_or_default(),
             out: self
                 .out
                 .clone()

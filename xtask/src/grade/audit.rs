@@ -185,11 +185,15 @@ pub fn dry_run(
     run_text: &str,
     run_key: u64,
     results_dir: &Path,
-    found: &[(String, PathBuf)],
+    found: &[super::folder::Found],
 ) -> Result<Vec<(String, String)>, Error> {
     found
         .iter()
-        .map(|(id, dir)| {
+        .map(|(id, entry)| {
+            let dir = match entry {
+                Ok(dir) => dir,
+                Err(why) => return Ok((id.clone(), format!("a row of 0: {why}"))),
+            };
             let keys = keys_of(run_key, dir)?;
             let previous = previous_result(results_dir, id, suite, run_text);
             let what = match rerun_reason(previous.as_ref(), &keys, options.force) {

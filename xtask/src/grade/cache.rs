@@ -201,6 +201,16 @@ pub fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
 }
 
 /// The keys of the submission in `dir` under the settings' key `run_key`.
+impl Keys {
+    /// The keys of an entry that cannot be graded, for `why`.
+    pub fn of_refusal(run_key: u64, why: &str) -> Keys {
+        Keys {
+            folder: String::new(),
+            combined: format!("{:016x}", hash(&[&run_key.to_le_bytes(), why.as_bytes()])),
+        }
+    }
+}
+
 pub fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
     let folder = folder_key(dir, Budget::SUBMISSION)?;
     Ok(Keys {

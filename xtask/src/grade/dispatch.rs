@@ -13,6 +13,7 @@ use super::audit::{self, dry_run};
 use super::cache::{
     keys_of, previous_result, read_result, result_path, row, run_key, Keys, ResultFile,
 };
+use super::folder::{Found, Scan};
 use super::options::Options;
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
@@ -34,8 +35,9 @@ pub struct Summary {
     pub n_graded: usize,
     pub interrupted: bool,
     pub warnings: Vec<String>,
-    /// Entries of the submissions folder that are no submission (dot-folders, files).
-    pub skipped: Vec<String>,
+    /// Entries of the submissions folder that are no submission (dot-folders, stray files),
+    /// each with why.
+    pub skipped: Vec<(String, String)>,
     /// `report.html` was written too.
     pub html: bool,
     /// The students whose score moved since the earlier grading in the same `--out`, and why.
@@ -48,7 +50,7 @@ pub struct Summary {
 
 impl Summary {
     /// A summary of nothing graded yet.
-    fn new(grades: Grades, skipped: Vec<String>) -> Summary {
+    fn new(grades: Grades, skipped: Vec<(String, String)>) -> Summary {
         Summary {
             grades,
             n_reused: 0,
@@ -64,6 +66,9 @@ impl Summary {
     }
 }
 
+/// The command line a gradebook shows for submissions built from their sources.
+pub const BUILT: &str = "(each submission's sources, built)";
+
 /// What a grading tells its progress display.
 pub enum Step<'a> {
     /// The cases to run in all (the submissions to grade times the suite's graded cases).
@@ -72,39 +77,19 @@ pub enum Step<'a> {
     Graded { id: &'a str, cases: u64 },
 }
 
-/// The submission folders (id and path) of the shard, and the entries that are none.
-type Found = (Vec<(String, PathBuf)>, Vec<String>);
-
-fn submissions(options: &Options) -> Result<Found, Error> {
-    let entries = std::fs::read_dir(&options.submissions)
-        .map_err(|err| Error::io(&options.submissions, err))?;
-    let (mut found, mut skipped) = (Vec::new(), Vec::new());
-    for entry in entries {
-        let entry = entry.map_err(|err| Error::io(&options.submissions, err))?;
-        let id = entry.file_name().to_string_lossy().into_owned();
-        // `.git`, `.github` and files beside the folders are no students.
-        if id.starts_with('.') || !entry.path().is_dir() {
-            skipped.push(id);
-            continue;
-        }
-        if options.shard.is_none_or(|shard| shard.contains(&id)) {
-            found.push((id, entry.path()));
-        }
-    }
-    found.sort();
-    skipped.sort();
-    Ok((found, skipped))
-}
-
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
 pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summary, Error> {
     let suite = crate::suite::find(&options.check.cases_root, &options.spec)?;
-    let run_text = display_argv(&options.run);
+    let run_text = match options.run.is_empty() {
+        true => BUILT.to_string(),
+        false => display_argv(&options.run),
+    };
     let results_dir = options.out.join("results");
     let cases = crate::discover::discover(&suite)?;
     let mut grades = empty_gradebook(options, &suite, &cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
-    let (found, skipped) = submissions(options)?;
+    let Scan { found, skipped } = super::folder::scan(options)?;
+    grades.skipped = skipped.clone();
     let run_key = run_key(options, &suite)?;
     if options.dry_run {
         let plan = dry_run(options, &suite, &run_text, run_key, &results_dir, &found)?;
@@ -205,6 +190,7 @@ fn empty_gradebook(
         groups,
         shard: options.shard.map(|shard| shard.to_string()),
         submissions: Vec::new(),
+        skipped: Vec::new(),
     }
 }
 
@@ -221,44 +207,6 @@ fn prepare_results_dir(results_dir: &Path) -> Result<(), Error> {
         }
     }
     Ok(())
-}
-
-/// A hint for a submission handed in one folder down (`ivan/project4/go.py` for `--run 'python3
-/// go.py'`): a file the command names that is not in the submission but is in one of its
-/// folders, said with the command that would run it. `None` when every named file is there.
-fn nested_program(dir: &Path, run: &[std::ffi::OsString]) -> Option<String> {
-    for (k, word) in run.iter().enumerate() {
-        let path = Path::new(word);
-        let names_a_file = path.extension().is_some() || path.components().count() > 1;
-        if (k == 0 && path.components().count() == 1) || !names_a_file || path.is_absolute() {
-            continue;
-        }
-        if dir.join(path).exists() {
-            continue;
-        }
-        let name = path.file_name()?;
-        let found = walkdir::WalkDir::new(dir)
-            .min_depth(2)
-            .max_depth(3)
-            .sort_by_file_name()
-            .into_iter()
-            .take(2000)
-            .flatten()
-            .find(|entry| entry.file_type().is_file() && entry.file_name() == name)?;
-        let relative = found.path().strip_prefix(dir).ok()?.to_path_buf();
-        let mut suggested: Vec<String> = run
-            .iter()
-            .map(|w| w.to_string_lossy().into_owned())
-            .collect();
-        suggested[k] = relative.display().to_string();
-        return Some(format!(
-            "no `{}` in the submission, but `{}` is there: pass --run '{}' or flatten the folder",
-            path.display(),
-            relative.display(),
-            suggested.join(" ")
-        ));
-    }
-    None
 }
 
 /// Keeps the warnings of a grading (a machine too busy, a missing layer) with its files, in
@@ -311,7 +259,7 @@ struct Class<'a> {
     run_text: &'a str,
     run_key: u64,
     results_dir: &'a Path,
-    found: &'a [(String, PathBuf)],
+    found: &'a [Found],
     slots: Vec<Mutex<Slot>>,
     progress: &'a (dyn Fn(Step) + Sync),
     cases_each: u64,
@@ -364,11 +312,11 @@ impl Class<'_> {
         if self.failed.load(Ordering::Relaxed) {
             return;
         }
-        let (id, dir) = &self.found[index];
+        let (id, entry) = &self.found[index];
         let check = {
             let mut slot = lock(&self.slots[index]);
             if let Slot::Waiting = *slot {
-                *slot = self.start(id, dir);
+                *slot = self.start(id, entry);
                 if let Slot::Done(Some(Ok(Graded::Reused(_)))) = *slot {
                     (self.progress)(Step::Graded {
                         id,
@@ -434,10 +382,18 @@ impl Class<'_> {
 
     /// The start of submission `id` in `dir`: its earlier result if that still holds, else
     /// its check, planned.
-    fn start(&self, id: &str, dir: &Path) -> Slot {
+    fn start(&self, id: &str, entry: &Result<PathBuf, String>) -> Slot {
         if crate::interrupt::interrupted() {
             return Slot::Done(Some(Ok(Graded::Interrupted)));
         }
+        let dir = match entry {
+            Ok(dir) => dir,
+            Err(why) => {
+                let refused = Error::Build(why.clone());
+                let keys = Keys::of_refusal(self.run_key, why);
+                return Slot::Done(Some(self.finish(id, keys, None, Err(refused))));
+            }
+        };
         let keys = match keys_of(self.run_key, dir) {
             Ok(keys) => keys,
             Err(err) => return Slot::Done(Some(Err(err))),
@@ -449,9 +405,13 @@ impl Class<'_> {
             }
         }
         let previous = previous.map(Box::new);
+        let sources = self.options.run.is_empty();
         let mut check_options = CheckOptions {
             spec: Some(self.suite.name.clone()),
-            program: Program::Command(self.options.run.clone()),
+            program: match sources {
+                true => Program::Sources(dir.to_path_buf()),
+                false => Program::Command(self.options.run.clone()),
+            },
             dir: dir.to_path_buf(),
             progress: false,
             ..self.options.check.clone()
@@ -463,12 +423,17 @@ impl Class<'_> {
             .confine
             .protected
             .push(self.options.out.clone());
-        let planned = match nested_program(dir, &self.options.run) {
+        let planned = match super::folder::nested_program(dir, &self.options.run) {
             Some(hint) => Err(Error::CouldNotRun {
                 command: self.run_text.to_string(),
                 message: hint,
             }),
-            None => check::prepare_suite(&check_options, self.suite, self.cases),
+            // Sources that cannot be built as they are (none, or two languages) are the
+            // submission's row, not the grading's error.
+            None => match check::prepare_suite(&check_options, self.suite, self.cases) {
+                Err(Error::Usage(why)) if sources => Err(Error::Build(why)),
+                planned => planned,
+            },
         };
         match planned {
             Ok(prepared) if !prepared.is_empty() => Slot::Running {
@@ -510,7 +475,7 @@ impl Class<'_> {
                 }
                 submission_of(id, &run)
             }
-            Err(err @ Error::CouldNotRun { .. }) => {
+            Err(err @ (Error::CouldNotRun { .. } | Error::Build(_))) => {
                 let mut verdicts = verdict_counts();
                 verdicts.insert(Verdict::CouldNotRun.slug().into(), self.cases_each as usize);
                 if options.gradescope.is_some() {

@@ -11,6 +11,7 @@
 mod audit;
 mod cache;
 mod dispatch;
+mod folder;
 mod options;
 
 pub use dispatch::{grade, write_html, Step, Summary};
