@@ -223,3 +223,119 @@ fn python_handed_in_as_a_folder() {
 fn javascript_handed_in_as_a_folder() {
     check_language("go.js");
 }
+
+/// A class as it is handed in: folders of sources in several languages, a zip, a tar.gz, a
+/// lone source file, a zip with a path out of its folder, a zip bomb, a folder whose name is
+/// not UTF-8, a broken build and a stray file; graded with no --run, each row as it should be.
+#[test]
+fn a_class_of_folders_archives_and_odd_names_is_graded_whole() {
+    use std::io::Write;
+    use std::os::unix::ffi::OsStrExt;
+    if !installed("gcc") {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let class = dir.path().join("class");
+    let add = |folder: &Path, file: &str, text: &str| {
+        std::fs::create_dir_all(folder).unwrap();
+        std::fs::write(folder.join(file), text).unwrap();
+    };
+    let c = source("go.c");
+    add(&class.join("ana"), "go.c", &c);
+    add(&class.join("cy"), "go.py", &source("go.py"));
+    add(
+        &class.join("dee"),
+        "go.c",
+        &format!("{c}\nint broken(void) {{ return undeclared_name; }}\n"),
+    );
+    let odd = class.join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    add(&odd, "go.py", &source("go.py"));
+    std::fs::write(class.join("notes.txt"), "the class\n").unwrap();
+    std::fs::write(class.join("hal.c"), &c).unwrap();
+    let zip = |name: &str, entries: &[(&str, &[u8])]| {
+        let file = std::fs::File::create(class.join(name)).unwrap();
+        let mut writer = zip::ZipWriter::new(file);
+        let options = zip::write::SimpleFileOptions::default()
+            .compression_method(zip::CompressionMethod::Deflated);
+        for (path, bytes) in entries {
+            writer.start_file(*path, options).unwrap();
+            writer.write_all(bytes).unwrap();
+        }
+        writer.finish().unwrap();
+    };
+    zip("dan.zip", &[("project/go.c", c.as_bytes())]);
+    zip(
+        "fay.zip",
+        &[("../evil.c", b"int main(void) { return 0; }\n")],
+    );
+    // 100 MiB of zeros, a few hundred kB zipped.
+    zip("gus.zip", &[("go.c", &vec![0u8; 100 << 20])]);
+    {
+        let file = std::fs::File::create(class.join("eve.tar.gz")).unwrap();
+        let gz = flate2::write::GzEncoder::new(file, flate2::Compression::default());
+        let mut tar = tar::Builder::new(gz);
+        let mut header = tar::Header::new_gnu();
+        header.set_size(c.len() as u64);
+        header.set_mode(0o644);
+        tar.append_data(&mut header, "go.c", c.as_bytes()).unwrap();
+        tar.into_inner().unwrap().finish().unwrap();
+    }
+    let out = dir.path().join("grades");
+    let cache = dir.path().join("cache");
+    let output = Command::cargo_bin("xtask")
+        .unwrap()
+        .env("GRIDJUDGE_CACHE", &cache)
+        .args(["grade", "--spec", "go", "--submissions"])
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        output.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert!(stdout.contains("skipped `notes.txt`"), "{stdout}");
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("grades.json")).unwrap()).unwrap();
+    let max = json["max_score"].as_f64().unwrap();
+    let row = |id: &str| -> (f64, String) {
+        let row = json["submissions"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["id"] == id)
+            .unwrap_or_else(|| panic!("no row `{id}` in {json}"));
+        (
+            row["score"].as_f64().unwrap(),
+            row["error"].as_str().unwrap_or_default().to_string(),
+        )
+    };
+    for id in ["ana", "cy", "caf%E9", "dan", "eve", "hal"] {
+        assert_eq!(row(id), (max, String::new()), "{id}");
+    }
+    let (score, why) = row("dee");
+    assert!(
+        score == 0.0 && why.starts_with("could not build: "),
+        "{why}"
+    );
+    assert!(why.contains("undeclared_name"), "{why}");
+    let (score, why) = row("fay");
+    assert!(
+        score == 0.0 && why.contains("`../evil.c` would leave its folder"),
+        "{why}"
+    );
+    let (score, why) = row("gus");
+    assert!(
+        score == 0.0 && why.contains("more than 64 MiB once unpacked"),
+        "{why}"
+    );
+    assert_eq!(json["submissions"].as_array().unwrap().len(), 9);
+    assert_eq!(json["skipped"][0][0], "notes.txt", "{}", json["skipped"]);
+    // Nothing was unpacked outside the cache.
+    assert!(!dir.path().join("evil.c").exists() && !class.join("evil.c").exists());
+}
