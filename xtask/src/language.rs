@@ -24,6 +24,9 @@ pub struct Language {
     pub extensions: Vec<String>,
     /// The program that must be installed (the compiler, or the interpreter).
     pub tool: String,
+    /// The Debian packages that install it.
+    #[serde(default)]
+    pub debian: Vec<String>,
     /// The build command, if it has one.
     #[serde(default)]
     pub build: Option<String>,

@@ -131,13 +131,17 @@ fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
     let plan = args
         .kit
         .plan(format!("autograder-{}.zip", args.kit.spec).into())?;
-    let built = xtask::autograder::build(&plan, &args.run.0)?;
+    let (run, packages) = args.plan()?;
+    let built = xtask::autograder::build(&plan, &run, &packages)?;
     done(&format!(
         "wrote `{}`: {:.1} MB, the kit of {} run as `{}`\n",
         plan.out.display(),
         built.bytes as f64 / 1e6,
         built.kit.bundle.summary(),
-        args.run.0.join(" ")
+        match run.is_empty() {
+            true => "its sources, built".to_string(),
+            false => run.join(" "),
+        }
     ))
 }
 

@@ -328,6 +328,8 @@ fn run_autograder(zip: &Path, submission: &Path) -> serde_json::Value {
         root.path().display()
     );
     let output = Process::new("unshare")
+        // Builds of submissions are kept with this grading's files, not the machine's cache.
+        .env("GRIDJUDGE_CACHE", root.path().join("cache"))
         .args(["--mount", "--propagation", "private", "sh", "-c", &script])
         .output()
         .unwrap();
@@ -508,5 +510,57 @@ fn the_autograder_zip_gives_0_and_why_to_submissions_that_crash_pry_or_are_missi
     assert!(
         missing["output"].as_str().unwrap().contains("go.py"),
         "{missing}"
+    );
+}
+
+/// Without `--run`, the autograder builds each submission's sources as `check src/` does: a
+/// right C submission scores full marks, one that does not compile scores 0 with the compiler's
+/// message.
+#[test]
+fn the_autograder_zip_builds_sources_when_no_command_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    // SAFETY: geteuid has no preconditions.
+    if unsafe { libc::geteuid() } != 0 || !Path::new("/usr/bin/unshare").exists() {
+        println!("skipped: the autograder test mounts /autograder in a private mount namespace, which needs root and unshare");
+        return;
+    }
+    if !xtask::target::on_path(&"gcc".into()) {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    if !Path::new("/autograder").exists() && std::fs::create_dir("/autograder").is_err() {
+        println!("skipped: cannot make the mount point /autograder");
+        return;
+    }
+    let zip = dir.path().join("autograder.zip");
+    xtask()
+        .args(["autograder", "--spec", "go", "--languages", "c", "--out"])
+        .arg(&zip)
+        .assert()
+        .success();
+    let source =
+        std::fs::read_to_string(xtask::workspace::root().join("xtask/tests/solutions/go/go.c"))
+            .unwrap();
+    let right = run_autograder(&zip, submission(&[("go.c", source.clone())]).path());
+    let tests = right["tests"].as_array().unwrap();
+    let total: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
+    assert!(total > 0.0, "{right}");
+    assert!(
+        (right["score"].as_f64().unwrap() - total).abs() < 1e-9,
+        "{right}"
+    );
+    let broken = run_autograder(
+        &zip,
+        submission(&[(
+            "go.c",
+            format!("{source}\nint broken(void) {{ return nope; }}\n"),
+        )])
+        .path(),
+    );
+    assert_eq!(broken["score"].as_f64().unwrap(), 0.0, "{broken}");
+    let output = broken["tests"][0]["output"].as_str().unwrap_or_default();
+    assert!(
+        output.contains("could not build") && output.contains("nope"),
+        "{broken}"
     );
 }

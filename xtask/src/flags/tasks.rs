@@ -52,9 +52,36 @@ impl KitArgs {
 pub struct AutograderArgs {
     #[command(flatten)]
     pub kit: KitArgs,
-    /// The command that runs a submission, in its folder: `python3 project4.py`, `java Main`.
+    /// The command that runs a submission, in its folder: `python3 project4.py`, `java Main`;
+    /// without it, each submission's sources are built and run.
     #[arg(long, value_name = "CMD", value_parser = command_line)]
-    pub run: CommandLine,
+    pub run: Option<CommandLine>,
+    /// The languages submissions may be in (`java,cpp,csharp`): setup.sh installs their
+    /// compilers and runtimes (Debian packages).
+    #[arg(long, value_name = "LIST", value_delimiter = ',')]
+    pub languages: Vec<String>,
+}
+
+impl AutograderArgs {
+    /// The submission's command line (empty: its sources, built) and the Debian packages of
+    /// the languages named.
+    pub fn plan(&self) -> Result<(Vec<String>, Vec<String>), Error> {
+        let mut packages = Vec::new();
+        for name in &self.languages {
+            let table = crate::language::table();
+            let Some(language) = table.iter().find(|l| &l.name == name) else {
+                let known: Vec<&str> = table.iter().map(|l| l.name.as_str()).collect();
+                return Err(Error::Usage(format!(
+                    "--languages: no language `{name}` (known: {})",
+                    known.join(", ")
+                )));
+            };
+            packages.extend(language.debian.iter().cloned());
+        }
+        packages.dedup();
+        let run = self.run.as_ref().map(|r| r.0.clone()).unwrap_or_default();
+        Ok((run, packages))
+    }
 }
 
 /// How untrusted targets are confined; limits default to the suite file's `[limits]`.
