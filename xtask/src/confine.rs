@@ -403,7 +403,11 @@ pub fn resolve(target: &Target, cwd: Option<&Path>) -> Result<(Target, Option<Pa
     let inside = cwd.and_then(|cwd| cwd.canonicalize().ok());
     let mut resolved = target.clone();
     let mut first_file: Option<PathBuf> = None;
-    let mut names_folder = false;
+    let mut first_folder: Option<PathBuf> = None;
+    let typed_in = target
+        .dir
+        .canonicalize()
+        .unwrap_or_else(|_| target.dir.clone());
     let words = std::iter::once(&mut resolved.program).chain(resolved.args.iter_mut());
     for (k, word) in words.enumerate() {
         let bare_command = k == 0 && Path::new(&*word).components().count() == 1;
@@ -432,12 +436,26 @@ pub fn resolve(target: &Target, cwd: Option<&Path>) -> Result<(Target, Option<Pa
                 .get_or_insert_with(|| path.parent().map(Path::to_path_buf).unwrap_or_default());
             *word = path.into_os_string();
         } else if path.is_dir() {
-            names_folder = true;
+            // A folder the command names (`java -cp build Go`): it runs where it was typed,
+            // which shows the folder, unless the folder lies elsewhere (`-cp /home/s/build`,
+            // typed in the checkout): then it runs in that folder.
+            let path = path.canonicalize().unwrap_or(path);
+            if inside
+                .as_ref()
+                .is_none_or(|inside| path.starts_with(inside))
+            {
+                let folder = match path.starts_with(&typed_in) {
+                    true => typed_in.clone(),
+                    false => path.clone(),
+                };
+                first_folder.get_or_insert(folder);
+                *word = path.into_os_string();
+            }
         }
     }
     let folder = match cwd {
         Some(cwd) => Some(cwd.to_path_buf()),
-        None => first_file.or_else(|| names_folder.then(|| target.dir.clone())),
+        None => first_file.or(first_folder),
     };
     Ok((resolved, folder.and_then(|f| f.canonicalize().ok())))
 }
@@ -511,6 +529,25 @@ mod tests {
             Some(root.join("student")),
             "a folder named in the cwd"
         );
+        let (resolved, folder) = resolve(
+            &target(
+                &[
+                    "java",
+                    "-cp",
+                    &root.join("student/build").to_string_lossy(),
+                    "Main",
+                ],
+                &root.join("alice"),
+            ),
+            None,
+        )
+        .unwrap();
+        assert_eq!(
+            folder,
+            Some(root.join("student/build")),
+            "a folder named elsewhere"
+        );
+        assert_eq!(resolved.args[1], root.join("student/build"));
         let (_, folder) = resolve(&target(&["true"], &root), None).unwrap();
         assert_eq!(folder, None, "no file: a fresh empty folder");
         let (_, folder) =
