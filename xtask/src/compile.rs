@@ -112,14 +112,25 @@ pub fn headline(message: &str) -> String {
 }
 
 /// Whether `argv` names sources to build rather than a program to run: one word naming a
-/// folder or a source file of a compiled language (a script keeps its interpreter's line).
-pub fn names_sources(argv: &[OsString], dir: &Path) -> Option<PathBuf> {
+/// folder, a source file of a compiled language (a script keeps its interpreter's line), or an
+/// archive of sources (unpacked: its folder). `Err` says why an archive cannot be unpacked.
+pub fn names_sources(argv: &[OsString], dir: &Path) -> Result<Option<PathBuf>, String> {
     let [word] = argv else {
-        return None;
+        return Ok(None);
     };
     let path = dir.join(word);
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_ascii_lowercase();
+    if let (true, Some(extension)) = (path.is_file(), crate::archive::extension(&name)) {
+        return crate::archive::unpack(&path, extension)
+            .map(Some)
+            .map_err(|why| format!("`{}`: {why}", path.display()));
+    }
     let compiled = crate::language::of_file(&path).is_some_and(|l| l.build.is_some());
-    (path.is_dir() || (path.is_file() && compiled)).then_some(path)
+    Ok((path.is_dir() || (path.is_file() && compiled)).then_some(path))
 }
 
 /// The folder builds are kept in: `$GRIDJUDGE_CACHE`, else the user's cache folder.

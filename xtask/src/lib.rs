@@ -15,6 +15,7 @@
 
 #[cfg(feature = "reference")]
 pub mod adequacy;
+pub mod archive;
 pub mod autograder;
 pub mod bench;
 pub mod bless;

@@ -339,3 +339,46 @@ fn a_class_of_folders_archives_and_odd_names_is_graded_whole() {
     // Nothing was unpacked outside the cache.
     assert!(!dir.path().join("evil.c").exists() && !class.join("evil.c").exists());
 }
+
+/// A zip of sources is checked as the folder it unpacks to; one holding a path out of its folder
+/// is refused, naming that path.
+#[test]
+fn a_zip_is_checked_as_its_sources() {
+    use std::io::Write;
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let zip = |name: &str, path: &str, text: &str| {
+        let file = std::fs::File::create(dir.path().join(name)).unwrap();
+        let mut writer = zip::ZipWriter::new(file);
+        writer
+            .start_file(path, zip::write::SimpleFileOptions::default())
+            .unwrap();
+        writer.write_all(text.as_bytes()).unwrap();
+        writer.finish().unwrap();
+    };
+    zip("submission.zip", "project/go.py", &source("go.py"));
+    zip("evil.zip", "../go.py", &source("go.py"));
+    let check = |name: &str| {
+        Command::cargo_bin("xtask")
+            .unwrap()
+            .current_dir(dir.path())
+            .env("GRIDJUDGE_CACHE", dir.path().join("cache"))
+            .args(["check", "--spec", "go", "--filter", "handout", name])
+            .output()
+            .unwrap()
+    };
+    let right = check("submission.zip");
+    assert!(
+        right.status.success(),
+        "{}",
+        String::from_utf8_lossy(&right.stderr)
+    );
+    assert!(String::from_utf8_lossy(&right.stdout).contains(" passed, 0 failed"));
+    let evil = check("evil.zip");
+    assert_eq!(evil.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&evil.stderr).contains("`../go.py` would leave its folder"),
+        "{}",
+        String::from_utf8_lossy(&evil.stderr)
+    );
+}

@@ -264,7 +264,7 @@ impl RunArgs {
 /// a compiled language), the command that runs it, or (empty) the reference; a hint when it
 /// cannot be run.
 pub fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
-    if let Some(sources) = crate::compile::names_sources(target, dir) {
+    if let Some(sources) = crate::compile::names_sources(target, dir).map_err(Error::Usage)? {
         return Ok(Program::Sources(sources));
     }
     crate::target::interpret(target.to_vec(), dir)
