@@ -10,7 +10,7 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
 use xtask::error::Error;
-use xtask::flags::{current_dir, interpret_target, RunArgs};
+use xtask::flags::{current_dir, RunArgs};
 use xtask::kit::Bundle;
 
 /// The student kit's command line: `check-<spec> [OPTIONS] [--] TARGET...`.
@@ -51,7 +51,7 @@ impl StudentArgs {
         progress: bool,
     ) -> Result<xtask::check::Options, Error> {
         let dir = current_dir()?;
-        let target = interpret_target(&self.target, &dir)?;
+        let target = self.run.program(&self.target, &dir)?;
         // No reference: differences are placed by the traces the kit holds.
         let base = xtask::check::Options::new(cases_root, PathBuf::new(), dir);
         Ok(xtask::check::Options {

@@ -52,8 +52,26 @@ pub fn lone_source(path: &Path) -> Result<PathBuf, String> {
 /// A copy of the folder at `path` (its regular files, links left out, within the caps) in a
 /// folder of its own, for a submission whose name is not text.
 pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {
+    let (files, key) = listing(path, id.as_bytes())?;
+    let folder = crate::compile::cache_root().join("copied").join(key);
+    let done = folder.with_extension("done");
+    if done.exists() {
+        return Ok(folder);
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+    if let Err(why) = copy_files(path, &files, &folder) {
+        let _ = std::fs::remove_dir_all(&folder);
+        return Err(format!("the folder was not copied: {why}"));
+    }
+    std::fs::write(&done, b"").map_err(|err| format!("cannot copy it: {err}"))?;
+    Ok(folder)
+}
+
+/// The regular files under `path` (relative, sorted; links left out) and a key naming them:
+/// a hash of `salt` and each file's path, size and modification time.
+pub fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), String> {
     let mut hash = Sha256::new();
-    hash.update(id.as_bytes());
+    hash.update(salt);
     let mut files = Vec::new();
     for entry in walkdir::WalkDir::new(path)
         .sort_by_file_name()
@@ -74,25 +92,22 @@ pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {
         }
     }
     let digest: [u8; 32] = hash.finalize().into();
-    let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    let folder = crate::compile::cache_root().join("copied").join(name);
-    let done = folder.with_extension("done");
-    if done.exists() {
-        return Ok(folder);
-    }
-    let _ = std::fs::remove_dir_all(&folder);
-    make_folder(&folder)?;
+    Ok((
+        files,
+        digest[..12].iter().map(|b| format!("{b:02x}")).collect(),
+    ))
+}
+
+/// Copies `files` (relative to `from`) into `to`, within the caps.
+pub fn copy_files(from: &Path, files: &[PathBuf], to: &Path) -> Result<(), String> {
+    make_folder(to)?;
     let mut budget = Budget { files: 0, bytes: 0 };
     for relative in files {
-        let target = inside(&folder, &relative)?;
-        let mut file = std::fs::File::open(path.join(&relative)).map_err(|err| err.to_string())?;
-        if let Err(why) = write_entry(&target, &mut file, &mut budget) {
-            let _ = std::fs::remove_dir_all(&folder);
-            return Err(format!("the folder was not copied: {why}"));
-        }
+        let target = inside(to, relative)?;
+        let mut file = std::fs::File::open(from.join(relative)).map_err(|err| err.to_string())?;
+        write_entry(&target, &mut file, &mut budget)?;
     }
-    std::fs::write(&done, b"").map_err(|err| format!("cannot copy it: {err}"))?;
-    Ok(folder)
+    Ok(())
 }
 
 /// Unpacks the archive at `path` (by `extension`) into its own folder, or says why not.

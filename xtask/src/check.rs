@@ -45,6 +45,8 @@ pub struct Options {
     pub confine: Settings,
     /// Only this shard's cases (by case id).
     pub shard: Option<crate::shard::Shard>,
+    /// How sources are built and run instead of the language table's way (`--build`).
+    pub custom_build: Option<crate::compile::Custom>,
 }
 
 impl Options {
@@ -66,6 +68,7 @@ impl Options {
             progress: false,
             confine: Settings::default(),
             shard: None,
+            custom_build: None,
         }
     }
 }
@@ -265,13 +268,11 @@ fn built(
         Some(spec) => crate::suite::find(&options.cases_root, spec)?.file.build,
         None => Default::default(),
     };
-    let outcome = crate::compile::build(
-        sources,
-        &pin,
-        &options.confine,
-        &options.cases_root,
-        warnings,
-    )?;
+    let (confine, root) = (&options.confine, &options.cases_root);
+    let outcome = match &options.custom_build {
+        Some(custom) => crate::compile::build_custom(sources, custom, confine, root, warnings)?,
+        None => crate::compile::build(sources, &pin, confine, root, warnings)?,
+    };
     let mut built = options.clone();
     if let Outcome::Ready(ready) = &outcome {
         built.program = Program::Command(ready.run.clone());

@@ -192,16 +192,86 @@ pub fn build(
         }));
     };
     let shown = crate::target::display_argv(&template);
+    let key = key(&recipe, &folder)?;
+    let job = Job {
+        key,
+        language,
+        shown,
+        fill: &|_| Ok(()),
+        command: &|work| (recipe.build_line(work).unwrap_or_default(), folder.clone()),
+        run: &|done| recipe.run_line(done),
+    };
+    cached(&job, settings, corpus_root, warnings)
+}
+
+/// A build command of the user's (`--build 'make'`) and the command that runs what it built.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Custom {
+    pub build: Vec<OsString>,
+    pub run: Vec<OsString>,
+}
+
+/// Builds the submission in `folder` with `custom.build`, run in a copy of the folder (its
+/// regular files, within the caps of [`crate::archive`]), where `custom.run` then runs.
+pub fn build_custom(
+    folder: &Path,
+    custom: &Custom,
+    settings: &Settings,
+    corpus_root: &Path,
+    warnings: &mut Warnings,
+) -> Result<Outcome, Error> {
+    let folder = folder
+        .canonicalize()
+        .map_err(|err| Error::io(folder, err))?;
+    let shown = crate::target::display_argv(&custom.build);
+    let salt = format!("{shown}\0{}", crate::target::display_argv(&custom.run));
+    let (files, key) = crate::archive::listing(&folder, salt.as_bytes()).map_err(Error::Build)?;
+    let job = Job {
+        key,
+        language: "a build of its own".into(),
+        shown,
+        fill: &|work| {
+            crate::archive::copy_files(&folder, &files, work)
+                .map_err(|why| Error::Build(format!("`{}`: {why}", folder.display())))
+        },
+        command: &|work| (custom.build.clone(), work.to_path_buf()),
+        run: &|_| custom.run.clone(),
+    };
+    cached(&job, settings, corpus_root, warnings)
+}
+
+/// One build, run or reused: its key (the name of its folder under the cache), how it is
+/// shown, and how it runs.
+struct Job<'a> {
+    key: String,
+    language: String,
+    /// The build command as shown to the user (its output folder as `{build}`).
+    shown: String,
+    /// Fills the fresh work folder before the build runs.
+    fill: &'a dyn Fn(&Path) -> Result<(), Error>,
+    /// The build's command line and the folder it runs in, for a work folder.
+    command: &'a dyn Fn(&Path) -> (Vec<OsString>, PathBuf),
+    /// The command that runs the finished build, kept in `done`.
+    run: &'a dyn Fn(&Path) -> Vec<OsString>,
+}
+
+/// Runs `job` once: reuses its finished folder or its remembered failure, or builds it into a
+/// work folder of its own and keeps the result under its key.
+fn cached(
+    job: &Job,
+    settings: &Settings,
+    corpus_root: &Path,
+    warnings: &mut Warnings,
+) -> Result<Outcome, Error> {
     let builds = cache_root().join("builds");
     std::fs::create_dir_all(&builds).map_err(|err| Error::io(&builds, err))?;
-    let key = key(&recipe, &folder)?;
-    let done = builds.join(&key);
-    let failed = builds.join(format!("{key}.failed"));
+    let done = builds.join(&job.key);
+    let failed = builds.join(format!("{}.failed", job.key));
     let ready = |build_time, reused| Ready {
-        language: language.clone(),
-        run: recipe.run_line(&done),
+        language: job.language.clone(),
+        run: (job.run)(&done),
         dir: done.clone(),
-        build: Some(shown.clone()),
+        build: Some(job.shown.clone()),
         build_time,
         reused,
     };
@@ -210,14 +280,18 @@ pub fn build(
     }
     if let Ok(message) = std::fs::read_to_string(&failed) {
         return Ok(Outcome::Failed(Failed {
-            language,
+            language: job.language.clone(),
             message,
             build_time: Duration::ZERO,
         }));
     }
     let start = Instant::now();
-    let work = builds.join(format!("{key}.building-{}", std::process::id()));
-    let result = run_build(&recipe, &folder, &work, settings, corpus_root, warnings);
+    let work = builds.join(format!("{}.building-{}", job.key, std::process::id()));
+    let _ = std::fs::remove_dir_all(&work);
+    let result = (job.fill)(&work).and_then(|()| {
+        let (argv, cwd) = (job.command)(&work);
+        run_build(&argv, &cwd, &work, settings, corpus_root, warnings)
+    });
     let build_time = start.elapsed();
     match result {
         Ok(None) => {
@@ -229,10 +303,10 @@ pub fn build(
         }
         Ok(Some(compiler)) => {
             let _ = std::fs::remove_dir_all(&work);
-            let message = format!("`{shown}` failed:\n{compiler}");
+            let message = format!("`{}` failed:\n{compiler}", job.shown);
             crate::files::write_atomically(&failed, message.as_bytes())?;
             Ok(Outcome::Failed(Failed {
-                language,
+                language: job.language.clone(),
                 message,
                 build_time,
             }))
@@ -244,9 +318,10 @@ pub fn build(
     }
 }
 
-/// Runs the build into `work`: `None` when it succeeded, else the compiler's first lines.
+/// Runs the build `argv` in `folder`, confined, with `work` its one writable folder: `None`
+/// when it succeeded, else the compiler's first lines.
 fn run_build(
-    recipe: &Recipe,
+    argv: &[OsString],
     folder: &Path,
     work: &Path,
     settings: &Settings,
@@ -255,7 +330,7 @@ fn run_build(
 ) -> Result<Option<String>, Error> {
     std::fs::create_dir_all(work).map_err(|err| Error::io(work, err))?;
     give_to_sandbox(work)?;
-    let mut argv = recipe.build_line(work).unwrap_or_default();
+    let mut argv = argv.to_vec();
     if let Some(program) = argv.first_mut() {
         *program = real_program(program);
     }

@@ -382,3 +382,80 @@ fn a_zip_is_checked_as_its_sources() {
         String::from_utf8_lossy(&evil.stderr)
     );
 }
+
+/// `--build CMD` builds a submission the instructor's (or student's) way, in a copy of its
+/// folder, where the command then runs: `check --build make ./go` and `grade --build make
+/// --run ./go`; a failed build is "could not build" with make's message.
+#[test]
+fn a_build_command_of_ones_own_builds_in_a_copy_of_the_folder() {
+    if !installed("make") || !installed("gcc") {
+        println!("skipped: `make` or `gcc` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let class = dir.path().join("class");
+    let makefile = "go: go.c\n\tgcc -O2 -o go go.c -lm\n";
+    for (id, source) in [
+        ("ana", source("go.c")),
+        (
+            "ben",
+            source("go.c") + "\nint broken(void) { return undeclared_name; }\n",
+        ),
+    ] {
+        std::fs::create_dir_all(class.join(id)).unwrap();
+        std::fs::write(class.join(id).join("go.c"), source).unwrap();
+        std::fs::write(class.join(id).join("Makefile"), makefile).unwrap();
+    }
+    let cache = dir.path().join("cache");
+    let checked = Command::cargo_bin("xtask")
+        .unwrap()
+        .current_dir(class.join("ana"))
+        .env("GRIDJUDGE_CACHE", &cache)
+        .args(["check", "--spec", "go", "--build", "make", "./go"])
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&checked.stdout);
+    assert!(
+        checked.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&checked.stderr)
+    );
+    assert!(stdout.contains("built with `make`"), "{stdout}");
+    // The submission's own folder is left as it was: the build ran in a copy.
+    assert!(!class.join("ana/go").exists());
+    let out = dir.path().join("grades");
+    let graded = Command::cargo_bin("xtask")
+        .unwrap()
+        .env("GRIDJUDGE_CACHE", &cache)
+        .args([
+            "grade",
+            "--spec",
+            "go",
+            "--build",
+            "make",
+            "--run",
+            "./go",
+            "--submissions",
+        ])
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        graded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&graded.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("grades.json")).unwrap()).unwrap();
+    let rows = json["submissions"].as_array().unwrap();
+    assert_eq!(rows[0]["score"], json["max_score"], "{}", rows[0]["error"]);
+    assert_eq!(rows[1]["score"].as_f64(), Some(0.0));
+    let why = rows[1]["error"].as_str().unwrap();
+    assert!(
+        why.starts_with("could not build: ") && why.contains("undeclared_name"),
+        "{why}"
+    );
+}

@@ -182,6 +182,7 @@ fn class(dir: &Path) -> impl Fn(&str, Option<Shard>) -> Options + '_ {
         spec: "echo".into(),
         submissions: dir.join("class"),
         run: vec![fixture(), "by-folder".into()],
+        build: Vec::new(),
         out: dir.join(out),
         shard,
         force: false,

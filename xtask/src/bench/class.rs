@@ -271,6 +271,7 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         spec: settings.spec.clone(),
         submissions: class.submissions.clone(),
         run: run.clone(),
+        build: Vec::new(),
         out: out.clone(),
         shard: None,
         force: false,

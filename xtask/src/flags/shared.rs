@@ -7,7 +7,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::values::{count, jobs, mebibytes, seconds};
+use super::values::{command_line, count, jobs, mebibytes, seconds};
 use crate::confine::Settings;
 use crate::error::Error;
 use crate::limits::ResourceLimits;
@@ -204,6 +204,10 @@ pub struct RunArgs {
     /// Print one `::error` annotation per cause (on by itself on GitHub Actions).
     #[arg(long)]
     pub annotations: bool,
+    /// Build first with CMD (`make`, `g++ -O2 -o main *.cpp`), confined, in a copy of the
+    /// current folder; the program then runs in that copy (`--build make ./main`).
+    #[arg(long, value_name = "CMD", value_parser = command_line)]
+    pub build: Option<super::values::CommandLine>,
     #[command(flatten)]
     pub report: ReportArgs,
     #[command(flatten)]
@@ -211,6 +215,18 @@ pub struct RunArgs {
 }
 
 impl RunArgs {
+    /// What `target`, typed in `dir`, asks to run: as [`interpret_target`] says, or, with
+    /// `--build`, the command as typed (it names what the build makes).
+    pub fn program(&self, target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
+        match (&self.build, target.is_empty()) {
+            (Some(_), true) => Err(Error::Usage(
+                "--build needs the command that runs what it builds (`--build make ./main`)".into(),
+            )),
+            (Some(_), false) => Ok(Program::Command(target.to_vec())),
+            (None, _) => interpret_target(target, dir),
+        }
+    }
+
     /// `base` with these settings.
     pub fn apply(
         &self,
@@ -230,7 +246,19 @@ impl RunArgs {
         confine
             .protected
             .extend(reports.into_iter().flatten().cloned());
+        // With --build, the program is the folder, built as the user says, then run.
+        let (program, custom_build) = match (&self.build, program) {
+            (Some(build), Program::Command(run)) => (
+                Program::Sources(base.dir.clone()),
+                Some(crate::compile::Custom {
+                    build: build.words(),
+                    run,
+                }),
+            ),
+            (_, program) => (program, None),
+        };
         crate::check::Options {
+            custom_build,
             filter: self.filter.clone(),
             jobs: self.pace.jobs.unwrap_or(base.jobs),
             timeout: self.pace.timeout,

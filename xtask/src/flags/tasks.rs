@@ -4,10 +4,10 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use super::shared::current_dir;
 use super::shared::{
     cases_root, reference_binary, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs,
 };
-use super::shared::{current_dir, interpret_target};
 use super::values::{class_size, command_line, duration, jobs, runs, seconds, seed, CommandLine};
 use crate::error::Error;
 use crate::shard::Shard;
@@ -116,7 +116,7 @@ impl CheckArgs {
         if let Some(spec) = &self.spec {
             crate::suite::find(&root, spec)?;
         }
-        let target = interpret_target(&self.target, &dir)?;
+        let target = self.run.program(&self.target, &dir)?;
         let base = crate::check::Options::new(root, self.corpus.reference()?, dir);
         Ok(crate::check::Options {
             spec: self.spec.clone(),
@@ -354,6 +354,10 @@ pub struct GradeArgs {
     /// run.
     #[arg(long, value_name = "CMD", value_parser = command_line)]
     pub run: Option<CommandLine>,
+    /// Build each submission first with CMD (`make`), confined, in a copy of its folder where
+    /// --run then runs (instead of the language table's build).
+    #[arg(long, value_name = "CMD", value_parser = command_line, requires = "run")]
+    pub build: Option<CommandLine>,
     /// Where grades.csv, grades.json and results/ go (default: grades-<spec>).
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
@@ -424,6 +428,11 @@ impl GradeArgs {
                 .map_err(|err| Error::io(&self.submissions, err))?,
             run: self
                 .run
+                .as_ref()
+                .map(CommandLine::words)
+                .unwrap_or_default(),
+            build: self
+                .build
                 .as_ref()
                 .map(CommandLine::words)
                 .unwrap_or_default(),

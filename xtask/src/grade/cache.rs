@@ -159,9 +159,10 @@ pub fn run_key(options: &Options, suite: &crate::suite::Suite) -> Result<u64, Er
         .map(|bytes| hash(&[&bytes]))
         .unwrap_or(0);
     let settings = format!(
-        "{} {:?} {:?} {:?} {} {:?}",
+        "{} {:?} {:?} {:?} {:?} {} {:?}",
         env!("CARGO_PKG_VERSION"),
         options.run,
+        options.build,
         (
             options.check.timeout,
             options.check.wall,

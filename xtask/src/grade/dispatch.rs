@@ -405,13 +405,18 @@ impl Class<'_> {
             }
         }
         let previous = previous.map(Box::new);
-        let sources = self.options.run.is_empty();
+        let (run, build) = (&self.options.run, &self.options.build);
+        let sources = run.is_empty() || !build.is_empty();
         let mut check_options = CheckOptions {
             spec: Some(self.suite.name.clone()),
             program: match sources {
                 true => Program::Sources(dir.to_path_buf()),
-                false => Program::Command(self.options.run.clone()),
+                false => Program::Command(run.clone()),
             },
+            custom_build: (!build.is_empty()).then(|| crate::compile::Custom {
+                build: build.clone(),
+                run: run.clone(),
+            }),
             dir: dir.to_path_buf(),
             progress: false,
             ..self.options.check.clone()
@@ -423,7 +428,12 @@ impl Class<'_> {
             .confine
             .protected
             .push(self.options.out.clone());
-        let planned = match super::folder::nested_program(dir, &self.options.run) {
+        // A command that runs what --build makes names files that are not there yet.
+        let nested = build
+            .is_empty()
+            .then(|| super::folder::nested_program(dir, run))
+            .flatten();
+        let planned = match nested {
             Some(hint) => Err(Error::CouldNotRun {
                 command: self.run_text.to_string(),
                 message: hint,

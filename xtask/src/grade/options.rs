@@ -13,7 +13,10 @@ pub struct Options {
     pub check: CheckOptions,
     pub spec: String,
     pub submissions: PathBuf,
+    /// The command that runs each submission; empty: its sources, built by the table.
     pub run: Vec<OsString>,
+    /// The command that builds each submission first (`--build`), or empty.
+    pub build: Vec<OsString>,
     pub out: PathBuf,
     pub shard: Option<Shard>,
     /// Grade every submission again, whatever results there are.
