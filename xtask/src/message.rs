@@ -93,7 +93,10 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
         judgement.verdict
     );
     if let Some(detail) = &judgement.detail {
-        let _ = writeln!(out, "  {detail}");
+        // A compiler's message is several lines: each indented under the case.
+        for line in detail.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
     }
     // A crash is told by its stderr: it comes first, before what the output lacks.
     let crashed = judgement.verdict == Verdict::RuntimeError;
