@@ -21,7 +21,11 @@ pub struct CaseRow {
     pub id: String,
     pub group: String,
     pub verdict: String,
+    /// The cause in words that hold no case's input, and its stable id (see
+    /// [`crate::outcome::Judgement::cause_id`]).
     pub cause: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cause_id: Option<String>,
     pub line: Option<usize>,
     pub column: Option<usize>,
 }
@@ -119,7 +123,8 @@ pub fn submission_of(id: &str, run: &Run) -> Submission {
                 id: r.case.id(),
                 group: r.case.group.clone(),
                 verdict: r.judgement.verdict.slug().to_string(),
-                cause: (!r.judgement.verdict.passed()).then(|| r.judgement.cause()),
+                cause: (!r.judgement.verdict.passed()).then(|| r.judgement.cause_text()),
+                cause_id: (!r.judgement.verdict.passed()).then(|| r.judgement.cause_id()),
                 line: r.judgement.difference.as_ref().map(|d| d.line),
                 column: r.judgement.difference.as_ref().map(|d| d.column),
             })

@@ -52,6 +52,13 @@ fn case_output(result: &CaseResult, settings: &Settings) -> String {
         out += &format!(": {detail}");
     }
     out.push('\n');
+    if !result.case.hidden {
+        out += &format!(
+            "cause [{}]: {}\n",
+            judgement.cause_id(),
+            judgement.cause_text()
+        );
+    }
     if let Some(difference) = &judgement.difference {
         out += &format!(
             "first difference: line {}, column {}{}\n{}\n",

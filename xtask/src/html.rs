@@ -230,7 +230,7 @@ fn card(result: &CaseResult, also: &[String]) -> Markup {
     html! {
         section.card data-case=(result.case.id()) {
             h3 { code { (result.case.id()) } " " span.verdict { (judgement.verdict.to_string()) } }
-            p { (shown(&judgement.cause())) }
+            p data-cause=(judgement.cause_id()) { code { "[" (judgement.cause_id()) "]" } " " (shown(&judgement.cause_text())) }
             @if let Some(detail) = &judgement.detail { p.muted { (shown(detail)) } }
             @if let (Some(difference), Some(location)) = (&judgement.difference, &judgement.location) {
                 p { "The outputs part at line " (difference.line) ", column " (difference.column) ", " (shown(location)) "." }
@@ -284,20 +284,48 @@ pub fn check_report(run: &Run) -> String {
     page(&format!("gridjudge: {}", run.target), body)
 }
 
-/// The causes a submission fails by, sorted: its cluster's key.
-fn failing_causes(submission: &Submission) -> Vec<String> {
+/// The causes a submission fails by, as (id, words), sorted by id: its cluster's key is the
+/// ids. A submission that could not be graded is its reason's.
+fn failing_causes(submission: &Submission) -> Vec<(String, String)> {
     if let Some(error) = &submission.error {
-        return vec![format!("could not run: {error}")];
+        return vec![("-".into(), format!("not graded: {error}"))];
     }
-    let mut causes: Vec<String> = submission
+    let mut causes: Vec<(String, String)> = submission
         .cases
         .iter()
         .filter(|c| c.verdict != "pass" && c.verdict != "skipped")
-        .filter_map(|c| c.cause.clone())
+        .map(|c| {
+            let words = c.cause.clone().unwrap_or_else(|| c.verdict.clone());
+            (c.cause_id.clone().unwrap_or_else(|| words.clone()), words)
+        })
         .collect();
     causes.sort();
-    causes.dedup();
+    causes.dedup_by(|a, b| a.0 == b.0);
     causes
+}
+
+/// A cluster's heading: its causes' ids and words, cut to fit under 120 characters (the
+/// causes are listed whole below it).
+pub fn cluster_heading(size: usize, causes: &[(String, String)]) -> String {
+    let members = if size == 1 {
+        "submission"
+    } else {
+        "submissions"
+    };
+    let head = format!("{size} {members}: ");
+    if causes.is_empty() {
+        return format!("{head}every case passes");
+    }
+    let text = causes
+        .iter()
+        .map(|(id, words)| format!("[{id}] {words}"))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let room = 118 - head.chars().count();
+    match text.chars().count() > room {
+        true => format!("{head}{}…", text.chars().take(room - 1).collect::<String>()),
+        false => format!("{head}{text}"),
+    }
 }
 
 /// The histogram of scores: ten bins of a tenth of the maximum each, the last one closed.
@@ -333,16 +361,23 @@ pub fn pass_rates(grades: &Grades) -> Vec<(String, f64)> {
         .collect()
 }
 
-/// Submissions grouped by the set of causes they fail by, largest group first (ties by key).
-pub fn clusters(grades: &Grades) -> Vec<(Vec<String>, Vec<&Submission>)> {
-    let mut by_key: BTreeMap<Vec<String>, Vec<&Submission>> = BTreeMap::new();
+/// A cluster of the class: its causes (id, words) and its submissions.
+pub type Cluster<'a> = (Vec<(String, String)>, Vec<&'a Submission>);
+
+/// Submissions grouped by the set of cause ids they fail by, largest group first (ties by
+/// key), each with its causes (id, words).
+pub fn clusters(grades: &Grades) -> Vec<Cluster<'_>> {
+    let mut by_key: BTreeMap<Vec<String>, Cluster> = BTreeMap::new();
     for submission in &grades.submissions {
+        let causes = failing_causes(submission);
+        let ids: Vec<String> = causes.iter().map(|(id, _)| id.clone()).collect();
         by_key
-            .entry(failing_causes(submission))
-            .or_default()
+            .entry(ids)
+            .or_insert_with(|| (causes, Vec::new()))
+            .1
             .push(submission);
     }
-    let mut clusters: Vec<_> = by_key.into_iter().collect();
+    let mut clusters: Vec<_> = by_key.into_values().collect();
     clusters.sort_by(|a, b| b.1.len().cmp(&a.1.len()).then_with(|| a.0.cmp(&b.0)));
     clusters
 }
@@ -404,10 +439,9 @@ pub fn class_report(
             @let first_blocks = blocks(&first.id);
             @let representative = first.cases.iter().find(|c| first_blocks.contains_key(&c.id));
             section.cluster data-cluster-size=(members.len()) {
-                h3 {
-                    (members.len()) " " (if members.len() == 1 { "submission" } else { "submissions" }) ": "
-                    @if causes.is_empty() { span.pass { "every case passes" } }
-                    @else { (shown(&causes.join("; "))) }
+                h3 { (shown(&cluster_heading(members.len(), causes))) }
+                @if causes.len() > 1 {
+                    ul { @for (id, words) in causes { li { code { "[" (id) "]" } " " (shown(words)) } } }
                 }
                 @if let Some(case) = representative {
                     p.muted { "for example " code { (first.id) } ", " code { (case.id) } ":" }

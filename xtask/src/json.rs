@@ -60,7 +60,10 @@ struct Case<'a> {
     name: &'a str,
     graded: bool,
     verdict: Verdict,
+    /// The cause in words that hold no case's input (the case's own lines are in
+    /// `first_difference`), and its stable short id, the same in every report.
     cause: Option<String>,
+    cause_id: Option<&'a str>,
     detail: Option<&'a str>,
     /// Wall-clock time of the case.
     elapsed_ms: f64,
@@ -97,7 +100,8 @@ pub fn render(run: &Run) -> String {
             cases: run
                 .results
                 .iter()
-                .map(|result| Case {
+                .enumerate()
+                .map(|(k, result)| Case {
                     id: result.case.id(),
                     spec: &result.case.spec,
                     group: &result.case.group,
@@ -106,7 +110,8 @@ pub fn render(run: &Run) -> String {
                     verdict: result.judgement.verdict,
                     cause: (!result.judgement.verdict.passed()
                         && result.judgement.verdict != Verdict::Skipped)
-                        .then(|| result.judgement.cause()),
+                        .then(|| result.judgement.cause_text()),
+                    cause_id: run.cause_id_of(k),
                     detail: result.judgement.detail.as_deref(),
                     elapsed_ms: result.judgement.elapsed.as_secs_f64() * 1000.0,
                     cpu_ms: result

@@ -18,7 +18,11 @@ pub fn render(run: &Run) -> String {
                 Verdict::Skipped => TestCaseStatus::skipped(),
                 _ => {
                     let mut status = TestCaseStatus::non_success(NonSuccessKind::Failure);
-                    status.set_message(result.judgement.cause());
+                    status.set_message(format!(
+                        "[{}] {}",
+                        result.judgement.cause_id(),
+                        result.judgement.cause_text()
+                    ));
                     status.set_type(result.judgement.verdict.to_string());
                     // The case's whole block, as the terminal shows it (without colour): the
                     // diff, the first difference and the stderr, each bounded.

@@ -50,15 +50,13 @@ pub fn render(run: &Run, verbose: bool) -> String {
         let Some(cause) = summaries.cause_of[k] else {
             continue;
         };
-        let first = summaries.causes[cause].cases[0];
-        if first == k || verbose {
+        let cases = &summaries.causes[cause].cases;
+        if verbose {
             out += &case_block(&id, result.case.graded, &result.judgement);
-        } else {
-            let _ = writeln!(
-                out,
-                "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {verdict} {DIM}(as {}){DIM:#}",
-                run.results[first].case.id()
-            );
+        } else if cases[0] == k {
+            // The cause's example in full; the other cases of the cause folded into a line.
+            out += &case_block(&id, result.case.graded, &result.judgement);
+            out += &folded(run, &summaries.causes[cause]);
         }
     }
     if !summaries.causes.is_empty() {
@@ -69,7 +67,12 @@ pub fn render(run: &Run, verbose: bool) -> String {
             let results: Vec<&CaseResult> = run.cases_of(cause).collect();
             let n = results.len();
             let plural = if n == 1 { "case" } else { "cases" };
-            let _ = writeln!(out, "  {n} {plural}: {}", results[0].judgement.cause());
+            let _ = writeln!(
+                out,
+                "  {n} {plural} [{}]: {}",
+                cause.id,
+                results[0].judgement.cause_text()
+            );
             let names: Vec<String> = results.iter().take(5).map(|r| r.case.id()).collect();
             let more = if n > 5 {
                 format!(", and {} more", n - 5)
@@ -81,6 +84,32 @@ pub fn render(run: &Run, verbose: bool) -> String {
     }
     out += &totals(run);
     out
+}
+
+/// The other cases of `cause` on one line, counted per group: `  and 163 more cases of this
+/// cause: generated 80, size-9 7 (-v shows each)`.
+fn folded(run: &Run, cause: &Cause) -> String {
+    let others = &cause.cases[1..];
+    if others.is_empty() {
+        return String::new();
+    }
+    let mut groups: Vec<(String, usize)> = Vec::new();
+    for &k in others {
+        let case = &run.results[k].case;
+        let group = format!("{}/{}", case.spec, case.group);
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, n)) => *n += 1,
+            None => groups.push((group, 1)),
+        }
+    }
+    let counts: Vec<String> = groups.iter().map(|(g, n)| format!("{g} {n}")).collect();
+    let n = others.len();
+    format!(
+        "  {DIM}and {n} more {} of this cause [{}]: {} (-v shows each){DIM:#}\n",
+        if n == 1 { "case" } else { "cases" },
+        cause.id,
+        counts.join(", ")
+    )
 }
 
 /// The full block for one failing case `id`: verdict, first difference, diff and stderr.

@@ -12,6 +12,9 @@ use crate::discover::Case;
 use crate::process::{Execution, Exit, Limit};
 use crate::suite::Rules;
 
+mod cause;
+pub use cause::command_kind;
+
 fn megabytes(bytes: Option<u64>) -> String {
     bytes.map_or_else(
         || "unknown".into(),
@@ -264,70 +267,6 @@ impl Judgement {
             .map(|line| crate::diff::line(line.trim()))
             .unwrap_or_else(|| "no output at all".into())
     }
-
-    /// What a failure is, in words: the verdict, the kind of difference, and an example of the
-    /// kind of input line where it shows (this case's).
-    pub fn cause(&self) -> String {
-        match (&self.difference, self.verdict) {
-            (Some(difference), Verdict::PresentationError) => {
-                format!("{}: {}", self.verdict, difference.cause)
-            }
-            (Some(difference), Verdict::WrongOutput) => {
-                let answers = match self.answers.as_deref() {
-                    None => String::new(),
-                    Some("") => " (in the output after an empty line)".into(),
-                    Some(line) => format!(
-                        " (in the output after a line like `{}`)",
-                        crate::diff::line(line)
-                    ),
-                };
-                format!("{}: {}{answers}", self.verdict, difference.cause)
-            }
-            (_, Verdict::RuntimeError) => match self.signal() {
-                Some(signal) => format!("runtime error: {}", killed_by(signal)),
-                None => format!("runtime error: {}", self.last_stderr_line()),
-            },
-            (_, Verdict::ExitStatus) => match self.signal() {
-                Some(signal) => format!("exit status: {}", killed_by(signal)),
-                None => "exit status: right output, non-zero exit status".into(),
-            },
-            (_, Verdict::CouldNotBuild) => format!(
-                "could not build: {}",
-                crate::compile::headline(self.detail.as_deref().unwrap_or_default())
-            ),
-            (_, verdict) => verdict.to_string(),
-        }
-    }
-
-    /// The key failures are grouped by. One bug makes one kind of difference, shown after one
-    /// kind of input line, whatever the expected text is: the verdict, the kind of difference
-    /// (or the crash's message), and the shape of that input line ([`command_kind`]).
-    pub fn cause_key(&self) -> (Verdict, String, String) {
-        match (&self.difference, self.verdict) {
-            (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => (
-                self.verdict,
-                difference.cause.clone(),
-                self.answers
-                    .as_deref()
-                    .map(command_kind)
-                    .unwrap_or_default(),
-            ),
-            _ => (self.verdict, self.cause(), String::new()),
-        }
-    }
-}
-
-/// The kind of an input line, for grouping: how it starts. An empty line, a number (a move, a
-/// size), a word (a command such as `F 2 X Y Z` or `R`, a row of jewels), a space (a row with
-/// holes), or punctuation (`<`, `>`, `-1`).
-pub fn command_kind(line: &str) -> String {
-    match line.chars().next() {
-        None => "(empty line)".into(),
-        Some(c) if c.is_ascii_digit() => "#".into(),
-        Some(c) if c.is_alphabetic() => "A".into(),
-        Some(' ') => "(space)".into(),
-        Some(_) => "(punctuation)".into(),
-    }
 }
 
 /// One case of a run and its judgement.
@@ -335,6 +274,8 @@ pub fn command_kind(line: &str) -> String {
 pub struct CaseResult {
     pub case: Case,
     pub judgement: Judgement,
+    /// Lines of the case's input: the smallest failing case is a cause's example.
+    pub input_lines: usize,
 }
 
 /// Judges one run of a target whose right output is `expected`, under a suite's `rules`;

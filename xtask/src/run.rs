@@ -39,12 +39,27 @@ pub const STDERR_LINES: usize = 12;
 /// What makes two failures one cause (see [`Judgement::cause_key`]).
 pub type CauseKey = (Verdict, String, String);
 
-/// One cause of failure: the failing cases whose judgements share a key, in case order.
+/// One cause of failure: the failing cases whose judgements share a key.
 #[derive(Debug, Clone)]
 pub struct Cause {
     pub key: CauseKey,
-    /// Indices into [`Run::results`]: the first case of the cause, then the others.
+    /// A short name of the key, the same in every run and report
+    /// ([`Judgement::cause_id`]).
+    pub id: String,
+    /// Indices into [`Run::results`]: its example first (the smallest public hand-written
+    /// case, see [`example_order`]), then the others in case order.
     pub cases: Vec<usize>,
+}
+
+/// How good an example of its cause a failing case is, lower first: public before hidden,
+/// hand-written before generated, fewer input lines, then case order.
+fn example_order(result: &CaseResult, k: usize) -> (bool, bool, usize, usize) {
+    (
+        result.case.hidden,
+        result.case.group == "generated",
+        result.input_lines,
+        k,
+    )
 }
 
 /// One group of a run (graded or not) with its passes and failures; skipped cases count in
@@ -99,6 +114,7 @@ impl Summaries {
             let key = result.judgement.cause_key();
             let at = *index.entry(key.clone()).or_insert_with(|| {
                 causes.push(Cause {
+                    id: result.judgement.cause_id(),
                     key,
                     cases: Vec::new(),
                 });
@@ -106,6 +122,14 @@ impl Summaries {
             });
             causes[at].cases.push(k);
             cause_of.push(Some(at));
+        }
+        for cause in &mut causes {
+            let best = (0..cause.cases.len())
+                .min_by_key(|&j| example_order(&results[cause.cases[j]], cause.cases[j]));
+            if let Some(best) = best {
+                let example = cause.cases.remove(best);
+                cause.cases.insert(0, example);
+            }
         }
         Summaries {
             causes,
@@ -166,7 +190,13 @@ pub struct Totals {
 }
 
 impl Run {
-    /// The results of cause `cause`: its first case, then the others.
+    /// The id of the cause result `k` fails by (`None`: it passed or was skipped).
+    pub fn cause_id_of(&self, k: usize) -> Option<&str> {
+        let cause = (*self.summaries.cause_of.get(k)?)?;
+        Some(&self.summaries.causes[cause].id)
+    }
+
+    /// The results of cause `cause`: its example, then the others.
     pub fn cases_of<'a>(&'a self, cause: &'a Cause) -> impl Iterator<Item = &'a CaseResult> + 'a {
         cause.cases.iter().map(|&k| &self.results[k])
     }

@@ -1,0 +1,122 @@
+//! Inferring the spec of a program run without `--spec`: each suite's handout cases are run and
+//! the suite whose handout output the program's comes closest to is chosen.
+
+use super::{could_not_run, plan_target, run_plans, Options, Plan};
+use crate::discover::discover;
+use crate::error::Error;
+use crate::outcome::CaseResult;
+use crate::suite::Suite;
+
+/// Runs each suite's `handout` group and picks the one suite the target passes.
+pub(super) fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
+    let all_names = || {
+        suites
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut plans = Vec::new();
+    for suite in suites {
+        let mut cases = discover(suite)?;
+        cases.retain(|case| case.group == "handout");
+        if !cases.is_empty() {
+            let (target, policy) = plan_target(options, suite, &mut Vec::new())?;
+            plans.push(Plan {
+                suite: suite.clone(),
+                target,
+                cases,
+                policy,
+                failed_build: None,
+            });
+        }
+    }
+    if plans.is_empty() {
+        return Err(Error::Usage(format!(
+            "no suite has `handout` cases to tell which spec the program is for: pass --spec \
+             with one of: {}",
+            all_names()
+        )));
+    }
+    let quiet = Options {
+        progress: false,
+        fail_fast: false,
+        ..options.clone()
+    };
+    let results = run_plans(&quiet, &plans)?;
+    could_not_run(&plans, &results)?;
+    // How close the program came to each spec's handout output: passing cases count whole,
+    // others by how much of the expected output they got right (a crash, by how far it got).
+    let mut ranking: Vec<(&Suite, f64, usize, usize)> = plans
+        .iter()
+        .map(|plan| {
+            let of_suite: Vec<&CaseResult> = results
+                .iter()
+                .filter(|r| r.case.spec == plan.suite.name)
+                .collect();
+            let passed = of_suite
+                .iter()
+                .filter(|r| r.judgement.verdict.passed())
+                .count();
+            let closeness =
+                of_suite.iter().map(|r| closeness(r)).sum::<f64>() / of_suite.len().max(1) as f64;
+            (&plan.suite, closeness, passed, of_suite.len())
+        })
+        .collect();
+    ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
+    let clearly_ahead = match &ranking[..] {
+        [_] => true,
+        [best, second, ..] => best.1 > second.1 + 0.02,
+        [] => false,
+    };
+    if let (true, Some((suite, _, passed, total))) = (clearly_ahead, ranking.first()) {
+        let note = format!(
+            "spec: {}, closest to its handout output ({passed}/{total} handout cases pass); \
+             --spec to choose",
+            suite.name
+        );
+        return Ok(((*suite).clone(), note));
+    }
+    let choices: Vec<String> = ranking
+        .iter()
+        .map(|(suite, closeness, _, _)| format!("{} ({:.0}% alike)", suite.name, closeness * 100.0))
+        .collect();
+    Err(Error::Usage(format!(
+        "the program's output is as close to more than one spec's handout output ({}): pass \
+         --spec with one of: {}",
+        choices.join(", "),
+        all_names()
+    )))
+}
+
+/// How close a case's output came to the expected one, from 0 to 1: 1 for a pass, else the
+/// mean of the share of the output that matches the expected text (a program that crashed after
+/// a right beginning scores high there) and the share of the expected text it matched, over a
+/// bounded part of each side.
+fn closeness(result: &CaseResult) -> f64 {
+    if result.judgement.verdict.passed() {
+        return 1.0;
+    }
+    let Some(execution) = &result.judgement.execution else {
+        return 0.0;
+    };
+    let bound =
+        |bytes: &[u8]| String::from_utf8_lossy(&bytes[..bytes.len().min(64 << 10)]).into_owned();
+    let (expected, actual) = (bound(&result.judgement.expected), bound(&execution.stdout));
+    if actual.is_empty() || expected.is_empty() {
+        return 0.0;
+    }
+    let diff = similar::TextDiff::configure()
+        .algorithm(similar::Algorithm::Patience)
+        .diff_chars(expected.as_str(), actual.as_str());
+    let matched: usize = diff
+        .ops()
+        .iter()
+        .filter(|op| op.tag() == similar::DiffTag::Equal)
+        .map(|op| op.old_range().len())
+        .sum();
+    let (actual_len, expected_len) = (actual.chars().count(), expected.chars().count());
+    let precision = matched as f64 / actual_len as f64;
+    let recall = matched as f64 / expected_len as f64;
+    (precision + recall) / 2.0 * 0.99
+}

@@ -1,0 +1,215 @@
+//! The cause of a failure: its key (what groups failures into one cause), its stable id, and
+//! its words, with and without the case's own input line.
+
+use super::{killed_by, Judgement, Verdict};
+
+impl Judgement {
+    /// What a failure is, in words: the verdict, the kind of difference, and an example of the
+    /// kind of input line where it shows (this case's).
+    pub fn cause(&self) -> String {
+        match (&self.difference, self.verdict) {
+            (Some(difference), Verdict::PresentationError) => {
+                format!("{}: {}", self.verdict, difference.cause)
+            }
+            (Some(difference), Verdict::WrongOutput) => {
+                let answers = match self.answers.as_deref() {
+                    None => String::new(),
+                    Some("") => " (in the output after an empty line)".into(),
+                    Some(line) => format!(
+                        " (in the output after a line like `{}`)",
+                        crate::diff::line(line)
+                    ),
+                };
+                format!("{}: {}{answers}", self.verdict, difference.cause)
+            }
+            (_, Verdict::RuntimeError) => match self.signal() {
+                Some(signal) => format!("runtime error: {}", killed_by(signal)),
+                None => format!("runtime error: {}", self.last_stderr_line()),
+            },
+            (_, Verdict::ExitStatus) => match self.signal() {
+                Some(signal) => format!("exit status: {}", killed_by(signal)),
+                None => "exit status: right output, non-zero exit status".into(),
+            },
+            (_, Verdict::CouldNotBuild) => format!(
+                "could not build: {}",
+                crate::compile::headline(self.detail.as_deref().unwrap_or_default())
+            ),
+            (_, verdict) => verdict.to_string(),
+        }
+    }
+
+    /// The key failures are grouped by. One bug makes one kind of difference, shown after one
+    /// kind of input line, whatever the expected text is: the verdict, the kind of difference
+    /// (or the crash's message), and the shape of that input line ([`command_kind`]). The first
+    /// divergence is the cause: a program that printed a wrong line and then crashed (at the
+    /// end of its input, say) is keyed by the wrong line, the crash being its consequence.
+    pub fn cause_key(&self) -> (Verdict, String, String) {
+        let kind = || {
+            self.answers
+                .as_deref()
+                .map(command_kind)
+                .unwrap_or_default()
+        };
+        match (&self.difference, self.verdict) {
+            (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
+                (self.verdict, difference.cause.clone(), kind())
+            }
+            (Some(difference), Verdict::RuntimeError) if self.diverged_before_the_end() => {
+                (Verdict::WrongOutput, difference.cause.clone(), kind())
+            }
+            _ => (self.verdict, self.cause_text(), String::new()),
+        }
+    }
+
+    /// The stable short name of [`Judgement::cause_key`]: six hex digits of its FNV-1a hash,
+    /// the same in every run and every report.
+    pub fn cause_id(&self) -> String {
+        let (verdict, difference, kind) = self.cause_key();
+        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+        for byte in format!("{}\0{difference}\0{kind}", verdict.slug()).bytes() {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+        format!("{:06x}", (hash ^ (hash >> 32)) & 0xff_ffff)
+    }
+
+    /// Whether the program printed a wrong line before it stopped (rather than stopping short
+    /// of a right output, or in the middle of a right line).
+    pub fn diverged_before_the_end(&self) -> bool {
+        self.difference.as_ref().is_some_and(|d| {
+            let cut_short = match (&d.expected_line, &d.actual_line) {
+                (Some(expected), Some(actual)) => expected.starts_with(actual.as_str()),
+                (_, None) => true,
+                (None, Some(_)) => false,
+            };
+            !cut_short && !d.presentation_only
+        })
+    }
+
+    /// The cause in words that hold no case's input or output: what reports show as the cause
+    /// of every case it groups (the example case shows the literal lines).
+    pub fn cause_text(&self) -> String {
+        let (verdict, difference, kind) = match (&self.difference, self.verdict) {
+            (Some(d), Verdict::WrongOutput | Verdict::PresentationError) => {
+                (self.verdict, &d.cause, self.answers.as_deref())
+            }
+            (Some(d), Verdict::RuntimeError) if self.diverged_before_the_end() => {
+                (Verdict::WrongOutput, &d.cause, self.answers.as_deref())
+            }
+            _ => return self.cause(),
+        };
+        let after = match kind.map(command_kind).as_deref() {
+            None => "",
+            Some("(empty line)") => " (in the output after an empty input line)",
+            Some("#") => " (in the output after an input line starting with a number)",
+            Some("A") => " (in the output after an input line starting with a word)",
+            Some("(space)") => " (in the output after an input line starting with a space)",
+            Some(_) => " (in the output after an input line starting with punctuation)",
+        };
+        let then = match self.verdict {
+            Verdict::RuntimeError => ", then it crashed",
+            _ => "",
+        };
+        format!("{verdict}: {difference}{after}{then}")
+    }
+}
+
+/// The kind of an input line, for grouping: how it starts. An empty line, a number (a move, a
+/// size), a word (a command such as `F 2 X Y Z` or `R`, a row of jewels), a space (a row with
+/// holes), or punctuation (`<`, `>`, `-1`).
+pub fn command_kind(line: &str) -> String {
+    match line.chars().next() {
+        None => "(empty line)".into(),
+        Some(c) if c.is_ascii_digit() => "#".into(),
+        Some(c) if c.is_alphabetic() => "A".into(),
+        Some(' ') => "(space)".into(),
+        Some(_) => "(punctuation)".into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::process::{Execution, Exit};
+    use crate::suite::{CompareMode, Rules};
+
+    /// The judgement of a program that printed `stdout` and ended with `exit` (and `stderr`),
+    /// where `expected` was right and the difference answers the input line `answers`.
+    fn judged(expected: &str, stdout: &str, exit: Exit, stderr: &str, answers: &str) -> Judgement {
+        let execution = Execution {
+            exit,
+            stdout: stdout.as_bytes().to_vec(),
+            stderr: stderr.as_bytes().to_vec(),
+            stderr_truncated: false,
+            elapsed: Duration::from_millis(5),
+            timed_out: false,
+            wall_stopped: false,
+            run_delay: None,
+            output_limited: false,
+            limit: None,
+            cpu_time: Duration::from_millis(5),
+            peak_memory: None,
+            interrupted: false,
+            confined: true,
+        };
+        let rules = Rules {
+            compare: CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let mut judgement = crate::outcome::judge(
+            rules,
+            expected.as_bytes().to_vec(),
+            execution,
+            Duration::from_secs(1),
+        );
+        judgement.answers = Some(answers.to_string());
+        judgement
+    }
+
+    #[test]
+    fn one_kind_of_difference_after_one_kind_of_line_is_one_cause_whatever_the_text() {
+        let a = judged("|X|\n", "|Y|\n", Exit::Code(0), "", "F 2 X Y Z");
+        let b = judged("|S|\n|T|\n", "|S|\n|V|\n", Exit::Code(0), "", "F 10 S T V");
+        assert_eq!(a.cause_id(), b.cause_id());
+        assert_eq!(a.cause_text(), b.cause_text());
+        // The words hold no case's input; the per-case cause does.
+        assert!(!a.cause_text().contains("F 2 X Y Z"), "{}", a.cause_text());
+        assert!(a.cause().contains("F 2 X Y Z"));
+        // Another kind of input line, or another kind of difference: another cause.
+        let c = judged("|X|\n", "|Y|\n", Exit::Code(0), "", "<");
+        let d = judged("|X|\n", "|X|\n|extra|\n", Exit::Code(0), "", "F 2 X Y Z");
+        assert_ne!(a.cause_id(), c.cause_id());
+        assert_ne!(a.cause_id(), d.cause_id());
+        assert_eq!(a.cause_id().len(), 6);
+    }
+
+    #[test]
+    fn a_crash_after_a_wrong_line_is_the_wrong_line_s_consequence() {
+        let wrong = judged("|X|\n|Z|\n", "|Y|\n|Z|\n", Exit::Code(0), "", "R");
+        let then_crashed = judged(
+            "|X|\n|Z|\n",
+            "|Y|\n",
+            Exit::Code(1),
+            "EOFError: EOF when reading a line\n",
+            "R",
+        );
+        assert_eq!(then_crashed.verdict, Verdict::RuntimeError);
+        assert_eq!(wrong.cause_id(), then_crashed.cause_id());
+        assert!(then_crashed.cause_text().ends_with(", then it crashed"));
+        // A crash that cut a right output short is the crash itself.
+        let cut_short = judged(
+            "|X|\n|Z|\n",
+            "|X|\n|Z",
+            Exit::Code(1),
+            "ZeroDivisionError: division by zero\n",
+            "R",
+        );
+        assert_ne!(wrong.cause_id(), cut_short.cause_id());
+        assert_eq!(
+            cut_short.cause_text(),
+            "runtime error: ZeroDivisionError: division by zero"
+        );
+    }
+}
