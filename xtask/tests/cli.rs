@@ -178,6 +178,17 @@ fn a_buggy_program_still_gets_its_spec_and_its_diffs() {
 }
 
 #[test]
+fn a_program_for_another_assignment_is_told_no_spec_matches() {
+    // It echoes its input (`x`): nothing like either handout output.
+    let corpus = two_suites();
+    check_with(&corpus, &[], "echo").code(2).stderr(
+        predicate::str::contains("no spec matches the program: its output is closest to").and(
+            predicate::str::contains("% alike (0/1 handout cases pass); pass --spec"),
+        ),
+    );
+}
+
+#[test]
 fn only_a_true_tie_asks_for_the_spec_listing_every_spec() {
     let corpus = two_suites();
     // Both suites now expect the same handout output: nothing tells them apart.

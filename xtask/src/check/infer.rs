@@ -7,6 +7,11 @@ use crate::error::Error;
 use crate::outcome::CaseResult;
 use crate::suite::Suite;
 
+/// Below this closeness to every handout output, with no handout case passed, a program is for
+/// none of the specs (a wrong prompt, CRLF line endings or a crash after a right start stay
+/// far above it).
+const UNLIKE: f64 = 0.5;
+
 /// Runs each suite's `handout` group and picks the one suite the target passes.
 pub(super) fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
     let all_names = || {
@@ -64,6 +69,19 @@ pub(super) fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, 
         })
         .collect();
     ranking.sort_by(|a, b| b.1.total_cmp(&a.1));
+    // Passing nothing and far from every handout: a program for another assignment.
+    if let Some((suite, closeness, 0, total)) = ranking.first() {
+        if *closeness < UNLIKE {
+            return Err(Error::Usage(format!(
+                "no spec matches the program: its output is closest to {}'s handout output, \
+                 and only {:.0}% alike (0/{total} handout cases pass); pass --spec to check it \
+                 against one anyway (one of: {})",
+                suite.name,
+                closeness * 100.0,
+                all_names()
+            )));
+        }
+    }
     let clearly_ahead = match &ranking[..] {
         [_] => true,
         [best, second, ..] => best.1 > second.1 + 0.02,
