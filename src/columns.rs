@@ -304,6 +304,16 @@ impl Field {
             {
                 return Status::GameOver;
             }
+            if on(Mutant::ColumnsCreateOwnColumnNearlyFull) && faller.col == col {
+                let covered =
+                    |row: usize| (faller.bottom - 2..=faller.bottom).contains(&(row as isize));
+                let free = (0..self.rows)
+                    .filter(|&row| self.cell(row, col) == Cell::Empty && !covered(row))
+                    .count();
+                if free < 3 {
+                    return Status::GameOver;
+                }
+            }
             let replace = on(Mutant::ColumnsCreateReplaces)
                 || (on(Mutant::ColumnsCreateOwnColumn) && faller.col == col);
             if !replace {
@@ -579,6 +589,9 @@ impl Field {
         if on(Mutant::ColumnsWrapVertical) && self.rows >= 4 {
             any |= self.mark_wrapped_runs(&mut marked);
         }
+        if on(Mutant::ColumnsWrapDiagonalUp) && self.rows >= 4 {
+            any |= self.mark_wrapped_diagonals(&mut marked);
+        }
         for (cell, marked) in self.cells.iter_mut().zip(marked) {
             if let (true, Cell::Frozen(jewel)) = (marked, *cell) {
                 *cell = Cell::Matched(jewel);
@@ -605,6 +618,39 @@ impl Field {
                     .collect();
                 if colors[0].is_some() && colors.iter().all(|c| *c == colors[0]) {
                     for row in triple {
+                        marked[row * self.cols + col] = true;
+                    }
+                    any = true;
+                }
+            }
+        }
+        any
+    }
+}
+
+impl Field {
+    /// The wrong variant `columns-wrap-diagonal-up`: `/` diagonal runs of three that go on up
+    /// and to the right past the top row into the bottom row, as reading row -1 with Python's
+    /// negative indices does.
+    fn mark_wrapped_diagonals(&self, marked: &mut [bool]) -> bool {
+        let rows = self.rows;
+        let mut any = false;
+        for col in 0..self.cols.saturating_sub(2) {
+            for triple in [[1, 0, rows - 1], [0, rows - 1, rows - 2]] {
+                let cells: Vec<(usize, usize)> = triple
+                    .iter()
+                    .enumerate()
+                    .map(|(k, &row)| (row, col + k))
+                    .collect();
+                let colors: Vec<Option<u8>> = cells
+                    .iter()
+                    .map(|&(row, col)| match self.cell(row, col) {
+                        Cell::Frozen(jewel) | Cell::Matched(jewel) => Some(jewel),
+                        Cell::Empty => None,
+                    })
+                    .collect();
+                if colors[0].is_some() && colors.iter().all(|c| *c == colors[0]) {
+                    for (row, col) in cells {
                         marked[row * self.cols + col] = true;
                     }
                     any = true;

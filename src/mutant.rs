@@ -67,7 +67,9 @@ mutants! {
     ColumnsCreateReplaces: "columns", "columns-create-replaces", "ruled: `F` has no effect while a faller exists", "`F` replaces the faller that exists";
     ColumnsCreateOwnColumn: "columns", "columns-create-own-column", "ruled: `F` has no effect while a faller exists", "`F` into the existing faller's own column restarts it from the top";
     ColumnsCreateNearlyFull: "columns", "columns-create-nearly-full", "ruled: `F` has no effect while a faller exists", "`F` while a faller exists ends the game when the named column has its second cell taken";
+    ColumnsCreateOwnColumnNearlyFull: "columns", "columns-create-own-column-nearly-full", "ruled: `F` has no effect while a faller exists", "`F` into the faller's own column ends the game when the column, counting the faller's jewels, has no room for three";
     ColumnsWrapVertical: "columns", "columns-wrap-vertical", "matching: runs lie inside the field", "a vertical run continues from the bottom row to the top row";
+    ColumnsWrapDiagonalUp: "columns", "columns-wrap-diagonal-up", "matching: runs lie inside the field", "a `/` diagonal run continues past the top row into the bottom row";
     ColumnsMarkPastGap: "columns", "columns-mark-past-gap", "matching: a run is consecutive equal jewels", "marking a run goes on past one empty cell to an equal jewel";
     ColumnsRowBrokenByVertical: "columns", "columns-row-broken-by-vertical", "matching: all runs are marked at once; a jewel may be in several runs", "a row stops at jewels already marked by a vertical run";
     ColumnsRowEndsInColumns: "columns", "columns-row-ends-in-columns", "matching: all runs are marked at once; a jewel may be in several runs", "a row whose first and last jewels are both already in vertical runs is not marked";
