@@ -35,7 +35,7 @@ fn unpacked_folder(path: &Path) -> Result<PathBuf, String> {
     hash.update(&bytes);
     let digest: [u8; 32] = hash.finalize().into();
     let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    Ok(crate::compile::cache_root().join("unpacked").join(name))
+    Ok(crate::files::cache_root().join("unpacked").join(name))
 }
 
 /// A lone source file as a submission: a folder holding a copy of it.
@@ -53,7 +53,7 @@ pub fn lone_source(path: &Path) -> Result<PathBuf, String> {
 /// folder of its own, for a submission whose name is not text.
 pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {
     let (files, key) = listing(path, id.as_bytes())?;
-    let folder = crate::compile::cache_root().join("copied").join(key);
+    let folder = crate::files::cache_root().join("copied").join(key);
     let done = folder.with_extension("done");
     if done.exists() {
         return Ok(folder);

@@ -142,7 +142,8 @@ pub fn bench(
             .iter()
             .filter(|s| measured.spec.as_ref().is_none_or(|spec| &s.name == spec))
         {
-            let target = measured.program.target(&base.reference, suite, &base.dir);
+            let reference = suite.reference_target(&base.reference, &base.dir);
+            let target = measured.program.target(reference, &base.dir);
             let argv: Vec<OsString> = std::iter::once(target.program).chain(target.args).collect();
             for case in discover(suite)?.into_iter().filter(|c| c.graded) {
                 let input =

@@ -187,7 +187,7 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
         }
         (None, _, Some(Outcome::Failed(_))) => suites.clone(),
         (None, _, _) => {
-            let (suite, note) = infer::infer_spec(options, &suites)?;
+            let (suite, note) = infer_spec(options, &suites)?;
             prepared.inferred = Some(note);
             vec![suite]
         }
@@ -379,6 +379,45 @@ fn never_ran(program: &Program, results: &[CaseResult]) -> Result<(), Error> {
     })
 }
 
+/// Runs each suite's `handout` group and picks the one suite the target passes.
+fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
+    let mut plans = Vec::new();
+    for suite in suites {
+        let mut cases = discover(suite)?;
+        cases.retain(|case| case.group == "handout");
+        if !cases.is_empty() {
+            let (target, policy) = plan_target(options, suite, &mut Vec::new())?;
+            plans.push(Plan {
+                suite: suite.clone(),
+                target,
+                cases,
+                policy,
+                failed_build: None,
+            });
+        }
+    }
+    if plans.is_empty() {
+        return Err(Error::Usage(format!(
+            "no suite has `handout` cases to tell which spec the program is for: pass --spec \
+             with one of: {}",
+            suites
+                .iter()
+                .map(|s| s.name.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    let quiet = Options {
+        progress: false,
+        fail_fast: false,
+        ..options.clone()
+    };
+    let results = run_plans(&quiet, &plans)?;
+    could_not_run(&plans, &results)?;
+    let tried: Vec<&Suite> = plans.iter().map(|plan| &plan.suite).collect();
+    infer::choose(suites, &tried, &results)
+}
+
 fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error> {
     let work: Vec<(&Plan, &Case)> = plans
         .iter()
@@ -472,7 +511,9 @@ fn run_case(
         let trace = case.input.with_extension("trace");
         let found = if options.reference.is_file() && plan.suite.is_built_in() {
             locate(
-                &Program::Reference.target(&options.reference, &plan.suite, &options.dir),
+                &plan
+                    .suite
+                    .reference_target(&options.reference, &options.dir),
                 &input,
                 difference.expected_offset,
             )

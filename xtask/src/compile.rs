@@ -93,24 +93,6 @@ impl Outcome {
     }
 }
 
-/// The line of a failed build's message that says most: the compiler's first error line, else
-/// its first line.
-pub fn headline(message: &str) -> String {
-    // The message's first two lines say which command failed and how.
-    let lines = || {
-        message
-            .lines()
-            .skip(2)
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-    };
-    let line = lines()
-        .find(|line| line.to_ascii_lowercase().contains("error"))
-        .or_else(|| lines().next())
-        .unwrap_or("the build failed");
-    crate::diff::line(line)
-}
-
 /// Whether `argv` names sources to build rather than a program to run: one word naming a
 /// folder, a source file of a compiled language (a script keeps its interpreter's line), or an
 /// archive of sources (unpacked: its folder). `Err` says why an archive cannot be unpacked.
@@ -131,22 +113,6 @@ pub fn names_sources(argv: &[OsString], dir: &Path) -> Result<Option<PathBuf>, S
     }
     let compiled = crate::language::of_file(&path).is_some_and(|l| l.build.is_some());
     Ok((path.is_dir() || (path.is_file() && compiled)).then_some(path))
-}
-
-/// The folder builds are kept in: `$GRIDJUDGE_CACHE`, else the user's cache folder.
-pub fn cache_root() -> PathBuf {
-    if let Some(dir) = std::env::var_os("GRIDJUDGE_CACHE").filter(|d| !d.is_empty()) {
-        return PathBuf::from(dir);
-    }
-    let cache = std::env::var_os("XDG_CACHE_HOME")
-        .filter(|d| !d.is_empty())
-        .map(PathBuf::from)
-        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")));
-    match cache {
-        Some(cache) => cache.join("gridjudge"),
-        // SAFETY: getuid has no preconditions.
-        None => std::env::temp_dir().join(format!("gridjudge-{}", unsafe { libc::getuid() })),
-    }
 }
 
 /// Builds the sources at `sources` (a folder, or one file) as `pin` allows, confined as
@@ -263,7 +229,7 @@ fn cached(
     corpus_root: &Path,
     warnings: &mut Warnings,
 ) -> Result<Outcome, Error> {
-    let builds = cache_root().join("builds");
+    let builds = crate::files::cache_root().join("builds");
     std::fs::create_dir_all(&builds).map_err(|err| Error::io(&builds, err))?;
     let done = builds.join(&job.key);
     let failed = builds.join(format!("{}.failed", job.key));

@@ -1,7 +1,7 @@
 //! Writing files so that nothing is lost: a file holds its old contents or its new ones, never
 //! a part, whatever interrupts the write.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use crate::error::Error;
 
@@ -61,4 +61,21 @@ pub fn write_atomically_streamed(
     file.persist(path)
         .map_err(|err| Error::io(path, err.error))?;
     Ok(())
+}
+
+/// The folder the harness keeps builds and unpacked submissions in: `$GRIDJUDGE_CACHE`, else
+/// the user's cache folder.
+pub fn cache_root() -> PathBuf {
+    if let Some(dir) = std::env::var_os("GRIDJUDGE_CACHE").filter(|d| !d.is_empty()) {
+        return PathBuf::from(dir);
+    }
+    let cache = std::env::var_os("XDG_CACHE_HOME")
+        .filter(|d| !d.is_empty())
+        .map(PathBuf::from)
+        .or_else(|| std::env::var_os("HOME").map(|home| PathBuf::from(home).join(".cache")));
+    match cache {
+        Some(cache) => cache.join("gridjudge"),
+        // SAFETY: getuid has no preconditions.
+        None => std::env::temp_dir().join(format!("gridjudge-{}", unsafe { libc::getuid() })),
+    }
 }

@@ -400,7 +400,9 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
     };
     let mut judgement = found.judgement;
     if let (Some(difference), true) = (&judgement.difference, options.suite.is_built_in()) {
-        let reference = Program::Reference.target(&options.reference, &options.suite, &options.dir);
+        let reference = options
+            .suite
+            .reference_target(&options.reference, &options.dir);
         let found = crate::locate::locate(
             &reference,
             found.shrunk.as_bytes(),

@@ -106,7 +106,7 @@ pub fn submission_of(id: &str, run: &Run) -> Submission {
     let error = match &run.build {
         Some(crate::compile::Outcome::Failed(failed)) => Some(format!(
             "could not build: {}",
-            crate::compile::headline(&failed.message)
+            crate::cause::build_headline(&failed.message)
         )),
         _ => None,
     };

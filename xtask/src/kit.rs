@@ -19,7 +19,6 @@ use sha2::{Digest, Sha256};
 use crate::discover::discover;
 use crate::error::Error;
 use crate::hidden::{from_hex, mask, to_hex, Hashes};
-use crate::target::Program;
 
 /// The last bytes of a kit's file.
 pub const MAGIC: &[u8; 8] = b"GJKIT01\n";
@@ -89,7 +88,7 @@ pub fn bundle(
     let suite = crate::suite::find(cases_root, spec)?;
     let suite_text = text(&suite.dir.join("suite.toml"))?;
     let dir = std::env::temp_dir();
-    let target = Program::Reference.target(reference, &suite, &dir);
+    let target = suite.reference_target(reference, &dir);
     let mut corpus = Sha256::new();
     corpus.update(suite_text.as_bytes());
     let mut cases = Vec::new();

@@ -19,6 +19,7 @@ pub mod archive;
 pub mod autograder;
 pub mod bench;
 pub mod bless;
+pub mod cause;
 pub mod check;
 pub mod cli;
 pub mod compare;

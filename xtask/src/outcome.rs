@@ -12,9 +12,6 @@ use crate::discover::Case;
 use crate::process::{Execution, Exit, Limit};
 use crate::suite::Rules;
 
-mod cause;
-pub use cause::command_kind;
-
 fn megabytes(bytes: Option<u64>) -> String {
     bytes.map_or_else(
         || "unknown".into(),
@@ -245,7 +242,7 @@ impl Judgement {
     }
 
     /// The signal that ended the target, if one did.
-    fn signal(&self) -> Option<i32> {
+    pub fn signal(&self) -> Option<i32> {
         match self.execution.as_ref()?.exit {
             Exit::Signal(signal) => Some(signal),
             Exit::Code(_) => None,
@@ -495,17 +492,6 @@ fn signal_name(signal: i32) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn input_lines_group_by_kind() {
-        assert_eq!(command_kind("F 2 X Y Z"), command_kind("F 10 S T V"));
-        assert_eq!(command_kind("XXX"), command_kind("S  V  STS"));
-        assert_eq!(command_kind(" X  "), command_kind("  Z  X"));
-        assert_eq!(command_kind("<"), command_kind(">"));
-        assert_ne!(command_kind("<"), command_kind("R"));
-        assert_eq!(command_kind("3"), command_kind("10"));
-        assert_eq!(command_kind(""), "(empty line)");
-    }
 
     #[test]
     fn slugs_are_the_kebab_case_of_the_names() {

@@ -37,10 +37,11 @@ impl Program {
         }
     }
 
-    /// The command to run for `suite`, in `dir`; `reference` is the bundled reference binary.
-    pub fn target(&self, reference: &Path, suite: &crate::suite::Suite, dir: &Path) -> Target {
+    /// The command to run in `dir`; `reference` is what runs for [`Program::Reference`] (a
+    /// suite's, see `Suite::reference_target`).
+    pub fn target(&self, reference: Target, dir: &Path) -> Target {
         match self {
-            Program::Reference => suite.reference_target(reference, dir),
+            Program::Reference => reference,
             Program::Command(argv) => Target::command(argv, dir),
             // Never run as they are: planned once built, as a command.
             Program::Sources(path) => Target::command(&[path.clone().into_os_string()], dir),

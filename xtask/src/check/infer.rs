@@ -1,8 +1,6 @@
-//! Inferring the spec of a program run without `--spec`: each suite's handout cases are run and
-//! the suite whose handout output the program's comes closest to is chosen.
+//! Inferring the spec of a program run without `--spec`: once each suite's handout cases have
+//! run, the suite whose handout output the program's comes closest to is chosen.
 
-use super::{could_not_run, plan_target, run_plans, Options, Plan};
-use crate::discover::discover;
 use crate::error::Error;
 use crate::outcome::CaseResult;
 use crate::suite::Suite;
@@ -12,8 +10,14 @@ use crate::suite::Suite;
 /// far above it).
 const UNLIKE: f64 = 0.5;
 
-/// Runs each suite's `handout` group and picks the one suite the target passes.
-pub(super) fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
+/// The suite whose handout output the program's came closest to, from `results` of each of
+/// `tried` suites' handout cases (`suites`: every suite of the corpus, for the messages), and
+/// the note that says so; an error when no suite is close or two are as close.
+pub fn choose(
+    suites: &[Suite],
+    tried: &[&Suite],
+    results: &[CaseResult],
+) -> Result<(Suite, String), Error> {
     let all_names = || {
         suites
             .iter()
@@ -21,43 +25,14 @@ pub(super) fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, 
             .collect::<Vec<_>>()
             .join(", ")
     };
-    let mut plans = Vec::new();
-    for suite in suites {
-        let mut cases = discover(suite)?;
-        cases.retain(|case| case.group == "handout");
-        if !cases.is_empty() {
-            let (target, policy) = plan_target(options, suite, &mut Vec::new())?;
-            plans.push(Plan {
-                suite: suite.clone(),
-                target,
-                cases,
-                policy,
-                failed_build: None,
-            });
-        }
-    }
-    if plans.is_empty() {
-        return Err(Error::Usage(format!(
-            "no suite has `handout` cases to tell which spec the program is for: pass --spec \
-             with one of: {}",
-            all_names()
-        )));
-    }
-    let quiet = Options {
-        progress: false,
-        fail_fast: false,
-        ..options.clone()
-    };
-    let results = run_plans(&quiet, &plans)?;
-    could_not_run(&plans, &results)?;
     // How close the program came to each spec's handout output: passing cases count whole,
     // others by how much of the expected output they got right (a crash, by how far it got).
-    let mut ranking: Vec<(&Suite, f64, usize, usize)> = plans
+    let mut ranking: Vec<(&Suite, f64, usize, usize)> = tried
         .iter()
-        .map(|plan| {
+        .map(|suite| {
             let of_suite: Vec<&CaseResult> = results
                 .iter()
-                .filter(|r| r.case.spec == plan.suite.name)
+                .filter(|r| r.case.spec == suite.name)
                 .collect();
             let passed = of_suite
                 .iter()
@@ -65,7 +40,7 @@ pub(super) fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, 
                 .count();
             let closeness =
                 of_suite.iter().map(|r| closeness(r)).sum::<f64>() / of_suite.len().max(1) as f64;
-            (&plan.suite, closeness, passed, of_suite.len())
+            (*suite, closeness, passed, of_suite.len())
         })
         .collect();
     ranking.sort_by(|a, b| b.1.total_cmp(&a.1));

@@ -28,7 +28,7 @@ pub fn plan(
     dir: &Path,
     warnings: &mut crate::confine::Warnings,
 ) -> Result<(Target, Policy), crate::error::Error> {
-    let target = program.target(reference, suite, dir);
+    let target = program.target(suite.reference_target(reference, dir), dir);
     let mut settings = settings.clone();
     if !reference.as_os_str().is_empty() {
         settings.protected.push(reference.to_path_buf());

@@ -1,7 +1,7 @@
-//! The cause of a failure: its key (what groups failures into one cause), its stable id, and
-//! its words, with and without the case's own input line.
+//! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
+//! cause), its stable id, and its words, with and without the case's own input line.
 
-use super::{killed_by, Judgement, Verdict};
+use crate::outcome::{killed_by, Judgement, Verdict};
 
 impl Judgement {
     /// What a failure is, in words: the verdict, the kind of difference, and an example of the
@@ -32,7 +32,7 @@ impl Judgement {
             },
             (_, Verdict::CouldNotBuild) => format!(
                 "could not build: {}",
-                crate::compile::headline(self.detail.as_deref().unwrap_or_default())
+                build_headline(self.detail.as_deref().unwrap_or_default())
             ),
             (_, verdict) => verdict.to_string(),
         }
@@ -127,12 +127,42 @@ pub fn command_kind(line: &str) -> String {
     }
 }
 
+/// The line of a failed build's message that says most: the compiler's first error line, else
+/// its first line.
+pub fn build_headline(message: &str) -> String {
+    // The message's first two lines say which command failed and how.
+    let lines = || {
+        message
+            .lines()
+            .skip(2)
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+    };
+    let line = lines()
+        .find(|line| line.to_ascii_lowercase().contains("error"))
+        .or_else(|| lines().next())
+        .unwrap_or("the build failed");
+    crate::diff::line(line)
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
 
     use super::*;
     use crate::process::{Execution, Exit};
+
+    #[test]
+    fn input_lines_group_by_kind() {
+        assert_eq!(command_kind("F 2 X Y Z"), command_kind("F 10 S T V"));
+        assert_eq!(command_kind("XXX"), command_kind("S  V  STS"));
+        assert_eq!(command_kind(" X  "), command_kind("  Z  X"));
+        assert_eq!(command_kind("<"), command_kind(">"));
+        assert_ne!(command_kind("<"), command_kind("R"));
+        assert_eq!(command_kind("3"), command_kind("10"));
+        assert_eq!(command_kind(""), "(empty line)");
+    }
+
     use crate::suite::{CompareMode, Rules};
 
     /// The judgement of a program that printed `stdout` and ended with `exit` (and `stderr`),
