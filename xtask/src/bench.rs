@@ -46,32 +46,80 @@ pub enum Measure {
     Class(class::Settings),
 }
 
-/// The report of `measure`, from the settings every measured run starts from.
-pub fn measure(base: &Options, measure: &Measure) -> Result<String, Error> {
+/// What a measurement found: the report for the terminal, and its figures as rows for
+/// `--json` (to compare a change with the last one).
+#[derive(Debug, Default)]
+pub struct Figures {
+    pub text: String,
+    pub rows: Vec<serde_json::Value>,
+}
+
+/// The figures of `measure`, from the settings every measured run starts from.
+pub fn measure(base: &Options, measure: &Measure) -> Result<Figures, Error> {
     match measure {
-        Measure::Class(settings) => class::class(base, settings),
+        Measure::Class(settings) => {
+            let text = class::class(base, settings)?;
+            let rows = vec![serde_json::json!({ "what": "class", "report": text })];
+            Ok(Figures { text, rows })
+        }
         Measure::Layers => layers(300, &base.cases_root),
         Measure::Overhead {
             reference_only,
             jobs,
             repeats,
         } => {
-            let (programs, _python_folder) = programs(*reference_only);
+            let (programs, _folders) = programs(*reference_only, &base.reference)?;
             bench(base, &programs, jobs, *repeats)
         }
     }
 }
 
+/// Writes `figures` as JSON into `path` (whole or not at all), with when they were measured.
+pub fn write_json(figures: &Figures, path: &std::path::Path) -> Result<(), Error> {
+    let seconds = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs());
+    let json = serde_json::json!({
+        "schema": 1,
+        "measured_at_unix": seconds,
+        "cpus": crate::pool::cpus(),
+        "rows": figures.rows,
+    });
+    let text = serde_json::to_string_pretty(&json).map_err(|err| Error::Write(err.to_string()))?;
+    crate::files::write_atomically(path, (text + "\n").as_bytes())
+}
+
 /// What `cargo xtask bench` measures: the reference over every suite and, unless
-/// `reference_only`, the bundled Python solution of go over the go suite, confined and not;
-/// and the temporary folder that holds the Python program for the time of the measurement.
-pub fn programs(reference_only: bool) -> (Vec<BenchProgram>, Option<tempfile::TempDir>) {
+/// `reference_only`, a native program (a copy of the reference outside the checkout) and the
+/// bundled Python solution of go over the go suite, each confined and not; and the temporary
+/// folders that hold those copies for the time of the measurement.
+pub fn programs(
+    reference_only: bool,
+    reference: &std::path::Path,
+) -> Result<(Vec<BenchProgram>, Vec<tempfile::TempDir>), Error> {
     let mut programs = vec![BenchProgram {
         label: "reference, every suite".into(),
         program: Program::Reference,
         spec: None,
         sandbox: false,
     }];
+    let mut folders = Vec::new();
+    if !reference_only {
+        let (dir, native) = outside_checkout(reference, "gridjudge")?;
+        folders.push(dir);
+        let program = Program::Command(vec![native.into(), "go".into()]);
+        for (label, sandbox) in [
+            ("native program (go), confined", true),
+            ("native program (go), --no-sandbox", false),
+        ] {
+            programs.push(BenchProgram {
+                label: label.into(),
+                program: program.clone(),
+                spec: Some("go".into()),
+                sandbox,
+            });
+        }
+    }
     let mut folder = None;
     if !reference_only {
         if let Ok((dir, go)) = python_go() {
@@ -90,7 +138,8 @@ pub fn programs(reference_only: bool) -> (Vec<BenchProgram>, Option<tempfile::Te
             }
         }
     }
-    (programs, folder)
+    folders.extend(folder);
+    Ok((programs, folders))
 }
 
 fn median(mut samples: Vec<Duration>) -> Duration {
@@ -132,9 +181,10 @@ pub fn bench(
     programs: &[BenchProgram],
     jobs: &[usize],
     repeats: usize,
-) -> Result<String, Error> {
+) -> Result<Figures, Error> {
     let suites = load_all(&base.cases_root)?;
     let mut report = String::new();
+    let mut rows = Vec::new();
     for measured in programs {
         let mut runs = Vec::new();
         let mut inputs: Vec<(Vec<OsString>, PathBuf)> = Vec::new();
@@ -201,6 +251,17 @@ pub fn bench(
                 harness.as_secs_f64() / raw.as_secs_f64(),
                 runs.len() as f64 / harness.as_secs_f64()
             );
+            rows.push(serde_json::json!({
+                "what": measured.label,
+                "cases": runs.len(),
+                "jobs": n_jobs,
+                "harness_s": harness.as_secs_f64(),
+                "plain_spawner_s": external.as_secs_f64(),
+                "ratio_to_plain_spawner": harness.as_secs_f64() / external.as_secs_f64(),
+                "in_process_spawn_s": raw.as_secs_f64(),
+                "ratio_to_in_process_spawn": harness.as_secs_f64() / raw.as_secs_f64(),
+                "repeats": repeats,
+            }));
             per_jobs.push((n_jobs, runs.len() as f64 / harness.as_secs_f64()));
         }
         if let [(first_jobs, first), .., (last_jobs, last)] = per_jobs[..] {
@@ -211,22 +272,30 @@ pub fn bench(
             );
         }
     }
-    Ok(report)
+    Ok(Figures { text: report, rows })
 }
 
 /// The bundled Python solution of the go assignment, copied out of the checkout (which no
 /// confined target may see) into a temporary folder of its own, removed with it.
 pub fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
+    outside_checkout(&crate::workspace::root().join("xtask/bench/go.py"), "go.py")
+}
+
+/// A copy of `source`, named `name`, in a temporary folder of its own that the sandbox's user
+/// can read (a confined target may see nothing of the checkout).
+fn outside_checkout(
+    source: &std::path::Path,
+    name: &str,
+) -> Result<(tempfile::TempDir, PathBuf), Error> {
     use std::os::unix::fs::PermissionsExt;
-    let source = crate::workspace::root().join("xtask/bench/go.py");
     let dir = tempfile::Builder::new()
         .prefix("gridjudge-bench-")
         .tempdir()
         .map_err(|err| Error::Measure(err.to_string()))?;
     std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
         .map_err(|err| Error::io(dir.path(), err))?;
-    let copy = dir.path().join("go.py");
-    std::fs::copy(&source, &copy).map_err(|err| Error::io(&source, err))?;
+    let copy = dir.path().join(name);
+    std::fs::copy(source, &copy).map_err(|err| Error::io(source, err))?;
     Ok((dir, copy))
 }
 
@@ -297,7 +366,7 @@ fn external_baseline(
 /// The cost of each confinement layer: the mean time to run `true` once, sequentially, with
 /// the layers switched on one after another; each layer's cost is its difference from the
 /// line before.
-pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error> {
+pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<Figures, Error> {
     use crate::confine::{Layers, Mode, Policy, Settings};
     use crate::process::{execute, Bounds};
     use crate::target::Target;
@@ -348,6 +417,7 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
         stderr_cap: 4096,
     };
     let mut report = format!("mean time to run `true` once, {runs} runs each, one at a time:\n");
+    let mut rows = Vec::new();
     let mut previous: Option<f64> = None;
     for (label, policy) in steps {
         // One run first: the helper starts (once per worker, not per case).
@@ -364,7 +434,8 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<String, Error
             _ => String::new(),
         };
         report += &format!("  {label:<44} {mean_ms:6.2} ms{delta}\n");
+        rows.push(serde_json::json!({ "what": label, "runs": runs, "mean_ms": mean_ms }));
         previous = Some(mean_ms);
     }
-    Ok(report)
+    Ok(Figures { text: report, rows })
 }

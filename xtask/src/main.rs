@@ -69,7 +69,11 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
     let (base, measure) = args.options()?;
-    done(&xtask::bench::measure(&base, &measure)?)
+    let figures = xtask::bench::measure(&base, &measure)?;
+    if let Some(path) = &args.json {
+        xtask::bench::write_json(&figures, path)?;
+    }
+    done(&figures.text)
 }
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {

@@ -234,6 +234,9 @@ pub struct BenchArgs {
     /// Use this reference binary instead of building it.
     #[arg(long, value_name = "PATH")]
     pub reference: Option<PathBuf>,
+    /// Also write the figures as JSON, to compare a change with the last one.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
 }
 
 impl BenchArgs {
