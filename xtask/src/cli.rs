@@ -168,7 +168,7 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
     }
     let failed = summary.grades.could_not_run();
     let mut report = format!(
-        "{} submissions: {} graded now, {} reused from an earlier run, {} could not run\n",
+        "{} submissions: {} graded now, {} reused from an earlier run, {} could not be graded (run, built or unpacked: their `error`)\n",
         summary.grades.submissions.len(),
         summary.n_graded,
         summary.n_reused,

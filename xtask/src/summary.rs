@@ -111,7 +111,7 @@ pub fn class_markdown(grades: &Grades, changes: &[Change]) -> String {
     );
     let _ = writeln!(
         out,
-        "mean score **{mean:.2}** of {:.2} · {could_not_run} could not run\n",
+        "mean score **{mean:.2}** of {:.2} · {could_not_run} could not be graded\n",
         grades.max_score
     );
     out += "| group | points | mean |\n|---|---:|---:|\n";
