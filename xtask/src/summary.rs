@@ -214,7 +214,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            text.contains("mean score **3.00** of 6.00 · 1 could not run"),
+            text.contains("mean score **3.00** of 6.00 · 1 could not be graded"),
             "{text}"
         );
         assert!(text.contains("| alpha | 6.00 | 3.00 |"), "{text}");
