@@ -459,3 +459,46 @@ fn a_build_command_of_ones_own_builds_in_a_copy_of_the_folder() {
         "{why}"
     );
 }
+
+/// A program that diverges and then crashes (a Python one that prints a wrong heading and then
+/// raises at the end of its input) fails by the divergence: the same cause id as the same bug
+/// without the crash, the crash told as what followed.
+#[test]
+fn a_crash_after_a_divergence_is_a_consequence_not_a_cause_of_its_own() {
+    if !installed("python3") {
+        println!("skipped: `python3` is not installed");
+        return;
+    }
+    let wrong = source("go.py").replace("\"The Stones\"", "\"The stones\"");
+    let crashing = format!("{wrong}\nraise EOFError('EOF when reading a line')\n");
+    let cause_ids = |text: &str| -> (i32, Vec<(String, String, String)>) {
+        let dir = submission("go.py", text);
+        let cache = tempfile::tempdir().unwrap();
+        let python = SOLUTIONS.iter().find(|s| s.file == "go.py").unwrap();
+        let (code, json) = check(python, dir.path(), cache.path(), Some("size-9"));
+        let causes = json["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|case| {
+                (
+                    case["verdict"].as_str().unwrap().to_string(),
+                    case["cause_id"].as_str().unwrap_or_default().to_string(),
+                    case["cause"].as_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        (code, causes)
+    };
+    let (code, plain) = cause_ids(&wrong);
+    assert_eq!(code, 1);
+    let (code, then_crashed) = cause_ids(&crashing);
+    assert_eq!(code, 1);
+    assert_eq!(plain.len(), then_crashed.len());
+    for (plain, crashed) in plain.iter().zip(&then_crashed) {
+        assert_eq!(plain.0, "wrong-output");
+        assert_eq!(crashed.0, "runtime-error", "{crashed:?}");
+        assert_eq!(plain.1, crashed.1, "one cause: {plain:?} {crashed:?}");
+        assert!(crashed.2.ends_with(", then it crashed"), "{crashed:?}");
+    }
+}
