@@ -44,20 +44,32 @@ impl Judgement {
     /// divergence is the cause: a program that printed a wrong line and then crashed (at the
     /// end of its input, say) is keyed by the wrong line, the crash being its consequence.
     pub fn cause_key(&self) -> (Verdict, String, String) {
-        let kind = || {
-            self.answers
-                .as_deref()
-                .map(command_kind)
-                .unwrap_or_default()
-        };
-        match (&self.difference, self.verdict) {
-            (Some(difference), Verdict::WrongOutput | Verdict::PresentationError) => {
-                (self.verdict, difference.cause.clone(), kind())
+        match self.divergence() {
+            Some((verdict, difference)) => (
+                verdict,
+                difference.to_string(),
+                self.answers
+                    .as_deref()
+                    .map(command_kind)
+                    .unwrap_or_default(),
+            ),
+            None => (self.verdict, self.cause_text(), String::new()),
+        }
+    }
+
+    /// When the cause is where the output parted from the expected one: the verdict it is
+    /// keyed by (a crash after a wrong line is keyed as that wrong line) and the kind of
+    /// difference.
+    fn divergence(&self) -> Option<(Verdict, &str)> {
+        let difference = self.difference.as_ref()?;
+        match self.verdict {
+            Verdict::WrongOutput | Verdict::PresentationError => {
+                Some((self.verdict, &difference.cause))
             }
-            (Some(difference), Verdict::RuntimeError) if self.diverged_before_the_end() => {
-                (Verdict::WrongOutput, difference.cause.clone(), kind())
+            Verdict::RuntimeError if self.diverged_before_the_end() => {
+                Some((Verdict::WrongOutput, &difference.cause))
             }
-            _ => (self.verdict, self.cause_text(), String::new()),
+            _ => None,
         }
     }
 
@@ -65,11 +77,8 @@ impl Judgement {
     /// the same in every run and every report.
     pub fn cause_id(&self) -> String {
         let (verdict, difference, kind) = self.cause_key();
-        let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-        for byte in format!("{}\0{difference}\0{kind}", verdict.slug()).bytes() {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
+        let hash =
+            crate::shard::fnv1a(format!("{}\0{difference}\0{kind}", verdict.slug()).as_bytes());
         format!("{:06x}", (hash ^ (hash >> 32)) & 0xff_ffff)
     }
 
@@ -89,16 +98,10 @@ impl Judgement {
     /// The cause in words that hold no case's input or output: what reports show as the cause
     /// of every case it groups (the example case shows the literal lines).
     pub fn cause_text(&self) -> String {
-        let (verdict, difference, kind) = match (&self.difference, self.verdict) {
-            (Some(d), Verdict::WrongOutput | Verdict::PresentationError) => {
-                (self.verdict, &d.cause, self.answers.as_deref())
-            }
-            (Some(d), Verdict::RuntimeError) if self.diverged_before_the_end() => {
-                (Verdict::WrongOutput, &d.cause, self.answers.as_deref())
-            }
-            _ => return self.cause(),
+        let Some((verdict, difference)) = self.divergence() else {
+            return self.cause();
         };
-        let after = match kind.map(command_kind).as_deref() {
+        let after = match self.answers.as_deref().map(command_kind).as_deref() {
             None => "",
             Some("(empty line)") => " (in the output after an empty input line)",
             Some("#") => " (in the output after an input line starting with a number)",
