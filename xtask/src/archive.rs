@@ -17,8 +17,13 @@ pub const MAX_FILES: usize = 2000;
 /// The most bytes an archive may unpack to.
 pub const MAX_BYTES: u64 = 64 << 20;
 
-/// The archive extension `name` (lower case) ends with, if any.
-pub fn extension(name: &str) -> Option<&'static str> {
+/// The archive extension the name of `path` ends with (in any case), if any.
+pub fn extension(path: &Path) -> Option<&'static str> {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_ascii_lowercase();
     [".zip", ".tar.gz", ".tgz"]
         .into_iter()
         .find(|extension| name.ends_with(extension) && name.len() > extension.len())
@@ -34,8 +39,9 @@ fn unpacked_folder(path: &Path) -> Result<PathBuf, String> {
     hash.update([0]);
     hash.update(&bytes);
     let digest: [u8; 32] = hash.finalize().into();
-    let name: String = digest[..12].iter().map(|b| format!("{b:02x}")).collect();
-    Ok(crate::files::cache_root().join("unpacked").join(name))
+    Ok(crate::files::cache_root()
+        .join("unpacked")
+        .join(crate::hidden::to_hex(&digest[..12])))
 }
 
 /// A lone source file as a submission: a folder holding a copy of it.
@@ -92,10 +98,7 @@ pub fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), Strin
         }
     }
     let digest: [u8; 32] = hash.finalize().into();
-    Ok((
-        files,
-        digest[..12].iter().map(|b| format!("{b:02x}")).collect(),
-    ))
+    Ok((files, crate::hidden::to_hex(&digest[..12])))
 }
 
 /// Copies `files` (relative to `from`) into `to`, within the caps.

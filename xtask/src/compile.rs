@@ -101,12 +101,7 @@ pub fn names_sources(argv: &[OsString], dir: &Path) -> Result<Option<PathBuf>, S
         return Ok(None);
     };
     let path = dir.join(word);
-    let name = path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .to_ascii_lowercase();
-    if let (true, Some(extension)) = (path.is_file(), crate::archive::extension(&name)) {
+    if let (true, Some(extension)) = (path.is_file(), crate::archive::extension(&path)) {
         return crate::archive::unpack(&path, extension)
             .map(Some)
             .map_err(|why| format!("`{}`: {why}", path.display()));
@@ -420,5 +415,5 @@ fn key(recipe: &Recipe, folder: &Path) -> Result<String, Error> {
         hash.update(&bytes);
     }
     let digest: [u8; 32] = hash.finalize().into();
-    Ok(digest[..12].iter().map(|b| format!("{b:02x}")).collect())
+    Ok(crate::hidden::to_hex(&digest[..12]))
 }

@@ -112,18 +112,13 @@ enum Kind {
 }
 
 fn kind(path: &Path) -> Kind {
-    let name = path
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .to_ascii_lowercase();
     if path.is_dir() {
         return Kind::Folder;
     }
     if !path.is_file() {
         return Kind::Other("neither a folder nor a file".into());
     }
-    if let Some(extension) = archive::extension(&name) {
+    if let Some(extension) = archive::extension(path) {
         return Kind::Archive(extension);
     }
     if crate::language::of_file(path).is_some() {
