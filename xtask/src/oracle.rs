@@ -95,7 +95,7 @@ impl Oracle {
                     None => Err(Error::Reference(format!(
                         "the reference `{}` failed on the input of seed {seed} (run `{}`)",
                         commands.reference.display(),
-                        commands.generate_line(seed)
+                        commands.generator(seed).display()
                     ))),
                 }
             }
@@ -148,22 +148,19 @@ impl Commands {
         }
     }
 
-    fn generate_line(&self, seed: u64) -> String {
-        self.generate
+    /// The generator's command for `seed`, in the suite's folder.
+    fn generator(&self, seed: u64) -> Target {
+        let words: Vec<OsString> = self
+            .generate
             .iter()
-            .map(|word| word.replace("{seed}", &seed.to_string()))
-            .collect::<Vec<_>>()
-            .join(" ")
+            .map(|word| OsString::from(word.replace("{seed}", &seed.to_string())))
+            .collect();
+        Target::command(&words, &self.reference.dir)
     }
 
     /// The generator's input for `seed`.
     fn generated(&self, seed: u64) -> Result<String, Error> {
-        let words: Vec<OsString> = self
-            .generate_line(seed)
-            .split(' ')
-            .map(OsString::from)
-            .collect();
-        let target = Target::command(&words, &self.reference.dir);
+        let target = self.generator(seed);
         let failed = |why: String| {
             Error::Reference(format!(
                 "the generator `{}` (in `{}`) {why}",
