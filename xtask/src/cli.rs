@@ -174,10 +174,8 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
         summary.n_reused,
         failed
     );
-    if !summary.skipped.is_empty() {
-        for (name, why) in &summary.skipped {
-            report += &format!("skipped `{name}`: {why}\n");
-        }
+    for (name, why) in &summary.grades.skipped {
+        report += &format!("skipped `{name}`: {why}\n");
     }
     if !summary.changes.is_empty() {
         report += &format!(

@@ -338,6 +338,7 @@ fn dot_folders_and_files_are_skipped_and_listed() {
         .collect();
     assert_eq!(ids, ["s00", "s01"]);
     let names: Vec<&str> = summary
+        .grades
         .skipped
         .iter()
         .map(|(name, _)| name.as_str())

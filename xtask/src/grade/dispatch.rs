@@ -35,9 +35,6 @@ pub struct Summary {
     pub n_graded: usize,
     pub interrupted: bool,
     pub warnings: Vec<String>,
-    /// Entries of the submissions folder that are no submission (dot-folders, stray files),
-    /// each with why.
-    pub skipped: Vec<(String, String)>,
     /// `report.html` was written too.
     pub html: bool,
     /// The students whose score moved since the earlier grading in the same `--out`, and why.
@@ -50,14 +47,13 @@ pub struct Summary {
 
 impl Summary {
     /// A summary of nothing graded yet.
-    fn new(grades: Grades, skipped: Vec<(String, String)>) -> Summary {
+    fn new(grades: Grades) -> Summary {
         Summary {
             grades,
             n_reused: 0,
             n_graded: 0,
             interrupted: false,
             warnings: Vec::new(),
-            skipped,
             html: false,
             changes: Vec::new(),
             earlier: None,
@@ -89,13 +85,13 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let mut grades = empty_gradebook(options, &suite, &cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let Scan { found, skipped } = super::folder::scan(options)?;
-    grades.skipped = skipped.clone();
+    grades.skipped = skipped;
     let run_key = run_key(options, &suite)?;
     if options.dry_run {
         let plan = dry_run(options, &suite, &run_text, run_key, &results_dir, &found)?;
         return Ok(Summary {
             plan,
-            ..Summary::new(grades, skipped)
+            ..Summary::new(grades)
         });
     }
     prepare_results_dir(&results_dir)?;
@@ -140,7 +136,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
             n_graded,
             interrupted: true,
             warnings,
-            ..Summary::new(grades, skipped)
+            ..Summary::new(grades)
         });
     }
     changes.sort_by(|a, b| a.id.cmp(&b.id));
@@ -163,7 +159,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         html: options.html,
         changes,
         earlier,
-        ..Summary::new(grades, skipped)
+        ..Summary::new(grades)
     })
 }
 
