@@ -12,7 +12,8 @@ const UNLIKE: f64 = 0.5;
 
 /// The suite whose handout output the program's came closest to, from `results` of each of
 /// `tried` suites' handout cases (`suites`: every suite of the corpus, for the messages), and
-/// the note that says so; an error when no suite is close or two are as close.
+/// the note that says so; an error when no suite has handout cases, none is close or two are
+/// as close.
 pub fn choose(
     suites: &[Suite],
     tried: &[&Suite],
@@ -25,6 +26,13 @@ pub fn choose(
             .collect::<Vec<_>>()
             .join(", ")
     };
+    if tried.is_empty() {
+        return Err(Error::Usage(format!(
+            "no suite has `handout` cases to tell which spec the program is for: pass --spec \
+             with one of: {}",
+            all_names()
+        )));
+    }
     // How close the program came to each spec's handout output: passing cases count whole,
     // others by how much of the expected output they got right (a crash, by how far it got).
     let mut ranking: Vec<(&Suite, f64, usize, usize)> = tried
