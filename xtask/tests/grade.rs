@@ -59,6 +59,15 @@ impl Class {
     }
 }
 
+/// Submission `id`'s row of `grades`.
+fn row<'a>(grades: &'a xtask::gradebook::Grades, id: &str) -> &'a xtask::gradebook::Submission {
+    grades
+        .submissions
+        .iter()
+        .find(|s| s.id == id)
+        .unwrap_or_else(|| panic!("no row `{id}`"))
+}
+
 fn outputs(dir: &Path) -> (String, String) {
     (
         std::fs::read_to_string(dir.join("grades.csv")).unwrap(),
@@ -254,15 +263,7 @@ fn a_student_can_neither_read_another_nor_hold_up_the_class() {
         "{:?}",
         start.elapsed()
     );
-    let score = |id: &str| {
-        summary
-            .grades
-            .submissions
-            .iter()
-            .find(|s| s.id == id)
-            .unwrap()
-            .score
-    };
+    let score = |id: &str| row(&summary.grades, id).score;
     assert_eq!(
         score("good"),
         10.0,
@@ -282,15 +283,10 @@ fn a_student_can_neither_read_another_nor_hold_up_the_class() {
     // Not the submissions folder itself: --out is kept out of every target's sight.
     options.out = class.out("alone-grades");
     let summary_alone = grade(&options, &|_| {}).unwrap();
-    let row = |grades: &xtask::gradebook::Grades| {
-        grades
-            .submissions
-            .iter()
-            .find(|s| s.id == "good")
-            .cloned()
-            .unwrap()
-    };
-    assert_eq!(row(&summary.grades), row(&summary_alone.grades));
+    assert_eq!(
+        row(&summary.grades, "good"),
+        row(&summary_alone.grades, "good")
+    );
 }
 
 #[test]
@@ -491,13 +487,13 @@ fn a_huge_sparse_file_or_a_fifo_in_a_submission_stops_nobody() {
     let with_them = class.out("with-them");
     let summary = grade(&class.options(&with_them, None), &|_| {}).unwrap();
     assert_eq!(summary.n_graded, 3);
-    let row = |dir: &Path, id: &str| {
+    let written_row = |dir: &Path, id: &str| {
         let json = std::fs::read_to_string(dir.join("grades.json")).unwrap();
         let grades: xtask::gradebook::Grades = serde_json::from_str(&json).unwrap();
-        grades.submissions.into_iter().find(|s| s.id == id).unwrap()
+        row(&grades, id).clone()
     };
     for id in ["s00", "s01", "s02"] {
-        assert_eq!(row(&alone, id), row(&with_them, id), "{id}");
+        assert_eq!(written_row(&alone, id), written_row(&with_them, id), "{id}");
     }
 }
 
@@ -525,28 +521,19 @@ fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
     std::fs::remove_file(class.join("s02/solution.sh")).unwrap();
     std::os::unix::fs::symlink("../s00/solution.sh", class.join("s02/solution.sh")).unwrap();
     let summary = grade(&options("attacked"), &|_| {}).unwrap();
-    let row = |id: &str| {
-        summary
-            .grades
-            .submissions
-            .iter()
-            .find(|s| s.id == id)
-            .unwrap()
-            .clone()
-    };
     assert_eq!(
-        row("s01").score,
+        row(&summary.grades, "s01").score,
         0.0,
         "the system's sh ran s01's wrong solution"
     );
-    let refused = row("s02");
+    let refused = row(&summary.grades, "s02");
     assert_eq!(refused.score, 0.0);
-    let error = refused.error.unwrap_or_default();
+    let error = refused.error.clone().unwrap_or_default();
     assert!(error.contains("links outside the submission"), "{error}");
     let alone = std::fs::read_to_string(dir.path().join("alone/grades.json")).unwrap();
     let alone: xtask::gradebook::Grades = serde_json::from_str(&alone).unwrap();
-    let s00 = alone.submissions.iter().find(|s| s.id == "s00").unwrap();
-    assert_eq!(s00.score, row("s00").score);
+    let s00 = row(&alone, "s00");
+    assert_eq!(s00.score, row(&summary.grades, "s00").score);
     assert_eq!(s00.score, 10.0);
 }
 
@@ -637,12 +624,7 @@ fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
     std::fs::write(class.join("s01/project4/solution.sh"), "exec cat\n").unwrap();
     let options = |out: &str| shell_class_options(dir.path(), out);
     let summary = grade(&options("all"), &|_| {}).unwrap();
-    let nested = summary
-        .grades
-        .submissions
-        .iter()
-        .find(|s| s.id == "s01")
-        .unwrap();
+    let nested = row(&summary.grades, "s01");
     let error = nested.error.clone().unwrap_or_default();
     assert!(
         error.contains("`project4/solution.sh` is there: pass --run 'sh project4/solution.sh'"),
@@ -652,12 +634,7 @@ fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
     let mut filtered = options("alpha");
     filtered.check.filter = Some("alpha".into());
     let summary = grade(&filtered, &|_| {}).unwrap();
-    let s00 = summary
-        .grades
-        .submissions
-        .iter()
-        .find(|s| s.id == "s00")
-        .unwrap();
+    let s00 = row(&summary.grades, "s00");
     assert_eq!(s00.groups.keys().collect::<Vec<_>>(), ["alpha"]);
     // Stop at the first failure (s01's), then grade the rest with the same command.
     let mut fail_fast = options("fail-fast");
