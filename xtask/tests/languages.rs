@@ -89,6 +89,19 @@ fn installed(tool: &str) -> bool {
     xtask::target::on_path(&tool.into())
 }
 
+/// Writes a zip at `path` holding `entries` (path in the zip, bytes), deflated.
+fn write_zip(path: &Path, entries: &[(&str, &[u8])]) {
+    use std::io::Write;
+    let mut writer = zip::ZipWriter::new(std::fs::File::create(path).unwrap());
+    let options = zip::write::SimpleFileOptions::default()
+        .compression_method(zip::CompressionMethod::Deflated);
+    for (name, bytes) in entries {
+        writer.start_file(*name, options).unwrap();
+        writer.write_all(bytes).unwrap();
+    }
+    writer.finish().unwrap();
+}
+
 /// A student's folder holding `file` with `text`, readable by the sandbox's user.
 fn submission(file: &str, text: &str) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
@@ -229,7 +242,6 @@ fn javascript_handed_in_as_a_folder() {
 /// not UTF-8, a broken build and a stray file; graded with no --run, each row as it should be.
 #[test]
 fn a_class_of_folders_archives_and_odd_names_is_graded_whole() {
-    use std::io::Write;
     use std::os::unix::ffi::OsStrExt;
     if !installed("gcc") {
         println!("skipped: `gcc` is not installed");
@@ -254,17 +266,7 @@ fn a_class_of_folders_archives_and_odd_names_is_graded_whole() {
     add(&odd, "go.py", &source("go.py"));
     std::fs::write(class.join("notes.txt"), "the class\n").unwrap();
     std::fs::write(class.join("hal.c"), &c).unwrap();
-    let zip = |name: &str, entries: &[(&str, &[u8])]| {
-        let file = std::fs::File::create(class.join(name)).unwrap();
-        let mut writer = zip::ZipWriter::new(file);
-        let options = zip::write::SimpleFileOptions::default()
-            .compression_method(zip::CompressionMethod::Deflated);
-        for (path, bytes) in entries {
-            writer.start_file(*path, options).unwrap();
-            writer.write_all(bytes).unwrap();
-        }
-        writer.finish().unwrap();
-    };
+    let zip = |name: &str, entries: &[(&str, &[u8])]| write_zip(&class.join(name), entries);
     zip("dan.zip", &[("project/go.c", c.as_bytes())]);
     zip(
         "fay.zip",
@@ -344,20 +346,14 @@ fn a_class_of_folders_archives_and_odd_names_is_graded_whole() {
 /// is refused, naming that path.
 #[test]
 fn a_zip_is_checked_as_its_sources() {
-    use std::io::Write;
     let dir = tempfile::tempdir().unwrap();
     share(dir.path());
-    let zip = |name: &str, path: &str, text: &str| {
-        let file = std::fs::File::create(dir.path().join(name)).unwrap();
-        let mut writer = zip::ZipWriter::new(file);
-        writer
-            .start_file(path, zip::write::SimpleFileOptions::default())
-            .unwrap();
-        writer.write_all(text.as_bytes()).unwrap();
-        writer.finish().unwrap();
-    };
-    zip("submission.zip", "project/go.py", &source("go.py"));
-    zip("evil.zip", "../go.py", &source("go.py"));
+    let go = source("go.py");
+    write_zip(
+        &dir.path().join("submission.zip"),
+        &[("project/go.py", go.as_bytes())],
+    );
+    write_zip(&dir.path().join("evil.zip"), &[("../go.py", go.as_bytes())]);
     let check = |name: &str| {
         Command::cargo_bin("xtask")
             .unwrap()
