@@ -9,8 +9,6 @@ mod tasks;
 mod values;
 
 pub use command::{parse_error, Cli, Task};
-pub use shared::{
-    current_dir, interpret_target, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs,
-};
+pub use shared::{current_dir, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs};
 pub use tasks::*;
 pub use values::*;

@@ -291,7 +291,7 @@ impl RunArgs {
 /// What `target`, typed in `dir`, asks to run: sources to build (one folder or source file of
 /// a compiled language), the command that runs it, or (empty) the reference; a hint when it
 /// cannot be run.
-pub fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
+fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
     if let Some(sources) = crate::compile::names_sources(target, dir).map_err(Error::Usage)? {
         return Ok(Program::Sources(sources));
     }
