@@ -7,11 +7,15 @@
 //!
 //! With a trace writer, the driver also records after every line how many output bytes exist,
 //! as `LINE OFFSET` lines (`0 OFFSET` for output written before any input). A harness uses
-//! that map to say which input line an output difference answers.
+//! that map to say which input line an output difference answers. A program that records rule
+//! spans adds, before each such line, `@ START END SLUG WORDS` lines: output bytes
+//! `START..END` were decided by the rule `SLUG` of the spec (spans may nest; the innermost one
+//! holding a byte is its rule), and `? START END SLUG HEX WORDS` lines: output that shows the
+//! bytes `HEX` from `START` on misread the rule `SLUG`.
 
 use std::io::{self, BufRead, Write};
 
-use crate::program::{Flow, InputError, Unspecified};
+use crate::program::{Flow, InputError, Program, Unspecified};
 use crate::spec::Spec;
 
 /// How a run ended when the input was acceptable.
@@ -50,9 +54,16 @@ pub fn run(
     let mut line = Vec::new();
     let mut line_no = 0usize;
 
+    if trace.is_some() {
+        if let Some(spans) = program.spans() {
+            spans.record();
+        }
+    }
     program.start(&mut out);
+    let mut before = written;
     emit(&mut output, &mut out, &mut written, spec.interactive)?;
     if let Some(trace) = trace.as_deref_mut() {
+        write_spans(trace, program.as_mut(), before)?;
         writeln!(trace, "0 {written}")?;
     }
     let mut stopped = false;
@@ -71,8 +82,10 @@ pub fn run(
         }
         let flow = program.feed(line_no, &line, &mut out);
         // Whatever was displayed before a bad line stays displayed.
+        before = written;
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
         if let Some(trace) = trace.as_deref_mut() {
+            write_spans(trace, program.as_mut(), before)?;
             writeln!(trace, "{line_no} {written}")?;
         }
         if flow.map_err(RunError::Input)? == Flow::Stop {
@@ -82,7 +95,11 @@ pub fn run(
     }
     if !stopped {
         let result = program.finish(line_no, &mut out);
+        before = written;
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
+        if let Some(trace) = trace {
+            write_spans(trace, program.as_mut(), before)?;
+        }
         result.map_err(RunError::Input)?;
     }
     output.flush()?;
@@ -92,6 +109,24 @@ pub fn run(
         .min_by_key(|(line, _)| *line)
         .cloned();
     Ok(Finished { unspecified })
+}
+
+/// Writes the rule spans the program recorded for output that starts at byte `base`.
+fn write_spans(trace: &mut dyn Write, program: &mut dyn Program, base: usize) -> io::Result<()> {
+    let Some(spans) = program.spans() else {
+        return Ok(());
+    };
+    for span in spans.take() {
+        let (start, end, rule) = (base + span.start, base + span.end, span.rule);
+        match span.shows {
+            None => writeln!(trace, "@ {start} {end} {} {}", rule.slug, rule.words)?,
+            Some(shows) => {
+                let hex: String = shows.iter().map(|byte| format!("{byte:02x}")).collect();
+                writeln!(trace, "? {start} {end} {} {hex} {}", rule.slug, rule.words)?
+            }
+        }
+    }
+    Ok(())
 }
 
 fn emit(

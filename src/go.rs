@@ -8,6 +8,55 @@
 
 use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
+use crate::rule::{Rule, Spans};
+
+/// The rules of `go.md` that decide parts of the output, for the trace (see [`crate::rule`]).
+pub mod rules {
+    crate::rules! {
+        SIZE = "size", "sizes other than 9, 13 and 19 are illegal";
+        ILLEGAL = "illegal-character", "a board line with a character other than `.`, `B`, `W` is illegal";
+        ILLEGAL_LINE = "illegal-line-number", "the illegal-character line counts the first board line as 1";
+        TITLES = "titles", "three printings: The Stones, The Liberties, The Groups";
+        BLANK = "blank-lines", "a blank line before each table";
+        LABELS = "column-labels", "column labels are consecutive letters from `A` (no skipped `I`)";
+        ROW_NUMBERS = "row-numbers", "row numbers are right-justified in 2 characters";
+        STONES = "stones", "each row of the stones as given";
+        EMPTY = "empty", "an empty intersection prints ` .. `";
+        LIBERTIES = "liberties", "every stone shows its group's number of distinct liberties";
+        NSEW = "liberties-nsew", "liberties are N, S, E, W only (not diagonal)";
+        SHARED = "liberties-shared", "a group shares its liberties (not counted per stone)";
+        DISTINCT = "liberties-distinct", "a group's liberties are distinct (one next to two stones counts once)";
+        CAP = "liberties-cap", "more than 99 liberties print 99";
+        GROUPS = "groups", "every stone shows its group's number";
+        CONNECT = "groups-connect", "groups connect N, S, E, W only (not diagonally)";
+        ORDER = "groups-order", "groups are numbered in left-to-right, top-to-bottom order";
+        MODULO = "groups-modulo", "group numbers print modulo 100";
+    }
+}
+
+/// How [`analyse_as`] reads the rules: the handout's way (every field `false`), or one of the
+/// misreadings a trace names when a program's number matches it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Reading {
+    pub diagonal_liberties: bool,
+    pub stone_liberties: bool,
+    pub repeated_liberties: bool,
+    pub diagonal_groups: bool,
+    pub column_order: bool,
+}
+
+impl Reading {
+    /// The handout's reading, or a wrong variant's.
+    fn handout() -> Reading {
+        Reading {
+            diagonal_liberties: on(Mutant::GoDiagonalLiberties),
+            stone_liberties: on(Mutant::GoStoneLiberties),
+            repeated_liberties: on(Mutant::GoRepeatedLiberties),
+            diagonal_groups: on(Mutant::GoDiagonalGroups),
+            column_order: on(Mutant::GoColumnOrder),
+        }
+    }
+}
 
 /// The legal board sizes.
 pub const SIZES: [usize; 3] = [9, 13, 19];
@@ -24,6 +73,11 @@ pub struct Analysis {
 
 /// Labels the stones of a `size` x `size` board of `.`, `B` and `W`.
 pub fn analyse(size: usize, cells: &[u8]) -> Analysis {
+    analyse_as(size, cells, Reading::handout())
+}
+
+/// Labels the stones as `reading` reads the rules.
+pub fn analyse_as(size: usize, cells: &[u8], reading: Reading) -> Analysis {
     let mut groups = vec![0usize; cells.len()];
     let mut liberties = vec![0usize; cells.len()];
     // The group that last counted each empty intersection as a liberty.
@@ -31,7 +85,7 @@ pub fn analyse(size: usize, cells: &[u8]) -> Analysis {
     let mut stack = Vec::new();
     let mut members = Vec::new();
     let mut n_groups = 0;
-    let scan: Vec<usize> = if on(Mutant::GoColumnOrder) {
+    let scan: Vec<usize> = if reading.column_order {
         (0..size)
             .flat_map(|col| (0..size).map(move |row| row * size + col))
             .collect()
@@ -68,18 +122,18 @@ pub fn analyse(size: usize, cells: &[u8]) -> Analysis {
             for (neighbour, is_diagonal) in straight.into_iter().map(|n| (n, false)).chain(
                 diagonal
                     .into_iter()
-                    .filter(|_| on(Mutant::GoDiagonalLiberties) || on(Mutant::GoDiagonalGroups))
+                    .filter(|_| reading.diagonal_liberties || reading.diagonal_groups)
                     .map(|n| (n, true)),
             ) {
                 let Some(neighbour) = neighbour else { continue };
-                let liberty_ok = !is_diagonal || on(Mutant::GoDiagonalLiberties);
-                let group_ok = !is_diagonal || on(Mutant::GoDiagonalGroups);
+                let liberty_ok = !is_diagonal || reading.diagonal_liberties;
+                let group_ok = !is_diagonal || reading.diagonal_groups;
                 if cells[neighbour] == b'.' {
                     if !liberty_ok {
                         continue;
                     }
                     own_liberties += 1;
-                    if counted_by[neighbour] != n_groups || on(Mutant::GoRepeatedLiberties) {
+                    if counted_by[neighbour] != n_groups || reading.repeated_liberties {
                         counted_by[neighbour] = n_groups;
                         n_liberties += 1;
                     }
@@ -88,11 +142,11 @@ pub fn analyse(size: usize, cells: &[u8]) -> Analysis {
                     stack.push(neighbour);
                 }
             }
-            if on(Mutant::GoStoneLiberties) {
+            if reading.stone_liberties {
                 liberties[index] = own_liberties;
             }
         }
-        if !on(Mutant::GoStoneLiberties) {
+        if !reading.stone_liberties {
             for &index in &members {
                 liberties[index] = n_liberties;
             }
@@ -101,70 +155,204 @@ pub fn analyse(size: usize, cells: &[u8]) -> Analysis {
     Analysis { groups, liberties }
 }
 
-/// Appends the three printings of the board.
-pub fn render(size: usize, cells: &[u8], analysis: &Analysis, out: &mut Vec<u8>) {
-    let letters = || {
-        (b'A'..)
-            .filter(|&letter| !(letter == b'I' && on(Mutant::GoSkipsI)))
-            .take(size)
+/// Appends the three printings of the board, marking in `spans` which rule decided each part.
+pub fn render(
+    size: usize,
+    cells: &[u8],
+    analysis: &Analysis,
+    out: &mut Vec<u8>,
+    spans: &mut Spans,
+) {
+    let line = |out: &mut Vec<u8>, spans: &mut Spans, text: &[u8], rule: &'static Rule| {
+        let at = out.len();
+        out.extend_from_slice(text);
+        spans.mark(at, out.len(), rule);
     };
-    let row_label = |row: usize| {
-        if on(Mutant::GoLeftJustifiedRows) {
-            format!("{:<2} ", row + 1)
-        } else {
-            format!("{:>2} ", row + 1)
-        }
-    };
-    out.extend_from_slice(b"The Stones\n   ");
-    out.extend(letters());
+    line(out, spans, b"The Stones\n", &rules::TITLES);
+    let at = out.len();
+    out.extend_from_slice(b"   ");
+    out.extend(letters(size));
     out.push(b'\n');
-    for (row, line) in cells.chunks(size).enumerate() {
-        out.extend_from_slice(row_label(row).as_bytes());
-        out.extend_from_slice(line);
+    spans.mark(at, out.len(), &rules::LABELS);
+    for (row, stones) in cells.chunks(size).enumerate() {
+        row_label(row, out, spans);
+        line(out, spans, stones, &rules::STONES);
         out.push(b'\n');
     }
-    let tables: [(&str, &dyn Fn(usize) -> usize); 2] = [
-        ("The Liberties", &|index| {
-            let liberties = analysis.liberties[index];
-            if on(Mutant::GoNoLibertyCap) {
-                liberties
-            } else {
-                liberties.min(99)
-            }
-        }),
-        ("The Groups", &|index| {
-            let group = analysis.groups[index];
-            if on(Mutant::GoNoGroupModulo) {
-                group
-            } else {
-                group % 100
-            }
-        }),
-    ];
-    for (title, value) in tables {
-        let blank = if on(Mutant::GoNoBlankLines) { "" } else { "\n" };
-        out.extend_from_slice(format!("{blank}{title}\n   ").as_bytes());
-        for letter in letters() {
-            out.extend_from_slice(&[b' ', letter, letter, b' ']);
+    for groups in [false, true] {
+        if !on(Mutant::GoNoBlankLines) {
+            line(out, spans, b"\n", &rules::BLANK);
         }
-        trim_line(out);
-        for row in 0..size {
-            out.extend_from_slice(row_label(row).as_bytes());
-            for (index, &cell) in cells.iter().enumerate().skip(row * size).take(size) {
-                if cell == b'.' && on(Mutant::GoBlankEmpty) {
-                    out.extend_from_slice(b"    ");
-                } else if cell == b'.' {
-                    out.extend_from_slice(b" .. ");
-                } else {
-                    out.extend_from_slice(format!(" {:>2} ", value(index)).as_bytes());
-                }
+        let title: &[u8] = if groups {
+            b"The Groups\n"
+        } else {
+            b"The Liberties\n"
+        };
+        line(out, spans, title, &rules::TITLES);
+        let at = out.len();
+        let value = |index: usize| {
+            if groups && on(Mutant::GoNoGroupModulo) {
+                analysis.groups[index]
+            } else if groups {
+                analysis.groups[index] % 100
+            } else if on(Mutant::GoNoLibertyCap) {
+                analysis.liberties[index]
+            } else {
+                analysis.liberties[index].min(99)
             }
-            trim_line(out);
+        };
+        let empty: &[u8] = if on(Mutant::GoBlankEmpty) {
+            b"    "
+        } else {
+            b" .. "
+        };
+        let rule = if groups {
+            &rules::GROUPS
+        } else {
+            &rules::LIBERTIES
+        };
+        table(size, cells, &value, empty, rule, out, spans);
+        if spans.is_on() {
+            misreadings(size, cells, groups, out, at, spans);
         }
     }
 }
 
-/// Drops the spaces at the end of the line being written and ends it.
+/// The column labels: consecutive letters from `A`.
+fn letters(size: usize) -> impl Iterator<Item = u8> {
+    (b'A'..)
+        .filter(|&letter| !(letter == b'I' && on(Mutant::GoSkipsI)))
+        .take(size)
+}
+
+/// A row's number, right-justified in 2 characters, and a space.
+fn row_label(row: usize, out: &mut Vec<u8>, spans: &mut Spans) {
+    let label = if on(Mutant::GoLeftJustifiedRows) {
+        format!("{:<2} ", row + 1)
+    } else {
+        format!("{:>2} ", row + 1)
+    };
+    let at = out.len();
+    out.extend_from_slice(label.as_bytes());
+    spans.mark(at, at + 2, &rules::ROW_NUMBERS);
+}
+
+/// The label line and rows of one table: each stone's `value`, `empty` for an empty
+/// intersection; stone cells marked with `rule`.
+fn table(
+    size: usize,
+    cells: &[u8],
+    value: &dyn Fn(usize) -> usize,
+    empty: &[u8],
+    rule: &'static Rule,
+    out: &mut Vec<u8>,
+    spans: &mut Spans,
+) {
+    let at = out.len();
+    out.extend_from_slice(b"   ");
+    for letter in letters(size) {
+        out.extend_from_slice(&[b' ', letter, letter, b' ']);
+    }
+    trim_line(out);
+    spans.mark(at, out.len(), &rules::LABELS);
+    for row in 0..size {
+        row_label(row, out, spans);
+        for (index, &cell) in cells.iter().enumerate().skip(row * size).take(size) {
+            let at = out.len();
+            if cell == b'.' {
+                out.extend_from_slice(empty);
+                spans.mark(at, at + 4, &rules::EMPTY);
+            } else {
+                out.extend_from_slice(format!(" {:>2} ", value(index)).as_bytes());
+                spans.mark(at, at + 4, rule);
+            }
+        }
+        trim_line(out);
+    }
+}
+
+/// Notes what the table written from `at` would read under each misreading of a rule, so that
+/// a program printing one of them is told which rule it misread.
+fn misreadings(size: usize, cells: &[u8], groups: bool, out: &[u8], at: usize, spans: &mut Spans) {
+    let end = out.len();
+    let handout = Reading::default();
+    let (filled, blank): (&[u8], &[u8]) = (b" .. ", b"    ");
+    let mut wrong = vec![
+        (&rules::EMPTY, handout, true, blank),
+        (
+            &rules::CONNECT,
+            Reading {
+                diagonal_groups: true,
+                ..handout
+            },
+            true,
+            filled,
+        ),
+    ];
+    if groups {
+        wrong.push((
+            &rules::ORDER,
+            Reading {
+                column_order: true,
+                ..handout
+            },
+            true,
+            filled,
+        ));
+        wrong.push((&rules::MODULO, handout, false, filled));
+    } else {
+        wrong.push((
+            &rules::SHARED,
+            Reading {
+                stone_liberties: true,
+                ..handout
+            },
+            true,
+            filled,
+        ));
+        wrong.push((
+            &rules::NSEW,
+            Reading {
+                diagonal_liberties: true,
+                ..handout
+            },
+            true,
+            filled,
+        ));
+        wrong.push((
+            &rules::DISTINCT,
+            Reading {
+                repeated_liberties: true,
+                ..handout
+            },
+            true,
+            filled,
+        ));
+        wrong.push((&rules::CAP, handout, false, filled));
+    }
+    let mut text = Vec::new();
+    for (rule, reading, capped, empty) in wrong {
+        let analysis = analyse_as(size, cells, reading);
+        let value = |index: usize| match (groups, capped) {
+            (true, true) => analysis.groups[index] % 100,
+            (true, false) => analysis.groups[index],
+            (false, true) => analysis.liberties[index].min(99),
+            (false, false) => analysis.liberties[index],
+        };
+        text.clear();
+        table(
+            size,
+            cells,
+            &value,
+            empty,
+            rule,
+            &mut text,
+            &mut Spans::default(),
+        );
+        spans.misread(out, at, end, rule, &text);
+    }
+}
+
 fn trim_line(out: &mut Vec<u8>) {
     while out.last() == Some(&b' ') {
         out.pop();
@@ -199,19 +387,30 @@ enum Phase {
 pub struct Go {
     phase: Phase,
     unspecified: Unspecified,
+    spans: Spans,
 }
 
 impl Go {
-    fn illegal_character(board_line: usize, out: &mut Vec<u8>) {
+    fn illegal_character(&mut self, board_line: usize, out: &mut Vec<u8>) {
         let board_line = if on(Mutant::GoLineFromZero) {
             board_line - 1
         } else {
             board_line
         };
-        out.extend_from_slice(
-            format!("There was an illegal character on line {board_line} of the board.\n")
-                .as_bytes(),
-        );
+        let at = out.len();
+        out.extend_from_slice(b"There was an illegal character on line ");
+        let number = out.len();
+        out.extend_from_slice(format!("{board_line} of the board.\n").as_bytes());
+        self.spans.mark(at, out.len(), &rules::ILLEGAL);
+        let digits = board_line.to_string().len();
+        self.spans
+            .mark(number, number + digits, &rules::ILLEGAL_LINE);
+    }
+
+    fn bad_size(&mut self, out: &mut Vec<u8>) {
+        let at = out.len();
+        out.extend_from_slice(BAD_SIZE);
+        self.spans.mark(at, out.len(), &rules::SIZE);
     }
 }
 
@@ -231,7 +430,7 @@ impl Program for Go {
                         self.unspecified
                             .note(line_no, "a size line with spaces or leading zeros");
                     }
-                    out.extend_from_slice(BAD_SIZE);
+                    self.bad_size(out);
                     return Ok(Flow::Stop);
                 };
                 self.phase = Phase::Board {
@@ -252,7 +451,7 @@ impl Program for Go {
                         self.unspecified
                             .note(line_no, "a board line that is too short or too long");
                     }
-                    Go::illegal_character(board_line, out);
+                    self.illegal_character(board_line, out);
                     return Ok(Flow::Stop);
                 }
                 cells.extend(line.iter().map(u8::to_ascii_uppercase));
@@ -260,7 +459,7 @@ impl Program for Go {
                     return Ok(Flow::Continue);
                 }
                 let analysis = analyse(size, cells);
-                render(size, cells, &analysis, out);
+                render(size, cells, &analysis, out, &mut self.spans);
                 Ok(Flow::Stop)
             }
         }
@@ -271,12 +470,13 @@ impl Program for Go {
             Phase::Size => {
                 self.unspecified
                     .note(last_line + 1, "input ends before the size line");
-                out.extend_from_slice(BAD_SIZE);
+                self.bad_size(out);
             }
             Phase::Board { size, cells } => {
                 self.unspecified
                     .note(last_line + 1, "input ends before the last board line");
-                Go::illegal_character(cells.len() / size + 1, out);
+                let board_line = cells.len() / size + 1;
+                self.illegal_character(board_line, out);
             }
         }
         Ok(())
@@ -284,5 +484,9 @@ impl Program for Go {
 
     fn unspecified(&self) -> Option<&(usize, String)> {
         self.unspecified.get()
+    }
+
+    fn spans(&mut self) -> Option<&mut Spans> {
+        Some(&mut self.spans)
     }
 }

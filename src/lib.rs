@@ -13,4 +13,5 @@ pub mod driver;
 pub mod go;
 pub mod mutant;
 pub mod program;
+pub mod rule;
 pub mod spec;

@@ -6,6 +6,8 @@
 
 use std::fmt;
 
+use crate::rule::Spans;
+
 /// Whether a program wants more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Flow {
@@ -54,6 +56,12 @@ pub trait Program {
     /// The first behaviour the handout leaves unspecified that this input touched, if any,
     /// as `(input line, what)`. Cases that touch one are never graded.
     fn unspecified(&self) -> Option<&(usize, String)>;
+
+    /// The spans that say which rule decided each part of the output, for a program that
+    /// records them (see [`crate::rule`]); the driver switches recording on when tracing.
+    fn spans(&mut self) -> Option<&mut Spans> {
+        None
+    }
 }
 
 /// Records the first unspecified behaviour an input touches; later ones add nothing.

@@ -16,9 +16,12 @@ use gridjudge::driver::run_bytes;
 use gridjudge::mutant::{self, Info, MUTANTS};
 use gridjudge::spec::Spec;
 
-use crate::compare::compare;
+use std::time::Duration;
+
 use crate::discover::{discover, Case};
 use crate::error::Error;
+use crate::outcome::judge;
+use crate::process::{Execution, Exit};
 use crate::suite::{load_all, Rules};
 
 /// The group of random cases, which does not count as hand-written.
@@ -32,6 +35,15 @@ pub struct Kills {
     pub hand_written: Vec<String>,
     /// How many `generated` cases kill it.
     pub generated: usize,
+    /// The causes a check gives its failures, by id: the words and how many cases.
+    pub causes: BTreeMap<String, (String, usize)>,
+}
+
+/// The cause of one failure, as `check` names it.
+#[derive(Debug, Clone)]
+pub struct Cause {
+    pub id: String,
+    pub text: String,
 }
 
 impl Kills {
@@ -103,9 +115,15 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
                 variant,
                 hand_written: Vec::new(),
                 generated: 0,
+                causes: BTreeMap::new(),
             };
             for ((of, case), killed) in pairs.iter().zip(&killed) {
-                if std::ptr::eq(*of, variant) && *killed {
+                if let (true, Some(cause)) = (std::ptr::eq(*of, variant), killed) {
+                    let entry = found
+                        .causes
+                        .entry(cause.id.clone())
+                        .or_insert_with(|| (cause.text.clone(), 0));
+                    entry.1 += 1;
                     if case.case.group == GENERATED {
                         found.generated += 1;
                     } else {
@@ -122,19 +140,46 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
     })
 }
 
-/// Whether `case` tells `variant` apart from the reference.
-fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> bool {
+/// Whether `case` tells `variant` apart from the reference: the cause a check would give the
+/// failure (its id and words), or `None` when the case passes.
+fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Option<Cause> {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         mutant::with(variant.mutant, || run_bytes(spec, &case.input))
     }));
-    match run {
+    let (output, result) = match run {
         // A variant that crashes is told apart as surely as one that prints wrong output.
-        Err(_) => true,
-        Ok((output, result)) => {
-            compare(rules.compare, &case.expected, &output).is_some()
-                || (result.is_err() && rules.grade_exit_status)
-        }
+        Err(_) => (Vec::new(), Err(())),
+        Ok((output, result)) => (output, result.map(|_| ()).map_err(|_| ())),
+    };
+    let exit = Exit::Code(if result.is_ok() { 0 } else { 1 });
+    let execution = Execution::finished(exit, output, b"the variant stopped\n".to_vec());
+    let mut judgement = judge(
+        rules,
+        case.expected.clone(),
+        execution,
+        Duration::from_secs(1),
+    );
+    if judgement.verdict.passed() {
+        return None;
     }
+    if let (Some(difference), Some(execution)) = (&judgement.difference, &judgement.execution) {
+        let actual = &execution.stdout;
+        // What `check` learns from the bundled reference's trace, learnt in this process.
+        let mut trace = Vec::new();
+        let _ = gridjudge::driver::run(spec, &case.input[..], std::io::sink(), Some(&mut trace));
+        let found = crate::locate::from_trace_text(
+            &String::from_utf8_lossy(&trace),
+            &case.input,
+            difference.telling_offset(),
+            actual,
+        );
+        judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+        judgement.rule = found.and_then(|l| l.rule);
+    }
+    Some(Cause {
+        id: judgement.cause_id(),
+        text: judgement.cause_text(),
+    })
 }
 
 impl Report {
@@ -166,11 +211,17 @@ impl Report {
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "  {:<40} {:>4} hand-written, {:>3} generated{first}",
+                    "  {:<40} {:>4} hand-written, {:>3} generated, {} causes{first}",
                     kills.variant.name,
                     kills.hand_written.len(),
-                    kills.generated
+                    kills.generated,
+                    kills.causes.len()
                 );
+                if std::env::var_os("GRIDJUDGE_CAUSES").is_some() {
+                    for (id, (text, n)) in &kills.causes {
+                        let _ = writeln!(out, "      {id} {n:>4}  {text}");
+                    }
+                }
             }
         }
         let survivors: Vec<&Kills> = self.survivors().collect();

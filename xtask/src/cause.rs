@@ -43,9 +43,22 @@ impl Judgement {
     /// (or the crash's message), and the shape of that input line ([`command_kind`]). The first
     /// divergence is the cause: a program that printed a wrong line and then crashed (at the
     /// end of its input, say) is keyed by the wrong line, the crash being its consequence.
+    ///
+    /// Where the reference names the rule of the spec that decided the expected output at the
+    /// difference, the rule takes the input line's place, and the kind of difference is
+    /// coarsened to what one bug keeps making ([`Judgement::kind_under_rule`]): one misread rule
+    /// is one cause, whatever command showed it and however far a number is off.
     pub fn cause_key(&self) -> (Verdict, String, String) {
-        match self.divergence() {
-            Some((verdict, difference)) => (
+        match (self.divergence(), &self.rule) {
+            (Some((verdict, _)), Some(rule)) if rule.misread => {
+                (verdict, "misread".into(), format!("rule {}", rule.slug))
+            }
+            (Some((verdict, _)), Some(rule)) => (
+                verdict,
+                self.kind_under_rule(),
+                format!("rule {}", rule.slug),
+            ),
+            (Some((verdict, difference)), None) => (
                 verdict,
                 difference.to_string(),
                 self.answers
@@ -53,7 +66,36 @@ impl Judgement {
                     .map(command_kind)
                     .unwrap_or_default(),
             ),
-            None => (self.verdict, self.cause_text(), String::new()),
+            (None, _) => (self.verdict, self.cause_text(), String::new()),
+        }
+    }
+
+    /// The kind of difference a cause keyed by a rule keeps: a difference of layout (spaces,
+    /// line endings, blank lines, a prompt) or of length (output cut short, extra output) as it
+    /// is; any other difference of content as one kind, told apart only by the punctuation
+    /// shown instead of the expected punctuation (`[` for `|`: a faller drawn falling where it
+    /// has landed), since letters and numbers are the case's own.
+    fn kind_under_rule(&self) -> String {
+        let Some(difference) = &self.difference else {
+            return String::new();
+        };
+        let content = difference.cause == "a line differs"
+            || difference.cause.contains("number")
+            || difference.cause.starts_with("one too");
+        if !content {
+            return difference.cause.clone();
+        }
+        let at = |line: &Option<String>| {
+            line.as_deref()
+                .and_then(|line| line.chars().nth(difference.column - 1))
+        };
+        match (at(&difference.expected_line), at(&difference.actual_line)) {
+            (Some(expected), Some(actual))
+                if !expected.is_alphanumeric() && !actual.is_alphanumeric() =>
+            {
+                format!("`{actual}` is shown where `{expected}` belongs")
+            }
+            _ => "the output differs".into(),
         }
     }
 
@@ -101,6 +143,23 @@ impl Judgement {
         let Some((verdict, difference)) = self.divergence() else {
             return self.cause();
         };
+        let then = match self.verdict {
+            Verdict::RuntimeError => ", then it crashed",
+            _ => "",
+        };
+        match &self.rule {
+            Some(rule) if rule.misread => {
+                return format!("{verdict}: misreads “{}”{then}", rule.words)
+            }
+            Some(rule) => {
+                return format!(
+                    "{verdict}: {}, where “{}” decides the output{then}",
+                    self.kind_under_rule(),
+                    rule.words
+                )
+            }
+            None => {}
+        }
         let after = match self.answers.as_deref().map(command_kind).as_deref() {
             None => "",
             Some("(empty line)") => " (in the output after an empty input line)",
@@ -108,10 +167,6 @@ impl Judgement {
             Some("A") => " (in the output after an input line starting with a word)",
             Some("(space)") => " (in the output after an input line starting with a space)",
             Some(_) => " (in the output after an input line starting with punctuation)",
-        };
-        let then = match self.verdict {
-            Verdict::RuntimeError => ", then it crashed",
-            _ => "",
         };
         format!("{verdict}: {difference}{after}{then}")
     }
@@ -171,22 +226,8 @@ mod tests {
     /// The judgement of a program that printed `stdout` and ended with `exit` (and `stderr`),
     /// where `expected` was right and the difference answers the input line `answers`.
     fn judged(expected: &str, stdout: &str, exit: Exit, stderr: &str, answers: &str) -> Judgement {
-        let execution = Execution {
-            exit,
-            stdout: stdout.as_bytes().to_vec(),
-            stderr: stderr.as_bytes().to_vec(),
-            stderr_truncated: false,
-            elapsed: Duration::from_millis(5),
-            timed_out: false,
-            wall_stopped: false,
-            run_delay: None,
-            output_limited: false,
-            limit: None,
-            cpu_time: Duration::from_millis(5),
-            peak_memory: None,
-            interrupted: false,
-            confined: true,
-        };
+        let execution =
+            Execution::finished(exit, stdout.as_bytes().to_vec(), stderr.as_bytes().to_vec());
         let rules = Rules {
             compare: CompareMode::Exact,
             grade_exit_status: false,

@@ -498,20 +498,26 @@ fn run_case(
         // The bundled reference says where; without it (the student kit), the trace it wrote
         // for the case when the kit was built. An instructor's own reference cannot say.
         let trace = case.input.with_extension("trace");
+        let stdout = judgement
+            .execution
+            .as_ref()
+            .map_or(&[][..], |e| e.stdout.as_slice());
         let found = if options.reference.is_file() && plan.suite.is_built_in() {
             locate(
                 &plan
                     .suite
                     .reference_target(&options.reference, &options.dir),
                 &input,
-                difference.expected_offset,
+                difference.telling_offset(),
+                stdout,
             )
         } else if trace.is_file() {
-            crate::locate::from_trace(&trace, &input, difference.expected_offset)
+            crate::locate::from_trace(&trace, &input, difference.telling_offset(), stdout)
         } else {
             None
         };
         judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+        judgement.rule = found.as_ref().and_then(|l| l.rule.clone());
         judgement.location = found.map(|l| l.phrase);
     }
     judgement.bound();

@@ -26,6 +26,26 @@ pub struct Difference {
     pub presentation_only: bool,
 }
 
+impl Difference {
+    /// The byte of the expected output that tells what is wrong: where the difference starts,
+    /// or, where the program's line stops short before spaces (which may not count), the
+    /// expected text after them.
+    pub fn telling_offset(&self) -> usize {
+        let (Some(expected), Some(actual)) = (&self.expected_line, &self.actual_line) else {
+            return self.expected_offset;
+        };
+        let (expected, actual) = (expected.as_bytes(), actual.as_bytes());
+        if !expected.starts_with(actual) {
+            return self.expected_offset;
+        }
+        let spaces = expected[actual.len()..]
+            .iter()
+            .take_while(|&&byte| byte == b' ')
+            .count();
+        self.expected_offset + spaces
+    }
+}
+
 /// The first difference between `expected` and `actual` under `mode`, if any.
 pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Difference> {
     let same = |e: &[u8], a: &[u8]| match mode {

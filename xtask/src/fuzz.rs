@@ -403,12 +403,18 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
         let reference = options
             .suite
             .reference_target(&options.reference, &options.dir);
+        let stdout = judgement
+            .execution
+            .as_ref()
+            .map_or(&[][..], |e| e.stdout.as_slice());
         let found = crate::locate::locate(
             &reference,
             found.shrunk.as_bytes(),
-            difference.expected_offset,
+            difference.telling_offset(),
+            stdout,
         );
         judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+        judgement.rule = found.as_ref().and_then(|l| l.rule.clone());
         judgement.location = found.map(|l| l.phrase);
     }
     let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;

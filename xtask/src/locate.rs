@@ -2,7 +2,9 @@
 //!
 //! The reference binary writes, with `--trace FILE`, the number of output bytes that exist
 //! after each input line. The first trace entry past the difference's offset in the expected
-//! output names the input line whose answer holds the difference.
+//! output names the input line whose answer holds the difference. The trace's `@ START END
+//! SLUG WORDS` lines say which rule of the spec decided each span of the expected output: the
+//! innermost span holding the difference names the rule whose output went wrong first.
 
 use std::path::Path;
 use std::time::Duration;
@@ -19,18 +21,114 @@ pub struct Location {
     /// The input line the output answers (without its line ending); `None` where it answers
     /// the whole input or none of it.
     pub command: Option<String>,
+    /// The rule of the spec that decided the expected output where it differs, when the
+    /// reference says.
+    pub rule: Option<RuleAt>,
+}
+
+/// A rule of the spec, as the reference's trace names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleAt {
+    /// Its stable short name (`match-horizontal`).
+    pub slug: String,
+    /// The rule in the spec document's words.
+    pub words: String,
+    /// The program's output there is what a misreading of the rule prints.
+    pub misread: bool,
+}
+
+/// The rule whose output went wrong at byte `offset` of the expected output, where `actual`
+/// is the program's output: the misreading holding `offset` that explains most of what the
+/// program shows there (at least its first wrong byte), else the rule of the innermost span holding `offset` (a span `START..END`, or an
+/// empty span at `offset`: output that should have been there and is missing; the later of two
+/// equal spans wins).
+fn rule_at(trace: &str, offset: usize, actual: &[u8]) -> Option<RuleAt> {
+    let mut best: Option<(usize, &str, &str)> = None;
+    let mut misread: Option<(usize, RuleAt)> = None;
+    for line in trace.lines() {
+        let (misreading, rest) = match line.split_at_checked(2) {
+            Some(("@ ", rest)) => (false, rest),
+            Some(("? ", rest)) => (true, rest),
+            _ => continue,
+        };
+        let mut words = rest.splitn(if misreading { 5 } else { 4 }, ' ');
+        let (Some(start), Some(end), Some(slug)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        let (Ok(start), Ok(end)) = (start.parse::<usize>(), end.parse::<usize>()) else {
+            continue;
+        };
+        let holds = (start <= offset && offset < end) || (start == end && start == offset);
+        if !holds {
+            continue;
+        }
+        if misreading {
+            // How much of what the program shows from `start` on the misreading explains: it
+            // must explain the first differing byte; the one explaining most wins.
+            let shows = words.next().and_then(from_hex).unwrap_or_default();
+            let explained = actual
+                .get(start..)
+                .unwrap_or_default()
+                .iter()
+                .zip(&shows)
+                .take_while(|(a, s)| a == s)
+                .count();
+            if explained > offset - start
+                && misread.as_ref().is_none_or(|(most, _)| explained > *most)
+            {
+                misread = Some((
+                    explained,
+                    RuleAt {
+                        slug: slug.into(),
+                        words: words.next().unwrap_or_default().into(),
+                        misread: true,
+                    },
+                ));
+            }
+        } else if best.is_none_or(|(length, _, _)| end - start <= length) {
+            best = Some((end - start, slug, words.next().unwrap_or_default()));
+        }
+    }
+    if let Some((_, rule)) = misread {
+        return Some(rule);
+    }
+    best.map(|(_, slug, words)| RuleAt {
+        slug: slug.into(),
+        words: words.into(),
+        misread: false,
+    })
+}
+
+/// The bytes of a string of hex digits.
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok())
+        .collect()
 }
 
 /// Where the byte `offset` of the expected output shows, or `None` when the reference cannot
 /// say. `reference` must be the bundled reference: it runs trusted.
-pub fn locate(reference: &Target, input: &[u8], offset: usize) -> Option<Location> {
-    phrase_of(&trace(reference, input)?, input, offset)
+pub fn locate(reference: &Target, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
+    phrase_of(&trace(reference, input)?, input, offset, actual)
 }
 
 /// Where the byte `offset` of the expected output shows, from the reference's trace for this
 /// input, written before (the student kit holds one per case instead of the reference).
-pub fn from_trace(trace: &Path, input: &[u8], offset: usize) -> Option<Location> {
-    phrase_of(&std::fs::read_to_string(trace).ok()?, input, offset)
+pub fn from_trace(trace: &Path, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
+    phrase_of(&std::fs::read_to_string(trace).ok()?, input, offset, actual)
+}
+
+/// Where the byte `offset` of the expected output shows, from a trace's text (one the
+/// reference wrote in this process, say).
+pub fn from_trace_text(
+    trace: &str,
+    input: &[u8],
+    offset: usize,
+    actual: &[u8],
+) -> Option<Location> {
+    phrase_of(trace, input, offset, actual)
 }
 
 /// The trace the reference writes for `input`: the text of its `--trace` file.
@@ -50,7 +148,7 @@ pub fn trace(reference: &Target, input: &[u8]) -> Option<String> {
     std::fs::read_to_string(&trace_path).ok()
 }
 
-fn phrase_of(trace: &str, input: &[u8], offset: usize) -> Option<Location> {
+fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
     let entries: Vec<(usize, usize)> = trace
         .lines()
         .filter_map(|line| {
@@ -61,10 +159,12 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize) -> Option<Location> {
             ))
         })
         .collect();
+    let rule = rule_at(trace, offset, actual);
     let at = |phrase: &str| {
         Some(Location {
             phrase: phrase.into(),
             command: None,
+            rule: rule.clone(),
         })
     };
     let Some(&(input_line, _)) = entries.iter().find(|&&(_, output_end)| output_end > offset)
@@ -90,6 +190,7 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize) -> Option<Location> {
     Some(Location {
         phrase: format!("in the output after input line {input_line}: {shown}"),
         command: Some(text.into_owned()),
+        rule,
     })
 }
 
@@ -103,12 +204,12 @@ mod tests {
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 10\n4 20\n5 30\n").unwrap();
         let input = b"4\n3\nEMPTY\nR\n\n";
-        let at = |offset| from_trace(&path, input, offset).unwrap().phrase;
+        let at = |offset| from_trace(&path, input, offset, b"").unwrap().phrase;
         assert_eq!(at(0), "in the output after input line 3: `EMPTY`");
         assert_eq!(at(15), "in the output after input line 4: `R`");
         assert_eq!(at(29), "in the output after input line 5: (an empty line)");
         assert_eq!(at(30), "after the end of the expected output");
-        let command = |offset| from_trace(&path, input, offset).unwrap().command;
+        let command = |offset| from_trace(&path, input, offset, b"").unwrap().command;
         assert_eq!(command(15), Some("R".into()));
         assert_eq!(command(29), Some(String::new()));
     }
@@ -118,8 +219,43 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 0\n4 90\n").unwrap();
-        let found = from_trace(&path, b"9\n..B\n...\n.W.\n", 40).unwrap();
+        let found = from_trace(&path, b"9\n..B\n...\n.W.\n", 40, b"").unwrap();
         assert_eq!(found.phrase, "in the output after the whole input");
         assert_eq!(found.command, None);
+    }
+
+    #[test]
+    fn the_innermost_span_names_the_rule() {
+        let trace = "0 0\n@ 0 30 display every command is followed by a display\n\
+                     @ 4 7 landing fallers land when they cannot move down\n\
+                     @ 30 30 game-over-line GAME OVER on its own line\n1 30\n";
+        let slug = |offset| rule_at(trace, offset, b"").map(|rule| rule.slug);
+        assert_eq!(slug(5).as_deref(), Some("landing"));
+        assert_eq!(
+            rule_at(trace, 4, b"").unwrap().words,
+            "fallers land when they cannot move down"
+        );
+        assert_eq!(slug(3).as_deref(), Some("display"));
+        assert_eq!(slug(7).as_deref(), Some("display"));
+        assert_eq!(slug(30).as_deref(), Some("game-over-line"));
+        assert_eq!(slug(31), None);
+        assert_eq!(rule_at("0 0\n1 10\n", 5, b""), None);
+    }
+
+    #[test]
+    fn a_misreading_the_program_shows_names_the_misread_rule() {
+        // Expected ` 4` at 10..13; counted per stone, the program would show ` 2`.
+        let trace = "@ 10 13 liberties every stone shows its group's liberties\n\
+                     ? 10 13 liberties-shared 2032 a group shares its liberties\n\
+                     ? 10 13 liberties-nsew 2037 liberties are N, S, E, W only\n";
+        let actual = |cell: &str| format!("0123456789{cell}\n").into_bytes();
+        let slug = |cell| rule_at(trace, 11, &actual(cell)).unwrap().slug;
+        assert_eq!(slug(" 2"), "liberties-shared");
+        assert_eq!(slug(" 7"), "liberties-nsew");
+        assert_eq!(slug(" 5"), "liberties");
+        assert_eq!(
+            rule_at(trace, 11, &actual(" 2")).unwrap().words,
+            "a group shares its liberties"
+        );
     }
 }

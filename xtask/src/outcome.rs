@@ -157,6 +157,9 @@ pub struct Judgement {
     pub location: Option<String>,
     /// The input line the first difference answers (`None`: the whole input, or none).
     pub answers: Option<String>,
+    /// The rule of the spec that decided the expected output where it differs, when the
+    /// reference says: what the cause is keyed on.
+    pub rule: Option<crate::locate::RuleAt>,
     pub execution: Option<Execution>,
     pub expected: Vec<u8>,
     pub elapsed: Duration,
@@ -175,6 +178,7 @@ impl Judgement {
         self.difference = None;
         self.location = None;
         self.answers = None;
+        self.rule = None;
         self.diff = None;
         self.expected.clear();
         if let Some(execution) = &mut self.execution {
@@ -219,6 +223,7 @@ impl Judgement {
             difference: None,
             location: None,
             answers: None,
+            rule: None,
             execution: None,
             expected,
             elapsed: Duration::ZERO,
@@ -358,6 +363,7 @@ fn decide(
         difference,
         location: None,
         answers: None,
+        rule: None,
         elapsed: execution.elapsed,
         execution: Some(execution),
         expected,

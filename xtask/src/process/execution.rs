@@ -88,6 +88,30 @@ pub struct Execution {
     pub confined: bool,
 }
 
+impl Execution {
+    /// A run that ended by itself with `exit`, having printed `stdout` and `stderr` in no
+    /// time and within every limit: what an in-process run of the reference or one of its
+    /// variants amounts to.
+    pub fn finished(exit: Exit, stdout: Vec<u8>, stderr: Vec<u8>) -> Execution {
+        Execution {
+            exit,
+            stdout,
+            stderr,
+            stderr_truncated: false,
+            elapsed: Duration::ZERO,
+            timed_out: false,
+            wall_stopped: false,
+            run_delay: None,
+            output_limited: false,
+            limit: None,
+            cpu_time: Duration::ZERO,
+            peak_memory: None,
+            interrupted: false,
+            confined: false,
+        }
+    }
+}
+
 /// What [`classify`] judges from.
 #[derive(Debug, Clone, Copy)]
 pub struct Signs<'a> {

@@ -1,0 +1,95 @@
+//! Which rule of the spec produced each part of the output: the reference's own account of
+//! what it was doing, for a harness that groups a wrong program's failures by the rule whose
+//! output went wrong first.
+//!
+//! A program that keeps [`Spans`] marks, while it writes, the byte ranges of its output with the
+//! [`Rule`] that decided them (a cell of a board, a line, a whole display). Spans may nest; the
+//! innermost one containing a byte is its rule. Where one number depends on several rules (a
+//! Go liberty count), a program also records *misreadings*: the text the output would show
+//! there under a misreading of one rule, so that a program showing that text is told which rule
+//! it misread. Recording is off unless the driver asks for it
+//! (`--trace`), so a normal run pays one branch per display.
+
+/// A rule of a spec document, in the handout's words.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Rule {
+    /// A stable short name, unique within its spec: what causes are keyed on.
+    pub slug: &'static str,
+    /// The rule as the spec document states it.
+    pub words: &'static str,
+}
+
+/// Declares a spec's rules as `pub static` items of one module.
+#[macro_export]
+macro_rules! rules {
+    ($($name:ident = $slug:literal, $words:literal;)*) => {
+        $(pub static $name: $crate::rule::Rule = $crate::rule::Rule { slug: $slug, words: $words };)*
+    };
+}
+
+/// Output bytes `start..end` (offsets into the buffer of one `feed`) were decided by `rule`;
+/// or, for a misreading, output showing `shows` from `start` on would come from misreading
+/// `rule`.
+#[derive(Debug, Clone)]
+pub struct Span {
+    pub start: usize,
+    pub end: usize,
+    pub rule: &'static Rule,
+    pub shows: Option<Vec<u8>>,
+}
+
+/// The spans recorded since the driver last took them.
+#[derive(Debug, Default)]
+pub struct Spans {
+    on: bool,
+    list: Vec<Span>,
+}
+
+impl Spans {
+    /// Starts recording.
+    pub fn record(&mut self) {
+        self.on = true;
+    }
+
+    /// Whether spans are being recorded: a program skips its bookkeeping when not.
+    pub fn is_on(&self) -> bool {
+        self.on
+    }
+
+    /// Marks `start..end` as decided by `rule`.
+    pub fn mark(&mut self, start: usize, end: usize, rule: &'static Rule) {
+        if self.on {
+            self.list.push(Span {
+                start,
+                end,
+                rule,
+                shows: None,
+            });
+        }
+    }
+
+    /// Notes that `start..end` would read `shows` under a misreading of `rule` (nothing when
+    /// that is what it reads anyway).
+    pub fn misread(
+        &mut self,
+        out: &[u8],
+        start: usize,
+        end: usize,
+        rule: &'static Rule,
+        shows: &[u8],
+    ) {
+        if self.on && out.get(start..start + shows.len()) != Some(shows) {
+            self.list.push(Span {
+                start,
+                end,
+                rule,
+                shows: Some(shows.to_vec()),
+            });
+        }
+    }
+
+    /// The spans recorded since the last call.
+    pub fn take(&mut self) -> Vec<Span> {
+        std::mem::take(&mut self.list)
+    }
+}
