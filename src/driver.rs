@@ -10,8 +10,7 @@
 //! that map to say which input line an output difference answers. A program that records rule
 //! spans adds, before each such line, `@ START END SLUG WORDS` lines: output bytes
 //! `START..END` were decided by the rule `SLUG` of the spec (spans may nest; the innermost one
-//! holding a byte is its rule), and `? START END SLUG HEX WORDS` lines: output that shows the
-//! bytes `HEX` from `START` on misread the rule `SLUG`.
+//! holding a byte is its rule).
 
 use std::io::{self, BufRead, Write};
 
@@ -118,13 +117,7 @@ fn write_spans(trace: &mut dyn Write, program: &mut dyn Program, base: usize) ->
     };
     for span in spans.take() {
         let (start, end, rule) = (base + span.start, base + span.end, span.rule);
-        match span.shows {
-            None => writeln!(trace, "@ {start} {end} {} {}", rule.slug, rule.words)?,
-            Some(shows) => {
-                let hex: String = shows.iter().map(|byte| format!("{byte:02x}")).collect();
-                writeln!(trace, "? {start} {end} {} {hex} {}", rule.slug, rule.words)?
-            }
-        }
+        writeln!(trace, "@ {start} {end} {} {}", rule.slug, rule.words)?;
     }
     Ok(())
 }

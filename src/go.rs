@@ -23,38 +23,7 @@ pub mod rules {
         STONES = "stones", "each row of the stones as given";
         EMPTY = "empty", "an empty intersection prints ` .. `";
         LIBERTIES = "liberties", "every stone shows its group's number of distinct liberties";
-        NSEW = "liberties-nsew", "liberties are N, S, E, W only (not diagonal)";
-        SHARED = "liberties-shared", "a group shares its liberties (not counted per stone)";
-        DISTINCT = "liberties-distinct", "a group's liberties are distinct (one next to two stones counts once)";
-        CAP = "liberties-cap", "more than 99 liberties print 99";
         GROUPS = "groups", "every stone shows its group's number";
-        CONNECT = "groups-connect", "groups connect N, S, E, W only (not diagonally)";
-        ORDER = "groups-order", "groups are numbered in left-to-right, top-to-bottom order";
-        MODULO = "groups-modulo", "group numbers print modulo 100";
-    }
-}
-
-/// How [`analyse_as`] reads the rules: the handout's way (every field `false`), or one of the
-/// misreadings a trace names when a program's number matches it.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Reading {
-    pub diagonal_liberties: bool,
-    pub stone_liberties: bool,
-    pub repeated_liberties: bool,
-    pub diagonal_groups: bool,
-    pub column_order: bool,
-}
-
-impl Reading {
-    /// The handout's reading, or a wrong variant's.
-    fn handout() -> Reading {
-        Reading {
-            diagonal_liberties: on(Mutant::GoDiagonalLiberties),
-            stone_liberties: on(Mutant::GoStoneLiberties),
-            repeated_liberties: on(Mutant::GoRepeatedLiberties),
-            diagonal_groups: on(Mutant::GoDiagonalGroups),
-            column_order: on(Mutant::GoColumnOrder),
-        }
     }
 }
 
@@ -73,11 +42,6 @@ pub struct Analysis {
 
 /// Labels the stones of a `size` x `size` board of `.`, `B` and `W`.
 pub fn analyse(size: usize, cells: &[u8]) -> Analysis {
-    analyse_as(size, cells, Reading::handout())
-}
-
-/// Labels the stones as `reading` reads the rules.
-pub fn analyse_as(size: usize, cells: &[u8], reading: Reading) -> Analysis {
     let mut groups = vec![0usize; cells.len()];
     let mut liberties = vec![0usize; cells.len()];
     // The group that last counted each empty intersection as a liberty.
@@ -85,7 +49,7 @@ pub fn analyse_as(size: usize, cells: &[u8], reading: Reading) -> Analysis {
     let mut stack = Vec::new();
     let mut members = Vec::new();
     let mut n_groups = 0;
-    let scan: Vec<usize> = if reading.column_order {
+    let scan: Vec<usize> = if on(Mutant::GoColumnOrder) {
         (0..size)
             .flat_map(|col| (0..size).map(move |row| row * size + col))
             .collect()
@@ -122,18 +86,18 @@ pub fn analyse_as(size: usize, cells: &[u8], reading: Reading) -> Analysis {
             for (neighbour, is_diagonal) in straight.into_iter().map(|n| (n, false)).chain(
                 diagonal
                     .into_iter()
-                    .filter(|_| reading.diagonal_liberties || reading.diagonal_groups)
+                    .filter(|_| on(Mutant::GoDiagonalLiberties) || on(Mutant::GoDiagonalGroups))
                     .map(|n| (n, true)),
             ) {
                 let Some(neighbour) = neighbour else { continue };
-                let liberty_ok = !is_diagonal || reading.diagonal_liberties;
-                let group_ok = !is_diagonal || reading.diagonal_groups;
+                let liberty_ok = !is_diagonal || on(Mutant::GoDiagonalLiberties);
+                let group_ok = !is_diagonal || on(Mutant::GoDiagonalGroups);
                 if cells[neighbour] == b'.' {
                     if !liberty_ok {
                         continue;
                     }
                     own_liberties += 1;
-                    if counted_by[neighbour] != n_groups || reading.repeated_liberties {
+                    if counted_by[neighbour] != n_groups || on(Mutant::GoRepeatedLiberties) {
                         counted_by[neighbour] = n_groups;
                         n_liberties += 1;
                     }
@@ -142,11 +106,11 @@ pub fn analyse_as(size: usize, cells: &[u8], reading: Reading) -> Analysis {
                     stack.push(neighbour);
                 }
             }
-            if reading.stone_liberties {
+            if on(Mutant::GoStoneLiberties) {
                 liberties[index] = own_liberties;
             }
         }
-        if !reading.stone_liberties {
+        if !on(Mutant::GoStoneLiberties) {
             for &index in &members {
                 liberties[index] = n_liberties;
             }
@@ -189,7 +153,6 @@ pub fn render(
             b"The Liberties\n"
         };
         line(out, spans, title, &rules::TITLES);
-        let at = out.len();
         let value = |index: usize| {
             if groups && on(Mutant::GoNoGroupModulo) {
                 analysis.groups[index]
@@ -212,9 +175,6 @@ pub fn render(
             &rules::LIBERTIES
         };
         table(size, cells, &value, empty, rule, out, spans);
-        if spans.is_on() {
-            misreadings(size, cells, groups, out, at, spans);
-        }
     }
 }
 
@@ -268,88 +228,6 @@ fn table(
             }
         }
         trim_line(out);
-    }
-}
-
-/// Notes what the table written from `at` would read under each misreading of a rule, so that
-/// a program printing one of them is told which rule it misread.
-fn misreadings(size: usize, cells: &[u8], groups: bool, out: &[u8], at: usize, spans: &mut Spans) {
-    let end = out.len();
-    let handout = Reading::default();
-    let (filled, blank): (&[u8], &[u8]) = (b" .. ", b"    ");
-    let mut wrong = vec![
-        (&rules::EMPTY, handout, true, blank),
-        (
-            &rules::CONNECT,
-            Reading {
-                diagonal_groups: true,
-                ..handout
-            },
-            true,
-            filled,
-        ),
-    ];
-    if groups {
-        wrong.push((
-            &rules::ORDER,
-            Reading {
-                column_order: true,
-                ..handout
-            },
-            true,
-            filled,
-        ));
-        wrong.push((&rules::MODULO, handout, false, filled));
-    } else {
-        wrong.push((
-            &rules::SHARED,
-            Reading {
-                stone_liberties: true,
-                ..handout
-            },
-            true,
-            filled,
-        ));
-        wrong.push((
-            &rules::NSEW,
-            Reading {
-                diagonal_liberties: true,
-                ..handout
-            },
-            true,
-            filled,
-        ));
-        wrong.push((
-            &rules::DISTINCT,
-            Reading {
-                repeated_liberties: true,
-                ..handout
-            },
-            true,
-            filled,
-        ));
-        wrong.push((&rules::CAP, handout, false, filled));
-    }
-    let mut text = Vec::new();
-    for (rule, reading, capped, empty) in wrong {
-        let analysis = analyse_as(size, cells, reading);
-        let value = |index: usize| match (groups, capped) {
-            (true, true) => analysis.groups[index] % 100,
-            (true, false) => analysis.groups[index],
-            (false, true) => analysis.liberties[index].min(99),
-            (false, false) => analysis.liberties[index],
-        };
-        text.clear();
-        table(
-            size,
-            cells,
-            &value,
-            empty,
-            rule,
-            &mut text,
-            &mut Spans::default(),
-        );
-        spans.misread(out, at, end, rule, &text);
     }
 }
 

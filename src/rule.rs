@@ -4,10 +4,7 @@
 //!
 //! A program that keeps [`Spans`] marks, while it writes, the byte ranges of its output with the
 //! [`Rule`] that decided them (a cell of a board, a line, a whole display). Spans may nest; the
-//! innermost one containing a byte is its rule. Where one number depends on several rules (a
-//! Go liberty count), a program also records *misreadings*: the text the output would show
-//! there under a misreading of one rule, so that a program showing that text is told which rule
-//! it misread. Recording is off unless the driver asks for it
+//! innermost one containing a byte is its rule. Recording is off unless the driver asks for it
 //! (`--trace`), so a normal run pays one branch per display.
 
 /// A rule of a spec document, in the handout's words.
@@ -27,15 +24,12 @@ macro_rules! rules {
     };
 }
 
-/// Output bytes `start..end` (offsets into the buffer of one `feed`) were decided by `rule`;
-/// or, for a misreading, output showing `shows` from `start` on would come from misreading
-/// `rule`.
-#[derive(Debug, Clone)]
+/// Output bytes `start..end` (offsets into the buffer of one `feed`) were decided by `rule`.
+#[derive(Debug, Clone, Copy)]
 pub struct Span {
     pub start: usize,
     pub end: usize,
     pub rule: &'static Rule,
-    pub shows: Option<Vec<u8>>,
 }
 
 /// The spans recorded since the driver last took them.
@@ -59,32 +53,7 @@ impl Spans {
     /// Marks `start..end` as decided by `rule`.
     pub fn mark(&mut self, start: usize, end: usize, rule: &'static Rule) {
         if self.on {
-            self.list.push(Span {
-                start,
-                end,
-                rule,
-                shows: None,
-            });
-        }
-    }
-
-    /// Notes that `start..end` would read `shows` under a misreading of `rule` (nothing when
-    /// that is what it reads anyway).
-    pub fn misread(
-        &mut self,
-        out: &[u8],
-        start: usize,
-        end: usize,
-        rule: &'static Rule,
-        shows: &[u8],
-    ) {
-        if self.on && out.get(start..start + shows.len()) != Some(shows) {
-            self.list.push(Span {
-                start,
-                end,
-                rule,
-                shows: Some(shows.to_vec()),
-            });
+            self.list.push(Span { start, end, rule });
         }
     }
 

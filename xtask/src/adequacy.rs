@@ -37,6 +37,9 @@ pub struct Kills {
     pub generated: usize,
     /// The causes a check gives its failures, by id: the words and how many cases.
     pub causes: BTreeMap<String, (String, usize)>,
+    /// The same without the variant's own misreading in the traces: the causes of a wrong
+    /// program that no variant foresaw, named by the rules whose output went wrong.
+    pub unaided: BTreeMap<String, (String, usize)>,
 }
 
 /// The cause of one failure, as `check` names it.
@@ -66,6 +69,8 @@ struct Loaded {
     case: Case,
     input: Vec<u8>,
     expected: Vec<u8>,
+    /// The reference's trace of the input, made the first time a variant fails the case.
+    trace: std::sync::OnceLock<String>,
 }
 
 /// Runs every variant on every graded case of its spec under the corpus `root`.
@@ -94,6 +99,7 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
                 case,
                 input,
                 expected,
+                trace: std::sync::OnceLock::new(),
             });
         }
         let n_generated = loaded.iter().filter(|l| l.case.group == GENERATED).count();
@@ -116,20 +122,25 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
                 hand_written: Vec::new(),
                 generated: 0,
                 causes: BTreeMap::new(),
+                unaided: BTreeMap::new(),
             };
+            let mut candidates: [Vec<&Candidates>; 2] = [Vec::new(), Vec::new()];
             for ((of, case), killed) in pairs.iter().zip(&killed) {
-                if let (true, Some(cause)) = (std::ptr::eq(*of, variant), killed) {
-                    let entry = found
-                        .causes
-                        .entry(cause.id.clone())
-                        .or_insert_with(|| (cause.text.clone(), 0));
-                    entry.1 += 1;
+                if let (true, Some([cause, unaided])) = (std::ptr::eq(*of, variant), killed) {
+                    candidates[0].push(cause);
+                    candidates[1].push(unaided);
                     if case.case.group == GENERATED {
                         found.generated += 1;
                     } else {
                         found.hand_written.push(case.case.id());
                     }
                 }
+            }
+            for (causes, candidates) in [&mut found.causes, &mut found.unaided]
+                .into_iter()
+                .zip(candidates)
+            {
+                tally(causes, &candidates);
             }
             kills.push(found);
         }
@@ -140,9 +151,30 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
     })
 }
 
-/// Whether `case` tells `variant` apart from the reference: the cause a check would give the
-/// failure (its id and words), or `None` when the case passes.
-fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Option<Cause> {
+/// Counts one variant's failures by the cause a check names, ties settled as a check settles
+/// them.
+fn tally(causes: &mut BTreeMap<String, (String, usize)>, candidates: &[&Candidates]) {
+    let names: Vec<Vec<&str>> = candidates
+        .iter()
+        .map(|candidates| candidates.iter().map(|(name, _)| name.as_str()).collect())
+        .collect();
+    for (candidates, chosen) in candidates.iter().zip(crate::cause::settle_ties(&names)) {
+        let (_, cause) = &candidates[chosen];
+        let entry = causes
+            .entry(cause.id.clone())
+            .or_insert_with(|| (cause.text.clone(), 0));
+        entry.1 += 1;
+    }
+}
+
+/// The causes a failure could be given: one per rule that explains it equally well (a check
+/// names the one most of the program's failures share), with the rule's name.
+type Candidates = Vec<(String, Cause)>;
+
+/// Whether `case` tells `variant` apart from the reference: the causes a check would give the
+/// failure, with and without the variant's own misreading (see [`Kills::causes`]), or `None`
+/// when the case passes.
+fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Option<[Candidates; 2]> {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         mutant::with(variant.mutant, || run_bytes(spec, &case.input))
     }));
@@ -162,24 +194,47 @@ fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Optio
     if judgement.verdict.passed() {
         return None;
     }
-    if let (Some(difference), Some(execution)) = (&judgement.difference, &judgement.execution) {
-        let actual = &execution.stdout;
-        // What `check` learns from the bundled reference's trace, learnt in this process.
-        let mut trace = Vec::new();
-        let _ = gridjudge::driver::run(spec, &case.input[..], std::io::sink(), Some(&mut trace));
-        let found = crate::locate::from_trace_text(
-            &String::from_utf8_lossy(&trace),
-            &case.input,
-            difference.telling_offset(),
-            actual,
-        );
-        judgement.answers = found.as_ref().and_then(|l| l.command.clone());
-        judgement.rule = found.and_then(|l| l.rule);
-    }
-    Some(Cause {
-        id: judgement.cause_id(),
-        text: judgement.cause_text(),
-    })
+    let trace = case.trace.get_or_init(|| {
+        crate::locate::built_in_trace(&[spec.name.to_string()], &case.input).unwrap_or_default()
+    });
+    // The same trace without the variant's own misreading: as a wrong program no variant
+    // foresaw would be named.
+    let own = format!(" {} ", variant.name);
+    let unaided: String = trace
+        .lines()
+        .filter(|line| !(line.starts_with("? ") && line.contains(&own)))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    Some([trace, &unaided].map(|trace| {
+        let mut rules = Vec::new();
+        if let (Some(difference), Some(execution)) = (&judgement.difference, &judgement.execution) {
+            let found = crate::locate::from_trace_text(
+                trace,
+                &case.input,
+                difference.telling_offset(),
+                &execution.stdout,
+            );
+            judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+            if let Some(found) = found {
+                rules.extend(found.rule.into_iter().chain(found.tied).map(Some));
+            }
+        }
+        if rules.is_empty() {
+            rules.push(None);
+        }
+        rules
+            .into_iter()
+            .map(|rule| {
+                let name = rule.as_ref().map(|r| r.slug.clone()).unwrap_or_default();
+                judgement.rule = rule;
+                let cause = Cause {
+                    id: judgement.cause_id(),
+                    text: judgement.cause_text(),
+                };
+                (name, cause)
+            })
+            .collect()
+    }))
 }
 
 impl Report {
@@ -187,8 +242,9 @@ impl Report {
         self.kills.iter().filter(|k| !k.killed())
     }
 
-    /// The per-variant report, survivors last, ending with the tally line.
-    pub fn render(&self) -> String {
+    /// The per-variant report, survivors last, ending with the tally line; `verbose`: each
+    /// variant's causes too (`u`: by rule alone, its own misreading left out).
+    pub fn render(&self, verbose: bool) -> String {
         let mut out = String::new();
         for (spec, (hand_written, generated)) in &self.cases {
             let of_spec: Vec<&Kills> = self
@@ -211,15 +267,19 @@ impl Report {
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "  {:<40} {:>4} hand-written, {:>3} generated, {} causes{first}",
+                    "  {:<40} {:>4} hand-written, {:>3} generated, {} causes, {} unaided{first}",
                     kills.variant.name,
                     kills.hand_written.len(),
                     kills.generated,
-                    kills.causes.len()
+                    kills.causes.len(),
+                    kills.unaided.len()
                 );
-                if std::env::var_os("GRIDJUDGE_CAUSES").is_some() {
+                if verbose {
                     for (id, (text, n)) in &kills.causes {
                         let _ = writeln!(out, "      {id} {n:>4}  {text}");
+                    }
+                    for (id, (text, n)) in &kills.unaided {
+                        let _ = writeln!(out, "    u {id} {n:>4}  {text}");
                     }
                 }
             }
@@ -307,6 +367,7 @@ impl Report {
                 );
             }
         }
+        out.push_str(&self.causes_table());
         out
     }
 }

@@ -148,9 +148,7 @@ impl Judgement {
             _ => "",
         };
         match &self.rule {
-            Some(rule) if rule.misread => {
-                return format!("{verdict}: misreads “{}”{then}", rule.words)
-            }
+            Some(rule) if rule.misread => return format!("{verdict}: {}{then}", rule.words),
             Some(rule) => {
                 return format!(
                     "{verdict}: {}, where “{}” decides the output{then}",
@@ -169,6 +167,67 @@ impl Judgement {
             Some(_) => " (in the output after an input line starting with punctuation)",
         };
         format!("{verdict}: {difference}{after}{then}")
+    }
+}
+
+/// Where several misreadings explain a case's failure equally well: which to name, so that one
+/// program's failures are explained by as few misreadings as can be. Each case lists its
+/// candidates' names, best first; the one named by most cases of the run wins (the first
+/// listed, between equals). Returns the chosen index per case.
+pub fn settle_ties(candidates: &[Vec<&str>]) -> Vec<usize> {
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for names in candidates {
+        for name in names {
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    candidates
+        .iter()
+        .map(|names| {
+            let mut chosen = 0;
+            for (k, name) in names.iter().enumerate() {
+                if counts[name] > counts[names[chosen]] {
+                    chosen = k;
+                }
+            }
+            chosen
+        })
+        .collect()
+}
+
+impl Judgement {
+    /// Names the misreading [`settle_ties`] chose among this failure's equally good ones.
+    fn choose_rule(&mut self, chosen: usize) {
+        if chosen > 0 && chosen <= self.tied.len() {
+            if let Some(rule) = self.rule.take() {
+                let pick = self.tied.remove(chosen - 1);
+                self.tied.insert(chosen - 1, rule);
+                self.rule = Some(pick);
+            }
+        }
+    }
+
+    /// The names of the rules that explain this failure equally well, the named one first.
+    fn candidates(&self) -> Vec<&str> {
+        self.rule
+            .iter()
+            .chain(&self.tied)
+            .map(|rule| rule.slug.as_str())
+            .collect()
+    }
+}
+
+/// Settles the ties of every failure of one program's run ([`settle_ties`]).
+pub fn settle_run_ties<'a>(judgements: impl Iterator<Item = &'a mut Judgement>) {
+    let mut judgements: Vec<&mut Judgement> = judgements.collect();
+    let chosen = settle_ties(
+        &judgements
+            .iter()
+            .map(|judgement| judgement.candidates())
+            .collect::<Vec<_>>(),
+    );
+    for (judgement, chosen) in judgements.iter_mut().zip(chosen) {
+        judgement.choose_rule(chosen);
     }
 }
 
@@ -285,5 +344,18 @@ mod tests {
             cut_short.cause_text(),
             "runtime error: ZeroDivisionError: division by zero"
         );
+    }
+
+    #[test]
+    fn ties_go_to_the_misreading_most_failures_share() {
+        // Case 1 is explained by a or b, case 2 by b alone, case 3 by b or c: b, everywhere.
+        let chosen = settle_ties(&[vec!["a", "b"], vec!["b"], vec!["b", "c"]]);
+        assert_eq!(chosen, [1, 0, 0]);
+        // Case 3 by c or a: a is as common as b, so case 1 keeps a and case 3 takes a.
+        let chosen = settle_ties(&[vec!["a", "b"], vec!["b"], vec!["c", "a"]]);
+        assert_eq!(chosen, [0, 0, 1]);
+        // Between equals, the first listed.
+        assert_eq!(settle_ties(&[vec!["a", "b"], vec!["b", "a"]]), [0, 0]);
+        assert_eq!(settle_ties(&[vec![], vec!["a"]]), [0, 0]);
     }
 }

@@ -293,7 +293,8 @@ pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseR
 }
 
 /// The finished run of a prepared check, from the results of its cases in order.
-pub fn finish(mut prepared: Prepared, results: Vec<CaseResult>) -> Result<Run, Error> {
+pub fn finish(mut prepared: Prepared, mut results: Vec<CaseResult>) -> Result<Run, Error> {
+    crate::cause::settle_run_ties(results.iter_mut().map(|result| &mut result.judgement));
     could_not_run(&prepared.plans, &results)?;
     never_ran(&prepared.program, &results)?;
     crate::confine::note_once(
@@ -495,29 +496,22 @@ fn run_case(
         stop.store(true, Ordering::Relaxed);
     }
     if let (false, Some(difference)) = (judgement.verdict.passed(), &judgement.difference) {
-        // The bundled reference says where; without it (the student kit), the trace it wrote
-        // for the case when the kit was built. An instructor's own reference cannot say.
-        let trace = case.input.with_extension("trace");
         let stdout = judgement
             .execution
             .as_ref()
             .map_or(&[][..], |e| e.stdout.as_slice());
-        let found = if options.reference.is_file() && plan.suite.is_built_in() {
-            locate(
-                &plan
-                    .suite
-                    .reference_target(&options.reference, &options.dir),
-                &input,
-                difference.telling_offset(),
-                stdout,
-            )
-        } else if trace.is_file() {
-            crate::locate::from_trace(&trace, &input, difference.telling_offset(), stdout)
-        } else {
-            None
-        };
+        let found = locate(
+            &plan.suite,
+            &options.reference,
+            &options.dir,
+            &input,
+            difference.telling_offset(),
+            stdout,
+            &case.input.with_extension("trace"),
+        );
         judgement.answers = found.as_ref().and_then(|l| l.command.clone());
         judgement.rule = found.as_ref().and_then(|l| l.rule.clone());
+        judgement.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
         judgement.location = found.map(|l| l.phrase);
     }
     judgement.bound();

@@ -25,6 +25,7 @@ pub mod cli;
 pub mod compare;
 pub mod compile;
 pub mod confine;
+pub mod diagnosis;
 pub mod diff;
 pub mod discover;
 pub mod error;

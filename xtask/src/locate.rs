@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use crate::confine::Policy;
 use crate::process::{execute, Bounds};
+use crate::suite::Suite;
 use crate::target::Target;
 
 /// Where a difference shows, in terms of the input.
@@ -24,6 +25,8 @@ pub struct Location {
     /// The rule of the spec that decided the expected output where it differs, when the
     /// reference says.
     pub rule: Option<RuleAt>,
+    /// Other misreadings that explain the program's output there as well as `rule` does.
+    pub tied: Vec<RuleAt>,
 }
 
 /// A rule of the spec, as the reference's trace names it.
@@ -37,21 +40,22 @@ pub struct RuleAt {
     pub misread: bool,
 }
 
-/// The rule whose output went wrong at byte `offset` of the expected output, where `actual`
-/// is the program's output: the misreading holding `offset` that explains most of what the
-/// program shows there (at least its first wrong byte), else the rule of the innermost span holding `offset` (a span `START..END`, or an
-/// empty span at `offset`: output that should have been there and is missing; the later of two
-/// equal spans wins).
-fn rule_at(trace: &str, offset: usize, actual: &[u8]) -> Option<RuleAt> {
+/// The rules whose output went wrong at byte `offset` of the expected output, where `actual`
+/// is the program's output: the misreadings holding `offset` that explain most of what the
+/// program shows there (at least its first wrong byte; several when they explain as much),
+/// else the rule of the innermost span holding `offset` (a span `START..END`, or an empty span
+/// at `offset`: output that should have been there and is missing; the later of two equal
+/// spans wins). Empty when the trace names none.
+fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
     let mut best: Option<(usize, &str, &str)> = None;
-    let mut misread: Option<(usize, RuleAt)> = None;
+    let mut misread: (usize, Vec<RuleAt>) = (0, Vec::new());
     for line in trace.lines() {
         let (misreading, rest) = match line.split_at_checked(2) {
             Some(("@ ", rest)) => (false, rest),
             Some(("? ", rest)) => (true, rest),
             _ => continue,
         };
-        let mut words = rest.splitn(if misreading { 5 } else { 4 }, ' ');
+        let mut words = rest.splitn(if misreading { 6 } else { 4 }, ' ');
         let (Some(start), Some(end), Some(slug)) = (words.next(), words.next(), words.next())
         else {
             continue;
@@ -59,7 +63,10 @@ fn rule_at(trace: &str, offset: usize, actual: &[u8]) -> Option<RuleAt> {
         let (Ok(start), Ok(end)) = (start.parse::<usize>(), end.parse::<usize>()) else {
             continue;
         };
-        let holds = (start <= offset && offset < end) || (start == end && start == offset);
+        // A misreading may explain past the bytes it shows (its hash covers the rest).
+        let holds = (start <= offset && offset < end)
+            || (start == end && start == offset)
+            || (misreading && start <= offset);
         if !holds {
             continue;
         }
@@ -67,37 +74,44 @@ fn rule_at(trace: &str, offset: usize, actual: &[u8]) -> Option<RuleAt> {
             // How much of what the program shows from `start` on the misreading explains: it
             // must explain the first differing byte; the one explaining most wins.
             let shows = words.next().and_then(from_hex).unwrap_or_default();
-            let explained = actual
-                .get(start..)
-                .unwrap_or_default()
-                .iter()
-                .zip(&shows)
-                .take_while(|(a, s)| a == s)
-                .count();
-            if explained > offset - start
-                && misread.as_ref().is_none_or(|(most, _)| explained > *most)
-            {
-                misread = Some((
-                    explained,
-                    RuleAt {
-                        slug: slug.into(),
-                        words: words.next().unwrap_or_default().into(),
-                        misread: true,
-                    },
-                ));
+            let printed = actual.get(start..).unwrap_or_default();
+            let whole = words
+                .next()
+                .and_then(|hash| u64::from_str_radix(hash, 16).ok());
+            // A program printing all the misreading prints explains all of it.
+            let explained = if whole == Some(crate::shard::fnv1a(printed)) {
+                usize::MAX
+            } else {
+                printed
+                    .iter()
+                    .zip(&shows)
+                    .take_while(|(a, s)| a == s)
+                    .count()
+            };
+            if explained > offset - start && explained >= misread.0 {
+                if explained > misread.0 {
+                    misread = (explained, Vec::new());
+                }
+                misread.1.push(RuleAt {
+                    slug: slug.into(),
+                    words: words.next().unwrap_or_default().into(),
+                    misread: true,
+                });
             }
         } else if best.is_none_or(|(length, _, _)| end - start <= length) {
             best = Some((end - start, slug, words.next().unwrap_or_default()));
         }
     }
-    if let Some((_, rule)) = misread {
-        return Some(rule);
+    if !misread.1.is_empty() {
+        return misread.1;
     }
     best.map(|(_, slug, words)| RuleAt {
         slug: slug.into(),
         words: words.into(),
         misread: false,
     })
+    .into_iter()
+    .collect()
 }
 
 /// The bytes of a string of hex digits.
@@ -108,10 +122,32 @@ fn from_hex(hex: &str) -> Option<Vec<u8>> {
         .collect()
 }
 
-/// Where the byte `offset` of the expected output shows, or `None` when the reference cannot
-/// say. `reference` must be the bundled reference: it runs trusted.
-pub fn locate(reference: &Target, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
-    phrase_of(&trace(reference, input)?, input, offset, actual)
+/// Where the byte `offset` of the expected output of `suite`'s case `input` shows, and which
+/// rule decided it, where the program printed `actual`. A built-in spec's engine says, in this
+/// process; else the bundled `reference` binary's `--trace` (it runs trusted, in `dir`); else the trace
+/// `stored` beside the case when the student kit was built. An instructor's own reference
+/// cannot say: `None`.
+pub fn locate(
+    suite: &Suite,
+    reference: &Path,
+    dir: &Path,
+    input: &[u8],
+    offset: usize,
+    actual: &[u8],
+    stored: &Path,
+) -> Option<Location> {
+    let trace = if !suite.is_built_in() {
+        None
+    } else if let Some(trace) =
+        built_in_trace(suite.file.args.as_deref().unwrap_or_default(), input)
+    {
+        Some(trace)
+    } else if reference.is_file() {
+        trace(&suite.reference_target(reference, dir), input)
+    } else {
+        std::fs::read_to_string(stored).ok()
+    };
+    phrase_of(&trace?, input, offset, actual)
 }
 
 /// Where the byte `offset` of the expected output shows, from the reference's trace for this
@@ -129,6 +165,55 @@ pub fn from_trace_text(
     actual: &[u8],
 ) -> Option<Location> {
     phrase_of(trace, input, offset, actual)
+}
+
+/// How many bytes of a wrong variant's output a trace keeps from where it parts from the
+/// reference's: enough to tell one misreading from another.
+const MISREADING_BYTES: usize = 128;
+
+/// The trace of the bundled reference for `input`, computed in this process by the reference's
+/// own engine, for the built-in spec among `args` (a suite's `args`): the reference's
+/// `--trace` lines, and a misreading line (`? START END VARIANT HEX HASH WORDS`) for each
+/// wrong variant that prints something else: where its output parts from the reference's, what
+/// it prints there (its first bytes in hex, and the FNV-1a hash of all it prints from there),
+/// so that a program printing the same is told which rule it misread.
+/// `None` in a build without the reference (the student kit, which holds the traces written
+/// when it was built).
+pub fn built_in_trace(args: &[String], input: &[u8]) -> Option<String> {
+    #[cfg(feature = "reference")]
+    return reference_trace(args, input);
+    #[cfg(not(feature = "reference"))]
+    {
+        let _ = (args, input);
+        None
+    }
+}
+
+#[cfg(feature = "reference")]
+fn reference_trace(args: &[String], input: &[u8]) -> Option<String> {
+    use std::fmt::Write as _;
+    let spec = args.iter().find_map(|arg| gridjudge::spec::find(arg))?;
+    let (mut trace, mut output) = (Vec::new(), Vec::new());
+    // Input the reference refuses still has its trace up to there.
+    let _ = gridjudge::driver::run(spec, input, &mut output, Some(&mut trace));
+    let mut trace = String::from_utf8(trace).ok()?;
+    for misreading in gridjudge::mutant::misreadings(spec, input, &output) {
+        let rest = &misreading.output[misreading.start..];
+        let shows = &rest[..rest.len().min(MISREADING_BYTES)];
+        let hex: String = shows.iter().map(|byte| format!("{byte:02x}")).collect();
+        let variant = misreading.variant;
+        let _ = writeln!(
+            trace,
+            "? {} {} {} {hex} {:016x} {} (the handout: {})",
+            misreading.start,
+            misreading.start + shows.len(),
+            variant.name,
+            crate::shard::fnv1a(rest),
+            variant.what,
+            variant.rule
+        );
+    }
+    Some(trace)
 }
 
 /// The trace the reference writes for `input`: the text of its `--trace` file.
@@ -159,12 +244,15 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
             ))
         })
         .collect();
-    let rule = rule_at(trace, offset, actual);
+    let mut rules = rules_at(trace, offset, actual).into_iter();
+    let rule = rules.next();
+    let tied: Vec<RuleAt> = rules.collect();
     let at = |phrase: &str| {
         Some(Location {
             phrase: phrase.into(),
             command: None,
             rule: rule.clone(),
+            tied: tied.clone(),
         })
     };
     let Some(&(input_line, _)) = entries.iter().find(|&&(_, output_end)| output_end > offset)
@@ -191,6 +279,7 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
         phrase: format!("in the output after input line {input_line}: {shown}"),
         command: Some(text.into_owned()),
         rule,
+        tied,
     })
 }
 
@@ -229,32 +318,59 @@ mod tests {
         let trace = "0 0\n@ 0 30 display every command is followed by a display\n\
                      @ 4 7 landing fallers land when they cannot move down\n\
                      @ 30 30 game-over-line GAME OVER on its own line\n1 30\n";
-        let slug = |offset| rule_at(trace, offset, b"").map(|rule| rule.slug);
+        let slug = |offset| {
+            rules_at(trace, offset, b"")
+                .first()
+                .map(|rule| rule.slug.clone())
+        };
         assert_eq!(slug(5).as_deref(), Some("landing"));
         assert_eq!(
-            rule_at(trace, 4, b"").unwrap().words,
+            rules_at(trace, 4, b"")[0].words,
             "fallers land when they cannot move down"
         );
         assert_eq!(slug(3).as_deref(), Some("display"));
         assert_eq!(slug(7).as_deref(), Some("display"));
         assert_eq!(slug(30).as_deref(), Some("game-over-line"));
         assert_eq!(slug(31), None);
-        assert_eq!(rule_at("0 0\n1 10\n", 5, b""), None);
+        assert_eq!(rules_at("0 0\n1 10\n", 5, b""), vec![]);
     }
 
     #[test]
     fn a_misreading_the_program_shows_names_the_misread_rule() {
-        // Expected ` 4` at 10..13; counted per stone, the program would show ` 2`.
-        let trace = "@ 10 13 liberties every stone shows its group's liberties\n\
-                     ? 10 13 liberties-shared 2032 a group shares its liberties\n\
-                     ? 10 13 liberties-nsew 2037 liberties are N, S, E, W only\n";
+        // Expected ` 4` at 10..13; counted per stone, the program would show ` 2` and go on
+        // as expected (a newline: its hash), with diagonal liberties ` 7` and then `8`.
+        let newline = format!("{:016x}", crate::shard::fnv1a(b" 2\n"));
+        let trace = format!(
+            "@ 10 13 liberties every stone shows its group's liberties\n\
+             ? 10 13 liberties-shared 2032 {newline} a group shares its liberties\n\
+             ? 10 13 liberties-nsew 2037 0 liberties are N, S, E, W only\n"
+        );
+        let trace = trace.as_str();
         let actual = |cell: &str| format!("0123456789{cell}\n").into_bytes();
-        let slug = |cell| rule_at(trace, 11, &actual(cell)).unwrap().slug;
+        let slug = |cell| rules_at(trace, 11, &actual(cell))[0].slug.clone();
         assert_eq!(slug(" 2"), "liberties-shared");
         assert_eq!(slug(" 7"), "liberties-nsew");
         assert_eq!(slug(" 5"), "liberties");
+        // Printing all of a misreading beats printing its first bytes.
+        let tied = format!("{trace}? 10 13 liberties-other 2032 0 another misreading\n");
+        let slugs = |cell| -> Vec<String> {
+            rules_at(&tied, 11, &actual(cell))
+                .into_iter()
+                .map(|rule| rule.slug)
+                .collect()
+        };
+        assert_eq!(slugs(" 2"), ["liberties-shared"]);
+        // Two that explain as much are both named, in the trace's order.
+        let even = format!("{tied}? 10 13 liberties-again 2032 {newline} the same again\n");
+        let slugs = |cell| -> Vec<String> {
+            rules_at(&even, 11, &actual(cell))
+                .into_iter()
+                .map(|rule| rule.slug)
+                .collect()
+        };
+        assert_eq!(slugs(" 2"), ["liberties-shared", "liberties-again"]);
         assert_eq!(
-            rule_at(trace, 11, &actual(" 2")).unwrap().words,
+            rules_at(trace, 11, &actual(" 2"))[0].words,
             "a group shares its liberties"
         );
     }

@@ -117,7 +117,7 @@ fn run_adequacy(args: AdequacyArgs) -> Result<ExitCode, Error> {
     if args.table {
         return done(&report.table());
     }
-    print_report(&report.render())?;
+    print_report(&report.render(args.causes))?;
     Ok(failed_if(report.survivors().count() > 0))
 }
 

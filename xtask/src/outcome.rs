@@ -160,6 +160,8 @@ pub struct Judgement {
     /// The rule of the spec that decided the expected output where it differs, when the
     /// reference says: what the cause is keyed on.
     pub rule: Option<crate::locate::RuleAt>,
+    /// Other misreadings that explain the difference as well as `rule` does.
+    pub tied: Vec<crate::locate::RuleAt>,
     pub execution: Option<Execution>,
     pub expected: Vec<u8>,
     pub elapsed: Duration,
@@ -179,6 +181,7 @@ impl Judgement {
         self.location = None;
         self.answers = None;
         self.rule = None;
+        self.tied.clear();
         self.diff = None;
         self.expected.clear();
         if let Some(execution) = &mut self.execution {
@@ -224,6 +227,7 @@ impl Judgement {
             location: None,
             answers: None,
             rule: None,
+            tied: Vec::new(),
             execution: None,
             expected,
             elapsed: Duration::ZERO,
@@ -364,6 +368,7 @@ fn decide(
         location: None,
         answers: None,
         rule: None,
+        tied: Vec::new(),
         elapsed: execution.elapsed,
         execution: Some(execution),
         expected,

@@ -40,7 +40,7 @@ fn columns_report(dir: &Path) -> (PathBuf, String) {
             "check", "--spec", "columns", "--filter", "handout", "--html",
         ])
         .arg(&report)
-        .args(["--", "./mutant", "columns-no-horizontal", "columns"])
+        .args(["--", "./mutant", "columns-landed-as-falling", "columns"])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));

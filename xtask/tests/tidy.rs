@@ -234,6 +234,12 @@ fn every_wrong_variant_is_killed_by_a_hand_written_case() {
         "corpus gaps: run `cargo xtask adequacy`"
     );
     assert!(report.kills.len() >= 60, "{} variants", report.kills.len());
+    // What check tells a program behaving like a variant: at most 2 causes, and never the
+    // cause of a variant that breaks another rule.
+    let problems = report.cause_problems(2, false);
+    assert!(problems.is_empty(), "{problems:#?}");
+    let single = report.kills.iter().filter(|k| k.causes.len() == 1).count();
+    assert!(2 * single > report.kills.len(), "median above 1 cause");
     let table = std::fs::read_to_string(cases_root().join("../docs/adequacy.md")).unwrap();
     assert!(
         table == report.table(),

@@ -463,6 +463,9 @@ pub struct AdequacyArgs {
     /// Print the coverage table (Markdown: each rule, its variants, the cases that kill them).
     #[arg(long)]
     pub table: bool,
+    /// List each variant's causes: what `check` tells a program that behaves like it.
+    #[arg(long)]
+    pub causes: bool,
 }
 
 impl AdequacyArgs {
