@@ -8,6 +8,20 @@
 
 use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
+use crate::rule::{Rule, Spans};
+
+/// The rules of `collapse.md` that decide parts of the output, for the trace (see
+/// [`crate::rule`]).
+pub mod rules {
+    crate::rules! {
+        UNCHANGED = "unchanged", "an empty cell or a group of fewer than 4 blocks leaves the board unchanged";
+        GROUP = "group", "the selected block's group of 4 or more (4-connected, one colour) is removed";
+        FALL = "fall", "blocks above removed ones fall";
+        SHIFT_LEFT = "shift-left", "empty columns of the left half are filled by shifting from the left";
+        SHIFT_RIGHT = "shift-right", "empty columns of the right half are filled by shifting from the right";
+        REST = "rest", "the other blocks stay where they are";
+    }
+}
 
 const EMPTY: u8 = b'.';
 
@@ -152,6 +166,20 @@ impl Board {
 
     /// Each half closes up toward the centre, keeping the order of its non-empty columns.
     fn close_columns(&mut self) {
+        let order = self.closing_order();
+        let mut cells = vec![EMPTY; self.cells.len()];
+        for (to, from) in order.into_iter().enumerate() {
+            if let Some(from) = from {
+                for row in 0..self.rows {
+                    cells[row * self.cols + to] = self.cells[row * self.cols + from];
+                }
+            }
+        }
+        self.cells = cells;
+    }
+
+    /// Where each column comes from when the halves close up: `None` for a column left empty.
+    fn closing_order(&self) -> Vec<Option<usize>> {
         let half = if on(Mutant::CollapseWideLeftHalf) {
             (self.cols / 2 + 1).min(self.cols)
         } else {
@@ -177,23 +205,55 @@ impl Board {
         let right_gap = self.cols - half - right.len();
         order.extend(right.into_iter().map(Some));
         order.extend(std::iter::repeat_n(None, right_gap));
-        let mut cells = vec![EMPTY; self.cells.len()];
-        for (to, from) in order.into_iter().enumerate() {
-            if let Some(from) = from {
-                for row in 0..self.rows {
-                    cells[row * self.cols + to] = self.cells[row * self.cols + from];
-                }
-            }
+        order
+    }
+
+    /// Which rule decided each cell of the board a move on `before` (selecting `row`, `col`)
+    /// leaves: the group's removal, the fall, a half closing up, or none (the rest).
+    fn cell_rules(before: &Board, row: usize, col: usize) -> Vec<&'static Rule> {
+        let group = before.group(row, col);
+        if group.len() < 4 {
+            return vec![&rules::UNCHANGED; before.cells.len()];
         }
-        self.cells = cells;
+        let mut removed = before.clone();
+        for &index in &group {
+            removed.cells[index] = EMPTY;
+        }
+        let mut fallen = removed.clone();
+        fallen.fall();
+        let order = fallen.closing_order();
+        let mut decided = Vec::with_capacity(before.cells.len());
+        for index in 0..before.cells.len() {
+            let to = index % before.cols;
+            decided.push(if order[to] != Some(to) && to < before.cols / 2 {
+                &rules::SHIFT_LEFT
+            } else if order[to] != Some(to) {
+                &rules::SHIFT_RIGHT
+            } else if fallen.cells[index] != removed.cells[index] {
+                &rules::FALL
+            } else if removed.cells[index] != before.cells[index] {
+                &rules::GROUP
+            } else {
+                &rules::REST
+            });
+        }
+        decided
     }
 
     /// Appends the board's lines.
-    pub fn render(&self, out: &mut Vec<u8>) {
+    /// Appends the board; where `spans` record, each cell is marked with the rule in
+    /// `decided` at its index.
+    pub fn render(&self, out: &mut Vec<u8>, spans: &mut Spans, decided: &[&'static Rule]) {
         out.reserve(self.rows * (self.cols + 1));
-        for line in self.cells.chunks(self.cols) {
+        for (row, line) in self.cells.chunks(self.cols).enumerate() {
+            let at = out.len();
             out.extend_from_slice(line);
             out.push(b'\n');
+            if spans.is_on() {
+                for (col, rule) in decided[row * self.cols..][..self.cols].iter().enumerate() {
+                    spans.mark(at + col, at + col + 1, rule);
+                }
+            }
         }
     }
 }
@@ -233,6 +293,7 @@ enum Phase {
 pub struct Collapse {
     phase: Phase,
     unspecified: Unspecified,
+    spans: Spans,
 }
 
 impl Collapse {
@@ -297,9 +358,14 @@ impl Collapse {
                     let mut board = Board::new(rows, cols, cells);
                     check_legal(&board, line_no)?;
                     self.note_wide_empty_sides(&board, line_no);
+                    let decided = if self.spans.is_on() {
+                        Board::cell_rules(&board, selected.0, selected.1)
+                    } else {
+                        Vec::new()
+                    };
                     let removed = board.remove(selected.0, selected.1);
                     if removed || !on(Mutant::CollapseSilentWhenUnchanged) {
-                        board.render(out);
+                        board.render(out, &mut self.spans, &decided);
                     }
                     Phase::Done
                 }
@@ -379,5 +445,9 @@ impl Program for Collapse {
 
     fn unspecified(&self) -> Option<&(usize, String)> {
         self.unspecified.get()
+    }
+
+    fn spans(&mut self) -> Option<&mut Spans> {
+        Some(&mut self.spans)
     }
 }

@@ -11,8 +11,12 @@
 //! Whenever a step reaches behaviour the handout leaves unspecified, [`Field::unspecified`]
 //! says so, so that graded cases and the case generator can stay clear of it.
 
+mod trace;
+
 use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
+use crate::rule::{Rule, Spans};
+use trace::{rules, Provenance};
 
 /// The jewel colours, as the letters the input and the display use.
 pub const COLORS: &[u8; 7] = b"STVWXYZ";
@@ -136,7 +140,14 @@ pub struct Field {
     /// showing matches to clear (feature 18).
     hidden: Option<(usize, Vec<u8>)>,
     unspecified: Option<&'static str>,
+    /// Per cell, how the last marking of matches marked it: a bit per direction of its runs
+    /// ([`DIRECTIONS`] order), and [`IN_FIRST_THREE`] when it is among the first three jewels
+    /// of one of them. For the trace.
+    marks: Vec<u8>,
 }
+
+/// In [`Field::marks`]: the cell is one of the first three jewels of a run.
+const IN_FIRST_THREE: u8 = 1 << 4;
 
 impl Field {
     /// An empty field. The caller keeps `rows * cols` within [`MAX_CELLS`].
@@ -148,6 +159,7 @@ impl Field {
             faller: None,
             hidden: None,
             unspecified: None,
+            marks: Vec::new(),
         }
     }
 
@@ -507,7 +519,7 @@ impl Field {
     fn mark_matches(&mut self) -> bool {
         let (rows, cols) = (self.rows as isize, self.cols as isize);
         let inside = |row: isize, col: isize| row >= 0 && row < rows && col >= 0 && col < cols;
-        let mut marked = vec![false; self.cells.len()];
+        let mut marked = vec![0u8; self.cells.len()];
         let mut any = false;
         let directions =
             if on(Mutant::ColumnsRowBrokenByVertical) || on(Mutant::ColumnsRowEndsInColumns) {
@@ -547,9 +559,9 @@ impl Field {
                         run_len += 1;
                     } else {
                         let (sr, sc) = run_start;
-                        let started_marked = run_len >= 3 && marked[(sr * cols + sc) as usize];
+                        let started_marked = run_len >= 3 && marked[(sr * cols + sc) as usize] != 0;
                         let ended_marked = run_len >= 3
-                            && marked[(sr * cols + sc + run_len as isize - 1) as usize];
+                            && marked[(sr * cols + sc + run_len as isize - 1) as usize] != 0;
                         if run_len >= 3
                             && !(any && on(Mutant::ColumnsOneRun))
                             && !(broken_by_marks && started_marked)
@@ -562,8 +574,10 @@ impl Field {
                             } else {
                                 run_len
                             };
-                            for _ in 0..length {
-                                marked[(mr * cols + mc) as usize] = true;
+                            let bit = 1 << direction_index(d_row, d_col);
+                            for k in 0..length {
+                                let first_three = if k < 3 { IN_FIRST_THREE } else { 0 };
+                                marked[(mr * cols + mc) as usize] |= bit | first_three;
                                 (mr, mc) = (mr + d_row, mc + d_col);
                             }
                             let (br, bc) = (mr + d_row, mc + d_col);
@@ -574,7 +588,7 @@ impl Field {
                                 && matches!(self.cells[(br * cols + bc) as usize],
                                     Cell::Frozen(j) | Cell::Matched(j) if Some(j) == run_color)
                             {
-                                marked[(br * cols + bc) as usize] = true;
+                                marked[(br * cols + bc) as usize] |= 1;
                             }
                         }
                         (run_start, run_len, run_color) = ((r, c), 1, color);
@@ -592,19 +606,35 @@ impl Field {
         if on(Mutant::ColumnsWrapDiagonalUp) && self.rows >= 4 {
             any |= self.mark_wrapped_diagonals(&mut marked);
         }
-        for (cell, marked) in self.cells.iter_mut().zip(marked) {
-            if let (true, Cell::Frozen(jewel)) = (marked, *cell) {
+        for (cell, &marked) in self.cells.iter_mut().zip(&marked) {
+            if let (true, Cell::Frozen(jewel)) = (marked != 0, *cell) {
                 *cell = Cell::Matched(jewel);
             }
         }
+        self.marks = marked;
         any
+    }
+
+    /// The rule that marked cell `index` as matched: a run longer than three, where the cell
+    /// is past the third jewel of every run it is in; else its run's direction.
+    fn match_rule(&self, index: usize) -> &'static Rule {
+        let marks = self.marks.get(index).copied().unwrap_or(0);
+        if marks & IN_FIRST_THREE == 0 {
+            &rules::LONGER
+        } else if marks & 1 != 0 {
+            &rules::HORIZONTAL
+        } else if marks & 2 != 0 {
+            &rules::VERTICAL
+        } else {
+            &rules::DIAGONAL
+        }
     }
 }
 
 impl Field {
     /// The wrong variant `columns-wrap-vertical`: vertical runs of three that go on from the
     /// bottom row to the top row, as reading row -1 with Python's negative indices does.
-    fn mark_wrapped_runs(&self, marked: &mut [bool]) -> bool {
+    fn mark_wrapped_runs(&self, marked: &mut [u8]) -> bool {
         let rows = self.rows;
         let mut any = false;
         for col in 0..self.cols {
@@ -618,7 +648,7 @@ impl Field {
                     .collect();
                 if colors[0].is_some() && colors.iter().all(|c| *c == colors[0]) {
                     for row in triple {
-                        marked[row * self.cols + col] = true;
+                        marked[row * self.cols + col] |= 2 | IN_FIRST_THREE;
                     }
                     any = true;
                 }
@@ -632,7 +662,7 @@ impl Field {
     /// The wrong variant `columns-wrap-diagonal-up`: `/` diagonal runs of three that go on up
     /// and to the right past the top row into the bottom row, as reading row -1 with Python's
     /// negative indices does.
-    fn mark_wrapped_diagonals(&self, marked: &mut [bool]) -> bool {
+    fn mark_wrapped_diagonals(&self, marked: &mut [u8]) -> bool {
         let rows = self.rows;
         let mut any = false;
         for col in 0..self.cols.saturating_sub(2) {
@@ -651,7 +681,7 @@ impl Field {
                     .collect();
                 if colors[0].is_some() && colors.iter().all(|c| *c == colors[0]) {
                     for (row, col) in cells {
-                        marked[row * self.cols + col] = true;
+                        marked[row * self.cols + col] |= 8 | IN_FIRST_THREE;
                     }
                     any = true;
                 }
@@ -659,6 +689,14 @@ impl Field {
         }
         any
     }
+}
+
+/// The place of a direction in [`DIRECTIONS`]: its bit in [`Field::marks`].
+fn direction_index(d_row: isize, d_col: isize) -> usize {
+    DIRECTIONS
+        .iter()
+        .position(|&direction| direction == (d_row, d_col))
+        .unwrap_or(0)
 }
 
 /// Parses a count made of ASCII digits only.
@@ -694,6 +732,9 @@ enum Phase {
 pub struct Columns {
     phase: Phase,
     unspecified: Unspecified,
+    spans: Spans,
+    /// The rule behind each cell, kept while the spans record.
+    provenance: Option<Provenance>,
 }
 
 impl Columns {
@@ -706,26 +747,60 @@ impl Columns {
             if on(Mutant::ColumnsQuitDisplays) {
                 field.render(out);
             }
+            self.spans.mark(out.len(), out.len(), &rules::QUIT);
             self.phase = Phase::Ended;
             return Ok(Flow::Stop);
         }
         let no_effect = field.faller().is_none()
             && matches!(command, Command::Rotate | Command::Left | Command::Right);
+        let had_matches = field.has_matches();
+        let hid = field.hidden.is_some();
+        if let Some(provenance) = &mut self.provenance {
+            provenance.before(field);
+        }
         let status = field.apply(command);
         if !(no_effect && on(Mutant::ColumnsNoDisplayWithoutEffect)) {
-            field.render(out);
+            match &mut self.provenance {
+                Some(provenance) => {
+                    provenance.after(field, command, status);
+                    provenance.render(field, out, &mut self.spans);
+                }
+                None => field.render(out),
+            }
         }
         if let Some(what) = field.unspecified() {
             self.unspecified.note(line_no, what);
         }
         if status == Status::GameOver {
+            let at = out.len();
             if !on(Mutant::ColumnsNoGameOverLine) {
                 out.extend_from_slice(b"GAME OVER\n");
             }
+            let rule = if had_matches && hid {
+                &rules::GAME_OVER_POSTPONED
+            } else {
+                &rules::GAME_OVER
+            };
+            self.spans.mark(at, out.len(), rule);
             self.phase = Phase::Ended;
             return Ok(Flow::Stop);
         }
+        if field.hidden.is_some() && !hid {
+            // Jewels wait above the top for the matches to clear: no GAME OVER yet.
+            self.spans
+                .mark(out.len(), out.len(), &rules::GAME_OVER_POSTPONED);
+        }
         Ok(Flow::Continue)
+    }
+
+    /// The first display: of an empty field, or of the given contents `lines`.
+    fn show_first(&mut self, field: &Field, lines: Option<&[Vec<u8>]>, out: &mut Vec<u8>) {
+        if !self.spans.is_on() {
+            return field.render(out);
+        }
+        let provenance = Provenance::start(field, lines);
+        provenance.render(field, out, &mut self.spans);
+        self.provenance = Some(provenance);
     }
 
     fn header(&mut self, line: &[u8], out: &mut Vec<u8>) -> Result<Flow, String> {
@@ -759,7 +834,7 @@ impl Columns {
             Phase::Start { rows, cols } => match line {
                 b"EMPTY" => {
                     let field = Field::new(rows, cols);
-                    field.render(out);
+                    self.show_first(&field, None, out);
                     Phase::Playing(field)
                 }
                 b"CONTENTS" => Phase::Contents {
@@ -794,7 +869,7 @@ impl Columns {
                 lines.push(line.to_vec());
                 if lines.len() == rows {
                     let field = Field::with_contents(rows, cols, &lines);
-                    field.render(out);
+                    self.show_first(&field, Some(&lines), out);
                     Phase::Playing(field)
                 } else {
                     Phase::Contents { rows, cols, lines }
@@ -837,5 +912,9 @@ impl Program for Columns {
 
     fn unspecified(&self) -> Option<&(usize, String)> {
         self.unspecified.get()
+    }
+
+    fn spans(&mut self) -> Option<&mut Spans> {
+        Some(&mut self.spans)
     }
 }

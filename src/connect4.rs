@@ -6,6 +6,30 @@
 
 use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
+use crate::rule::{Rule, Spans};
+
+/// The rules of `connect4.md` that decide parts of the output, for the trace (see
+/// [`crate::rule`]).
+pub mod rules {
+    crate::rules! {
+        BLANK = "blank-line", "each turn begins with a blank line";
+        HEADER = "header", "the column header `01234567` above and below the grid";
+        GRID = "grid", "a marker goes to the lowest open position of the chosen column";
+        X_FIRST = "x-first", "X moves first";
+        TURNS = "turns", "the players take turns until four in a row or a full grid";
+        PROMPT = "prompt", "the prompt `Enter a column: ` with no newline";
+        INVALID = "invalid", "input that is not a single digit from 0 to 7 is invalid";
+        EMPTY_LINE = "invalid-empty", "ruled: an empty line is invalid";
+        EIGHT_NINE = "invalid-8-9", "ruled: `8` and `9` are invalid";
+        ONE_CHARACTER = "invalid-length", "ruled: exactly one character `0`..`7`";
+        FULL_COLUMN = "invalid-full", "a full column is an invalid move";
+        AFTER_INVALID = "after-invalid", "after an invalid input: the message and `Enter a column: ` only";
+        HORIZONTAL = "win-horizontal", "four in a row horizontally ends the game";
+        VERTICAL = "win-vertical", "four in a row vertically ends the game";
+        DIAGONAL = "win-diagonal", "four in a row diagonally ends the game";
+        TIE = "tie", "a full grid ends the game";
+    }
+}
 
 pub const ROWS: usize = 5;
 pub const COLS: usize = 8;
@@ -74,25 +98,71 @@ impl Grid {
             .any(|(d_row, d_col)| 1 + count(d_row, d_col) + count(-d_row, -d_col) >= needed)
     }
 
+    /// The rule of the line of four through (`row`, `col`), if there is one.
+    fn winning_rule(&self, row: usize, col: usize) -> Option<&'static Rule> {
+        let player = self.cells[row][col];
+        let count = |d_row: isize, d_col: isize| {
+            let (mut r, mut c, mut n) = (row as isize + d_row, col as isize + d_col, 0);
+            while (0..ROWS as isize).contains(&r)
+                && (0..COLS as isize).contains(&c)
+                && self.cells[r as usize][c as usize] == player
+            {
+                n += 1;
+                (r, c) = (r + d_row, c + d_col);
+            }
+            n
+        };
+        [
+            ((0, 1), &rules::HORIZONTAL),
+            ((1, 0), &rules::VERTICAL),
+            ((1, 1), &rules::DIAGONAL),
+            ((1, -1), &rules::DIAGONAL),
+        ]
+        .into_iter()
+        .find(|((d_row, d_col), _)| 1 + count(*d_row, *d_col) + count(-d_row, -d_col) >= 4)
+        .map(|(_, rule)| rule)
+    }
+
     pub fn is_complete(&self) -> bool {
         (0..COLS).all(|col| self.is_full(col))
     }
 
     /// Appends the board as printed at the start of a turn: blank line, header, grid, header.
-    pub fn render(&self, out: &mut Vec<u8>) {
+    pub fn render(&self, out: &mut Vec<u8>, spans: &mut Spans) {
         if !on(Mutant::Connect4NoBlankLine) {
-            out.push(b'\n');
+            mark(out, spans, b"\n", &rules::BLANK);
         }
-        out.extend_from_slice(HEADER);
+        mark(out, spans, HEADER, &rules::HEADER);
         for row in &self.cells {
+            let at = out.len();
             out.extend_from_slice(row);
             out.push(b'\n');
+            spans.mark(at, out.len(), &rules::GRID);
         }
-        out.extend_from_slice(HEADER);
+        mark(out, spans, HEADER, &rules::HEADER);
     }
 }
 
 /// A valid column: exactly one character `0`..`7`.
+/// Appends `text`, decided by `rule`.
+fn mark(out: &mut Vec<u8>, spans: &mut Spans, text: &[u8], rule: &'static Rule) {
+    let at = out.len();
+    out.extend_from_slice(text);
+    spans.mark(at, out.len(), rule);
+}
+
+/// The rule that makes `line` invalid: an empty line, `8` or `9`, more than one character, a
+/// full column (`full`), or else any other input.
+fn invalid_rule(line: &[u8], full: bool) -> &'static Rule {
+    match line {
+        _ if full => &rules::FULL_COLUMN,
+        [] => &rules::EMPTY_LINE,
+        [b'8' | b'9'] => &rules::EIGHT_NINE,
+        [_, _, ..] => &rules::ONE_CHARACTER,
+        _ => &rules::INVALID,
+    }
+}
+
 pub fn parse_column(line: &[u8]) -> Option<usize> {
     let line = match line {
         [first, _, ..] if on(Mutant::Connect4FirstCharacter) => std::slice::from_ref(first),
@@ -149,6 +219,7 @@ pub struct Connect4 {
     player: u8,
     over: bool,
     unspecified: Unspecified,
+    spans: Spans,
 }
 
 impl Default for Connect4 {
@@ -162,22 +233,26 @@ impl Default for Connect4 {
             },
             over: false,
             unspecified: Unspecified::default(),
+            spans: Spans::default(),
         }
     }
 }
 
 impl Connect4 {
-    fn prompt_turn(&self, out: &mut Vec<u8>) {
-        self.grid.render(out);
+    /// The board, whose turn it is (`turn`: the rule that says so) and the prompt.
+    fn prompt_turn(&mut self, out: &mut Vec<u8>, turn: &'static Rule) {
+        self.grid.render(out, &mut self.spans);
+        let at = out.len();
         out.push(self.player);
         out.extend_from_slice(b"'s turn\n");
-        out.extend_from_slice(PROMPT);
+        self.spans.mark(at, out.len(), turn);
+        mark(out, &mut self.spans, PROMPT, &rules::PROMPT);
     }
 }
 
 impl Program for Connect4 {
     fn start(&mut self, out: &mut Vec<u8>) {
-        self.prompt_turn(out);
+        self.prompt_turn(out, &rules::X_FIRST);
     }
 
     fn feed(&mut self, line_no: usize, line: &[u8], out: &mut Vec<u8>) -> Result<Flow, InputError> {
@@ -194,7 +269,7 @@ impl Program for Connect4 {
             if on(Mutant::Connect4FullColumnLosesTurn) {
                 let _ = col;
                 self.player = if self.player == b'X' { b'O' } else { b'X' };
-                self.prompt_turn(out);
+                self.prompt_turn(out, &rules::FULL_COLUMN);
                 return Ok(Flow::Continue);
             }
         }
@@ -206,11 +281,12 @@ impl Program for Connect4 {
                     "a column number with spaces, a sign, extra zeros, `_` or non-ASCII digits",
                 );
             }
-            out.extend_from_slice(INVALID);
+            let full = column.is_some();
+            mark(out, &mut self.spans, INVALID, invalid_rule(line, full));
             if on(Mutant::Connect4InvalidShowsBoard) {
-                self.prompt_turn(out);
+                self.prompt_turn(out, &rules::AFTER_INVALID);
             } else {
-                out.extend_from_slice(PROMPT);
+                mark(out, &mut self.spans, PROMPT, &rules::AFTER_INVALID);
             }
             return Ok(Flow::Continue);
         };
@@ -219,16 +295,19 @@ impl Program for Connect4 {
         let complete = self.grid.is_complete() && !on(Mutant::Connect4NoTie);
         if wins || complete {
             self.over = true;
-            self.grid.render(out);
+            self.grid.render(out, &mut self.spans);
+            let at = out.len();
             if wins && on(Mutant::Connect4WinnerMessage) {
                 out.push(self.player);
                 out.extend_from_slice(b" wins!\n");
             }
             out.extend_from_slice(b"Game finished.\n");
+            let why = self.grid.winning_rule(row, col).unwrap_or(&rules::TIE);
+            self.spans.mark(at, out.len(), why);
             return Ok(Flow::Continue);
         }
         self.player = if self.player == b'X' { b'O' } else { b'X' };
-        self.prompt_turn(out);
+        self.prompt_turn(out, &rules::TURNS);
         Ok(Flow::Continue)
     }
 
@@ -242,5 +321,9 @@ impl Program for Connect4 {
 
     fn unspecified(&self) -> Option<&(usize, String)> {
         self.unspecified.get()
+    }
+
+    fn spans(&mut self) -> Option<&mut Spans> {
+        Some(&mut self.spans)
     }
 }

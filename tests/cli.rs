@@ -150,7 +150,26 @@ fn trace_maps_input_lines_to_output_offsets() {
     let first_turn = 1 + 9 + 5 * 9 + 9 + "X's turn\n".len() + "Enter a column: ".len();
     let invalid = "Invalid move. Enter a column number (0-7).\nEnter a column: ".len();
     let expected = format!("0 {first_turn}\n1 {}\n", first_turn + invalid);
-    assert_eq!(std::fs::read_to_string(&trace).unwrap(), expected);
+    let text = std::fs::read_to_string(&trace).unwrap();
+    let offsets: String = text
+        .lines()
+        .filter(|line| !line.starts_with("@ "))
+        .map(|line| format!("{line}\n"))
+        .collect();
+    assert_eq!(offsets, expected);
+    // Each part of the output is credited to the rule that decided it: the first turn line to
+    // X moving first, the message after `9` to the rule that makes `8` and `9` invalid.
+    let turn_line = first_turn - "X's turn\n".len() - "Enter a column: ".len();
+    let message = "Invalid move. Enter a column number (0-7).\n".len();
+    for span in [
+        format!("@ {turn_line} {} x-first X moves first", turn_line + 9),
+        format!(
+            "@ {first_turn} {} invalid-8-9 ruled: `8` and `9` are invalid",
+            first_turn + message
+        ),
+    ] {
+        assert!(text.lines().any(|line| line == span), "{span}\n{text}");
+    }
     std::fs::remove_dir_all(&dir).unwrap();
 }
 

@@ -37,8 +37,8 @@ pub struct Kills {
     pub generated: usize,
     /// The causes a check gives its failures, by id: the words and how many cases.
     pub causes: BTreeMap<String, (String, usize)>,
-    /// The same without the variant's own misreading in the traces: the causes of a wrong
-    /// program that no variant foresaw, named by the rules whose output went wrong.
+    /// The same from the traces' rule spans alone, without misreadings: how a wrong program
+    /// that no variant foresaw is told, by the rule whose output went wrong first.
     pub unaided: BTreeMap<String, (String, usize)>,
 }
 
@@ -172,7 +172,7 @@ fn tally(causes: &mut BTreeMap<String, (String, usize)>, candidates: &[&Candidat
 type Candidates = Vec<(String, Cause)>;
 
 /// Whether `case` tells `variant` apart from the reference: the causes a check would give the
-/// failure, with and without the variant's own misreading (see [`Kills::causes`]), or `None`
+/// failure, with and without misreadings in the trace (see [`Kills::causes`]), or `None`
 /// when the case passes.
 fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Option<[Candidates; 2]> {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -197,12 +197,11 @@ fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Optio
     let trace = case.trace.get_or_init(|| {
         crate::locate::built_in_trace(&[spec.name.to_string()], &case.input).unwrap_or_default()
     });
-    // The same trace without the variant's own misreading: as a wrong program no variant
-    // foresaw would be named.
-    let own = format!(" {} ", variant.name);
+    // The same trace without misreadings: what the rules alone make of the failure, as for
+    // a bug no variant foresaw.
     let unaided: String = trace
         .lines()
-        .filter(|line| !(line.starts_with("? ") && line.contains(&own)))
+        .filter(|line| !line.starts_with("? "))
         .map(|line| format!("{line}\n"))
         .collect();
     Some([trace, &unaided].map(|trace| {
@@ -243,7 +242,7 @@ impl Report {
     }
 
     /// The per-variant report, survivors last, ending with the tally line; `verbose`: each
-    /// variant's causes too (`u`: by rule alone, its own misreading left out).
+    /// variant's causes too (`u`: by the rule spans alone, without misreadings).
     pub fn render(&self, verbose: bool) -> String {
         let mut out = String::new();
         for (spec, (hand_written, generated)) in &self.cases {

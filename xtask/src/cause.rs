@@ -70,32 +70,21 @@ impl Judgement {
         }
     }
 
-    /// The kind of difference a cause keyed by a rule keeps: a difference of layout (spaces,
-    /// line endings, blank lines, a prompt) or of length (output cut short, extra output) as it
-    /// is; any other difference of content as one kind, told apart only by the punctuation
-    /// shown instead of the expected punctuation (`[` for `|`: a faller drawn falling where it
-    /// has landed), since letters and numbers are the case's own.
+    /// The kind of difference a cause keyed by a rule keeps: a difference of presentation
+    /// (spaces, line endings, the final newline) or of length (output cut short, extra output
+    /// after the end) as it is; any other as one kind, since where one bug shows, what it prints
+    /// instead (a letter, a number, a bracket, a line too many) depends on the case.
     fn kind_under_rule(&self) -> String {
         let Some(difference) = &self.difference else {
             return String::new();
         };
-        let content = difference.cause == "a line differs"
-            || difference.cause.contains("number")
-            || difference.cause.starts_with("one too");
-        if !content {
-            return difference.cause.clone();
-        }
-        let at = |line: &Option<String>| {
-            line.as_deref()
-                .and_then(|line| line.chars().nth(difference.column - 1))
-        };
-        match (at(&difference.expected_line), at(&difference.actual_line)) {
-            (Some(expected), Some(actual))
-                if !expected.is_alphanumeric() && !actual.is_alphanumeric() =>
-            {
-                format!("`{actual}` is shown where `{expected}` belongs")
-            }
-            _ => "the output differs".into(),
+        if difference.presentation_only
+            || difference.actual_line.is_none()
+            || difference.expected_line.is_none()
+        {
+            difference.cause.clone()
+        } else {
+            "the output differs".into()
         }
     }
 

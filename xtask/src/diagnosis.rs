@@ -15,8 +15,8 @@ type Causes = BTreeMap<String, (String, usize)>;
 
 impl Report {
     /// What breaks the promise above, one line each: a variant told more than `most` causes,
-    /// or a cause told to variants of different rules. `unaided`: measured on the traces
-    /// without each variant's own misreading.
+    /// or a cause told to variants of different rules. `unaided`: measured by the traces'
+    /// rule spans alone.
     pub fn cause_problems(&self, most: usize, unaided: bool) -> Vec<String> {
         let causes = |kills| pick(kills, unaided);
         let mut problems = Vec::new();
@@ -56,9 +56,9 @@ impl Report {
              grouped into causes (`xtask/src/cause.rs`). *Named*: as `check` runs, the \
              reference's trace holds what each variant prints where it parts from the \
              reference, so a program printing the same is told which rule it misread. *By rule*: \
-             the variant's own misreading left out of the traces, as for a bug no variant \
-             foresaw: the cause is the rule whose output went wrong first (the trace's spans) \
-             and the kind of difference.\n\n",
+             the traces' rule spans alone, without misreadings, as for a bug no variant \
+             foresaw: the cause is the rule whose output went wrong first and the kind of \
+             difference.\n\n",
         );
         for unaided in [false, true] {
             let counts: Vec<usize> = self.kills.iter().map(|k| pick(k, unaided).len()).collect();

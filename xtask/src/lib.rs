@@ -25,6 +25,7 @@ pub mod cli;
 pub mod compare;
 pub mod compile;
 pub mod confine;
+#[cfg(feature = "reference")]
 pub mod diagnosis;
 pub mod diff;
 pub mod discover;

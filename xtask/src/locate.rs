@@ -72,7 +72,7 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
         }
         if misreading {
             // How much of what the program shows from `start` on the misreading explains: it
-            // must explain the first differing byte; the one explaining most wins.
+            // must explain the line where the outputs part; the one explaining most wins.
             let shows = words.next().and_then(from_hex).unwrap_or_default();
             let printed = actual.get(start..).unwrap_or_default();
             let whole = words
@@ -88,7 +88,14 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
                     .take_while(|(a, s)| a == s)
                     .count()
             };
-            if explained > offset - start && explained >= misread.0 {
+            // It must explain the program's whole line where the outputs part, not a
+            // coincidence of a few bytes.
+            let line_end = printed
+                .iter()
+                .skip(offset - start)
+                .position(|&byte| byte == b'\n')
+                .map_or(printed.len(), |at| offset - start + at + 1);
+            if explained >= line_end.max(offset - start + 1) && explained >= misread.0 {
                 if explained > misread.0 {
                     misread = (explained, Vec::new());
                 }
@@ -169,6 +176,7 @@ pub fn from_trace_text(
 
 /// How many bytes of a wrong variant's output a trace keeps from where it parts from the
 /// reference's: enough to tell one misreading from another.
+#[cfg(feature = "reference")]
 const MISREADING_BYTES: usize = 128;
 
 /// The trace of the bundled reference for `input`, computed in this process by the reference's
@@ -338,12 +346,13 @@ mod tests {
     #[test]
     fn a_misreading_the_program_shows_names_the_misread_rule() {
         // Expected ` 4` at 10..13; counted per stone, the program would show ` 2` and go on
-        // as expected (a newline: its hash), with diagonal liberties ` 7` and then `8`.
+        // as expected (a newline: its hash), with diagonal liberties ` 7` and a newline (its
+        // first bytes).
         let newline = format!("{:016x}", crate::shard::fnv1a(b" 2\n"));
         let trace = format!(
             "@ 10 13 liberties every stone shows its group's liberties\n\
              ? 10 13 liberties-shared 2032 {newline} a group shares its liberties\n\
-             ? 10 13 liberties-nsew 2037 0 liberties are N, S, E, W only\n"
+             ? 10 13 liberties-nsew 20370a 0 liberties are N, S, E, W only\n"
         );
         let trace = trace.as_str();
         let actual = |cell: &str| format!("0123456789{cell}\n").into_bytes();
@@ -351,6 +360,9 @@ mod tests {
         assert_eq!(slug(" 2"), "liberties-shared");
         assert_eq!(slug(" 7"), "liberties-nsew");
         assert_eq!(slug(" 5"), "liberties");
+        // Explaining the first wrong bytes but not the rest of the line is no explanation.
+        let short = "? 10 13 liberties-shared 2032 0 a group shares its liberties\n";
+        assert_eq!(rules_at(short, 11, &actual(" 2")), vec![]);
         // Printing all of a misreading beats printing its first bytes.
         let tied = format!("{trace}? 10 13 liberties-other 2032 0 another misreading\n");
         let slugs = |cell| -> Vec<String> {

@@ -1,7 +1,7 @@
 //! Reports for CI: a Markdown job summary (`--summary FILE`, and on GitHub Actions
-//! `$GITHUB_STEP_SUMMARY`) with the totals, a table of groups and each cause with its first
-//! difference; and workflow-command annotations (`--annotations`, and on Actions), one
-//! `::error` line per cause, pointing at the first case's input file. Both only format the
+//! `$GITHUB_STEP_SUMMARY`) with the totals, a table of groups and each cause (its id, its
+//! words, its example's first difference); and workflow-command annotations (`--annotations`,
+//! and on Actions), one `::error` line per cause, pointing at its example's input file. Both only format the
 //! run's summaries.
 
 use std::fmt::Write;
@@ -85,9 +85,10 @@ pub fn markdown(run: &Run) -> String {
             let first = results[0];
             let _ = writeln!(
                 out,
-                "{}. **{}**: {} {}, first `{}`: {}",
+                "{}. `[{}]` **{}**: {} {}, first `{}`: {}",
                 k + 1,
-                cell(&first.judgement.cause()),
+                cause.id,
+                cell(&first.judgement.cause_text()),
                 results.len(),
                 if results.len() == 1 { "case" } else { "cases" },
                 first.case.id(),
@@ -167,7 +168,11 @@ pub fn annotations(run: &Run) -> String {
             out,
             "::error file={},title={}::{} ({} {}): {}",
             escape_property(&file),
-            escape_property(&format!("gridjudge: {}", first.judgement.cause())),
+            escape_property(&format!(
+                "gridjudge [{}]: {}",
+                cause.id,
+                first.judgement.cause_text()
+            )),
             first.case.id(),
             results.len(),
             if results.len() == 1 { "case" } else { "cases" },
