@@ -61,6 +61,17 @@ fn assert_one_error_line(output: &std::process::Output, naming: &str, what: &str
 }
 
 #[test]
+fn bench_s_job_counts_leave_the_next_flag_alone() {
+    // `--jobs 2 --repeats 1` once took `--repeats` for a job count.
+    let output = Command::cargo_bin("xtask")
+        .unwrap()
+        .args(["bench", "--jobs", "2", "--repeats", "0"])
+        .output()
+        .unwrap();
+    assert_one_error_line(&output, "'0' for '--repeats", "bench --jobs 2 --repeats 0");
+}
+
+#[test]
 fn every_numeric_flag_refuses_absurd_values_in_one_line() {
     let mut n_checked = 0;
     for (task, flag) in numeric_flags() {

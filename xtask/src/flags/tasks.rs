@@ -209,8 +209,15 @@ impl GenArgs {
 
 #[derive(clap::Args)]
 pub struct BenchArgs {
-    /// Job counts to measure (default: 1 and the number of CPUs).
-    #[arg(long, value_name = "N", num_args = 1.., value_parser = jobs, allow_hyphen_values = true)]
+    /// Job counts to measure, `--jobs 1,2` or `--jobs 1 --jobs 2` (default: 1 and the number
+    /// of CPUs).
+    #[arg(
+        long,
+        value_name = "N",
+        value_delimiter = ',',
+        value_parser = jobs,
+        allow_hyphen_values = true
+    )]
     pub jobs: Vec<usize>,
     /// Runs per figure; the median is reported.
     #[arg(long, default_value_t = 3, value_parser = runs, allow_hyphen_values = true)]
