@@ -8,9 +8,9 @@
 //! With a trace writer, the driver also records after every line how many output bytes exist,
 //! as `LINE OFFSET` lines (`0 OFFSET` for output written before any input). A harness uses
 //! that map to say which input line an output difference answers. A program that records rule
-//! spans adds, before each such line, `@ START END SLUG WORDS` lines: output bytes
-//! `START..END` were decided by the rule `SLUG` of the spec (spans may nest; the innermost one
-//! holding a byte is its rule).
+//! spans adds, before each such line, `@ START END SLUG` lines: output bytes `START..END` were
+//! decided by the rule `SLUG` of the spec (spans may nest; the innermost one holding a byte is
+//! its rule), each rule's words once, as `= SLUG WORDS`, before its first span.
 
 use std::io::{self, BufRead, Write};
 
@@ -53,6 +53,7 @@ pub fn run(
     let mut line = Vec::new();
     let mut line_no = 0usize;
 
+    let mut named = std::collections::HashSet::new();
     if trace.is_some() {
         if let Some(spans) = program.spans() {
             spans.record();
@@ -62,7 +63,7 @@ pub fn run(
     let mut before = written;
     emit(&mut output, &mut out, &mut written, spec.interactive)?;
     if let Some(trace) = trace.as_deref_mut() {
-        write_spans(trace, program.as_mut(), before)?;
+        write_spans(trace, program.as_mut(), before, &mut named)?;
         writeln!(trace, "0 {written}")?;
     }
     let mut stopped = false;
@@ -84,7 +85,7 @@ pub fn run(
         before = written;
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
         if let Some(trace) = trace.as_deref_mut() {
-            write_spans(trace, program.as_mut(), before)?;
+            write_spans(trace, program.as_mut(), before, &mut named)?;
             writeln!(trace, "{line_no} {written}")?;
         }
         if flow.map_err(RunError::Input)? == Flow::Stop {
@@ -97,7 +98,7 @@ pub fn run(
         before = written;
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
         if let Some(trace) = trace {
-            write_spans(trace, program.as_mut(), before)?;
+            write_spans(trace, program.as_mut(), before, &mut named)?;
         }
         result.map_err(RunError::Input)?;
     }
@@ -110,14 +111,23 @@ pub fn run(
     Ok(Finished { unspecified })
 }
 
-/// Writes the rule spans the program recorded for output that starts at byte `base`.
-fn write_spans(trace: &mut dyn Write, program: &mut dyn Program, base: usize) -> io::Result<()> {
+/// Writes the rule spans the program recorded for output that starts at byte `base`, and the
+/// words of each rule not `named` before.
+fn write_spans(
+    trace: &mut dyn Write,
+    program: &mut dyn Program,
+    base: usize,
+    named: &mut std::collections::HashSet<&'static str>,
+) -> io::Result<()> {
     let Some(spans) = program.spans() else {
         return Ok(());
     };
     for span in spans.take() {
         let (start, end, rule) = (base + span.start, base + span.end, span.rule);
-        writeln!(trace, "@ {start} {end} {} {}", rule.slug, rule.words)?;
+        if named.insert(rule.slug) {
+            writeln!(trace, "= {} {}", rule.slug, rule.words)?;
+        }
+        writeln!(trace, "@ {start} {end} {}", rule.slug)?;
     }
     Ok(())
 }
