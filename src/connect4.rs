@@ -74,18 +74,6 @@ impl Grid {
 
     /// Whether the marker at (`row`, `col`) is part of four or more in a row.
     pub fn wins_at(&self, row: usize, col: usize) -> bool {
-        let player = self.cells[row][col];
-        let count = |d_row: isize, d_col: isize| {
-            let (mut r, mut c, mut n) = (row as isize + d_row, col as isize + d_col, 0);
-            while (0..ROWS as isize).contains(&r)
-                && (0..COLS as isize).contains(&c)
-                && self.cells[r as usize][c as usize] == player
-            {
-                n += 1;
-                (r, c) = (r + d_row, c + d_col);
-            }
-            n
-        };
         let needed = if on(Mutant::Connect4ThreeWins) { 3 } else { 4 };
         [(0, 1), (1, 0), (1, 1), (1, -1)]
             .into_iter()
@@ -95,11 +83,12 @@ impl Grid {
                 (1, 1) => !on(Mutant::Connect4NoDiagonalDown),
                 _ => !on(Mutant::Connect4NoDiagonalUp),
             })
-            .any(|(d_row, d_col)| 1 + count(d_row, d_col) + count(-d_row, -d_col) >= needed)
+            .any(|(d_row, d_col)| self.line_through(row, col, d_row, d_col) >= needed)
     }
 
-    /// The rule of the line of four through (`row`, `col`), if there is one.
-    fn winning_rule(&self, row: usize, col: usize) -> Option<&'static Rule> {
+    /// How many markers of the one at (`row`, `col`) lie in a row through it, along
+    /// (`d_row`, `d_col`) both ways.
+    fn line_through(&self, row: usize, col: usize, d_row: isize, d_col: isize) -> usize {
         let player = self.cells[row][col];
         let count = |d_row: isize, d_col: isize| {
             let (mut r, mut c, mut n) = (row as isize + d_row, col as isize + d_col, 0);
@@ -112,6 +101,11 @@ impl Grid {
             }
             n
         };
+        1 + count(d_row, d_col) + count(-d_row, -d_col)
+    }
+
+    /// The rule of the line of four through (`row`, `col`), if there is one.
+    fn winning_rule(&self, row: usize, col: usize) -> Option<&'static Rule> {
         [
             ((0, 1), &rules::HORIZONTAL),
             ((1, 0), &rules::VERTICAL),
@@ -119,7 +113,7 @@ impl Grid {
             ((1, -1), &rules::DIAGONAL),
         ]
         .into_iter()
-        .find(|((d_row, d_col), _)| 1 + count(*d_row, *d_col) + count(-d_row, -d_col) >= 4)
+        .find(|((d_row, d_col), _)| self.line_through(row, col, *d_row, *d_col) >= 4)
         .map(|(_, rule)| rule)
     }
 

@@ -407,22 +407,16 @@ mod tests {
         assert_eq!(rules_at(short, 11, &actual(" 2")), vec![]);
         // Printing all of a misreading beats printing its first bytes.
         let tied = format!("{trace}? 10 13 liberties-other 2032 0 another misreading\n");
-        let slugs = |cell| -> Vec<String> {
-            rules_at(&tied, 11, &actual(cell))
+        let slugs = |trace: &str, cell| -> Vec<String> {
+            rules_at(trace, 11, &actual(cell))
                 .into_iter()
                 .map(|rule| rule.slug)
                 .collect()
         };
-        assert_eq!(slugs(" 2"), ["liberties-shared"]);
+        assert_eq!(slugs(&tied, " 2"), ["liberties-shared"]);
         // Two that explain as much are both named, in the trace's order.
         let even = format!("{tied}? 10 13 liberties-again 2032 {newline} the same again\n");
-        let slugs = |cell| -> Vec<String> {
-            rules_at(&even, 11, &actual(cell))
-                .into_iter()
-                .map(|rule| rule.slug)
-                .collect()
-        };
-        assert_eq!(slugs(" 2"), ["liberties-shared", "liberties-again"]);
+        assert_eq!(slugs(&even, " 2"), ["liberties-shared", "liberties-again"]);
         assert_eq!(
             rules_at(trace, 11, &actual(" 2"))[0].words,
             "a group shares its liberties"
