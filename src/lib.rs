@@ -11,6 +11,8 @@ pub mod columns;
 pub mod connect4;
 pub mod driver;
 pub mod go;
+#[cfg(feature = "mutants")]
+pub mod misread;
 pub mod mutant;
 pub mod program;
 pub mod rule;

@@ -155,68 +155,6 @@ pub fn with<R>(mutant: Mutant, work: impl FnOnce() -> R) -> R {
     work()
 }
 
-/// What one variant prints where its output first parts from the reference's: the output of
-/// a misreading of the variant's rule, so that a wrong program printing the same is told which
-/// rule it misread.
-#[cfg(feature = "mutants")]
-#[derive(Debug, Clone)]
-pub struct Misreading {
-    pub variant: &'static Info,
-    /// The first byte where the variant's output differs from the reference's.
-    pub start: usize,
-    /// The variant's whole output.
-    pub output: Vec<u8>,
-}
-
-/// Runs every variant of `spec` on `input`, whose right output is `reference`: where each
-/// that prints something else parts from it, and what it prints there. A variant that panics
-/// is left out, silently.
-#[cfg(feature = "mutants")]
-pub fn misreadings(spec: &crate::spec::Spec, input: &[u8], reference: &[u8]) -> Vec<Misreading> {
-    let mut found = Vec::new();
-    for variant in MUTANTS.iter().filter(|variant| variant.spec == spec.name) {
-        let run = quietly(|| with(variant.mutant, || crate::driver::run_bytes(spec, input).0));
-        let Some(output) = run else { continue };
-        let start = output
-            .iter()
-            .zip(reference)
-            .take_while(|(a, b)| a == b)
-            .count();
-        if start == output.len() && start == reference.len() {
-            continue;
-        }
-        found.push(Misreading {
-            variant,
-            start,
-            output,
-        });
-    }
-    found
-}
-
-#[cfg(feature = "mutants")]
-thread_local! {
-    static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Runs `work`, catching a panic without printing it: `None` if it panicked.
-#[cfg(feature = "mutants")]
-fn quietly<R>(work: impl FnOnce() -> R) -> Option<R> {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    HOOK.call_once(|| {
-        let previous = std::panic::take_hook();
-        std::panic::set_hook(Box::new(move |info| {
-            if !QUIET.with(|quiet| quiet.get()) {
-                previous(info);
-            }
-        }));
-    });
-    QUIET.with(|quiet| quiet.set(true));
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(work)).ok();
-    QUIET.with(|quiet| quiet.set(false));
-    result
-}
-
 /// The variant called `name`.
 pub fn find(name: &str) -> Option<&'static Info> {
     MUTANTS.iter().find(|info| info.name == name)

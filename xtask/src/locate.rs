@@ -247,7 +247,7 @@ fn reference_trace(args: &[String], input: &[u8]) -> Option<String> {
     // Input the reference refuses still has its trace up to there.
     let _ = gridjudge::driver::run(spec, input, &mut output, Some(&mut trace));
     let mut trace = String::from_utf8(trace).ok()?;
-    for misreading in gridjudge::mutant::misreadings(spec, input, &output) {
+    for misreading in gridjudge::misread::misreadings(spec, input, &output) {
         let rest = &misreading.output[misreading.start..];
         let shows = &rest[..rest.len().min(MISREADING_BYTES)];
         let hex: String = shows.iter().map(|byte| format!("{byte:02x}")).collect();
