@@ -250,8 +250,14 @@ impl Board {
             out.extend_from_slice(line);
             out.push(b'\n');
             if spans.is_on() {
+                // The newline goes with the row's last cell, so that rows of one rule join.
                 for (col, rule) in decided[row * self.cols..][..self.cols].iter().enumerate() {
-                    spans.mark(at + col, at + col + 1, rule);
+                    let end = if col + 1 == self.cols {
+                        col + 2
+                    } else {
+                        col + 1
+                    };
+                    spans.mark(at + col, at + end, rule);
                 }
             }
         }

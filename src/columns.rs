@@ -785,11 +785,14 @@ impl Columns {
             self.phase = Phase::Ended;
             return Ok(Flow::Stop);
         }
-        if field.hidden.is_some() && !hid {
-            // Jewels wait above the top for the matches to clear: no GAME OVER yet.
-            self.spans
-                .mark(out.len(), out.len(), &rules::GAME_OVER_POSTPONED);
-        }
+        // No GAME OVER after this display: jewels wait above the top for the matches to clear,
+        // or the command was one without effect, or the game simply goes on.
+        let goes_on = match &self.provenance {
+            _ if field.hidden.is_some() && !hid => &rules::GAME_OVER_POSTPONED,
+            Some(provenance) => provenance.unchanged().unwrap_or(&rules::GAME_OVER),
+            None => &rules::GAME_OVER,
+        };
+        self.spans.mark(out.len(), out.len(), goes_on);
         Ok(Flow::Continue)
     }
 

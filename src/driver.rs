@@ -8,9 +8,11 @@
 //! With a trace writer, the driver also records after every line how many output bytes exist,
 //! as `LINE OFFSET` lines (`0 OFFSET` for output written before any input). A harness uses
 //! that map to say which input line an output difference answers. A program that records rule
-//! spans adds, before each such line, `@ START END SLUG` lines: output bytes `START..END` were
-//! decided by the rule `SLUG` of the spec (spans may nest; the innermost one holding a byte is
-//! its rule), each rule's words once, as `= SLUG WORDS`, before its first span.
+//! spans adds, before each such line, `@ GAP LENGTH SLUG` lines: the output bytes from `GAP`
+//! after the previous span's start (from 0 for the first; `GAP` may be negative), `LENGTH` of
+//! them, were decided by the rule `SLUG` of the spec (spans may nest; the innermost one holding
+//! a byte is its rule), and each rule's words once, as `= SLUG WORDS`, before its first span.
+//! Spans are written relative to each other so that a trace compresses well.
 
 use std::io::{self, BufRead, Write};
 
@@ -53,7 +55,7 @@ pub fn run(
     let mut line = Vec::new();
     let mut line_no = 0usize;
 
-    let mut named = std::collections::HashSet::new();
+    let mut written_spans = WrittenSpans::default();
     if trace.is_some() {
         if let Some(spans) = program.spans() {
             spans.record();
@@ -63,7 +65,7 @@ pub fn run(
     let mut before = written;
     emit(&mut output, &mut out, &mut written, spec.interactive)?;
     if let Some(trace) = trace.as_deref_mut() {
-        write_spans(trace, program.as_mut(), before, &mut named)?;
+        written_spans.write(trace, program.as_mut(), before)?;
         writeln!(trace, "0 {written}")?;
     }
     let mut stopped = false;
@@ -85,7 +87,7 @@ pub fn run(
         before = written;
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
         if let Some(trace) = trace.as_deref_mut() {
-            write_spans(trace, program.as_mut(), before, &mut named)?;
+            written_spans.write(trace, program.as_mut(), before)?;
             writeln!(trace, "{line_no} {written}")?;
         }
         if flow.map_err(RunError::Input)? == Flow::Stop {
@@ -98,7 +100,7 @@ pub fn run(
         before = written;
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
         if let Some(trace) = trace {
-            write_spans(trace, program.as_mut(), before, &mut named)?;
+            written_spans.write(trace, program.as_mut(), before)?;
         }
         result.map_err(RunError::Input)?;
     }
@@ -111,25 +113,36 @@ pub fn run(
     Ok(Finished { unspecified })
 }
 
-/// Writes the rule spans the program recorded for output that starts at byte `base`, and the
-/// words of each rule not `named` before.
-fn write_spans(
-    trace: &mut dyn Write,
-    program: &mut dyn Program,
-    base: usize,
-    named: &mut std::collections::HashSet<&'static str>,
-) -> io::Result<()> {
-    let Some(spans) = program.spans() else {
-        return Ok(());
-    };
-    for span in spans.take() {
-        let (start, end, rule) = (base + span.start, base + span.end, span.rule);
-        if named.insert(rule.slug) {
-            writeln!(trace, "= {} {}", rule.slug, rule.words)?;
+/// What a trace has said of spans so far: the rules named, and the last span's start.
+#[derive(Default)]
+struct WrittenSpans {
+    named: std::collections::HashSet<&'static str>,
+    last_start: usize,
+}
+
+impl WrittenSpans {
+    /// Writes the rule spans the program recorded for output that starts at byte `base`, and
+    /// the words of each rule not named before.
+    fn write(
+        &mut self,
+        trace: &mut dyn Write,
+        program: &mut dyn Program,
+        base: usize,
+    ) -> io::Result<()> {
+        let Some(spans) = program.spans() else {
+            return Ok(());
+        };
+        for span in spans.take() {
+            let (start, rule) = (base + span.start, span.rule);
+            if self.named.insert(rule.slug) {
+                writeln!(trace, "= {} {}", rule.slug, rule.words)?;
+            }
+            let gap = start as i128 - self.last_start as i128;
+            writeln!(trace, "@ {gap} {} {}", span.end - span.start, rule.slug)?;
+            self.last_start = start;
         }
-        writeln!(trace, "@ {start} {end} {}", rule.slug)?;
+        Ok(())
     }
-    Ok(())
 }
 
 fn emit(

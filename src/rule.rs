@@ -50,10 +50,17 @@ impl Spans {
         self.on
     }
 
-    /// Marks `start..end` as decided by `rule`.
+    /// Marks `start..end` as decided by `rule`. A span that goes on where the last one of the
+    /// same rule ended extends it: a row of cells of one rule is one span.
     pub fn mark(&mut self, start: usize, end: usize, rule: &'static Rule) {
-        if self.on {
-            self.list.push(Span { start, end, rule });
+        if !self.on {
+            return;
+        }
+        match self.list.last_mut() {
+            Some(last) if std::ptr::eq(last.rule, rule) && last.end == start && start < end => {
+                last.end = end;
+            }
+            _ => self.list.push(Span { start, end, rule }),
         }
     }
 

@@ -85,6 +85,11 @@ impl Provenance {
         }
     }
 
+    /// The rule of the last command's whole display, when it changed nothing.
+    pub fn unchanged(&self) -> Option<&'static Rule> {
+        self.unchanged
+    }
+
     /// Notes the field as it is before a command.
     pub fn before(&mut self, field: &Field) {
         self.before = views(field);

@@ -2,10 +2,10 @@
 //!
 //! The reference binary writes, with `--trace FILE`, the number of output bytes that exist
 //! after each input line. The first trace entry past the difference's offset in the expected
-//! output names the input line whose answer holds the difference. The trace's `@ START END
-//! SLUG` lines (with `= SLUG WORDS` giving each rule's words once) say which rule of the spec
-//! decided each span of the expected output: the innermost span holding the difference names
-//! the rule whose output went wrong first.
+//! output names the input line whose answer holds the difference. The trace's `@ GAP LENGTH
+//! SLUG` lines (each span's start relative to the previous span's; `= SLUG WORDS` gives each
+//! rule's words once) say which rule of the spec decided each span of the expected output: the
+//! innermost span holding the difference names the rule whose output went wrong first.
 
 use std::path::Path;
 use std::time::Duration;
@@ -55,6 +55,7 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
         .collect();
     let mut best: Option<(usize, &str, &str)> = None;
     let mut misread: (usize, Vec<RuleAt>) = (0, Vec::new());
+    let mut last_start = 0usize;
     for line in trace.lines() {
         let (misreading, rest) = match line.split_at_checked(2) {
             Some(("@ ", rest)) => (false, rest),
@@ -62,12 +63,25 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
             _ => continue,
         };
         let mut words = rest.splitn(if misreading { 6 } else { 4 }, ' ');
-        let (Some(start), Some(end), Some(slug)) = (words.next(), words.next(), words.next())
+        let (Some(first), Some(second), Some(slug)) = (words.next(), words.next(), words.next())
         else {
             continue;
         };
-        let (Ok(start), Ok(end)) = (start.parse::<usize>(), end.parse::<usize>()) else {
-            continue;
+        let (start, end) = if misreading {
+            let (Ok(start), Ok(end)) = (first.parse::<usize>(), second.parse::<usize>()) else {
+                continue;
+            };
+            (start, end)
+        } else {
+            // A span: its start relative to the previous span's, and its length.
+            let (Ok(gap), Ok(length)) = (first.parse::<i64>(), second.parse::<usize>()) else {
+                continue;
+            };
+            let Some(start) = last_start.checked_add_signed(gap as isize) else {
+                continue;
+            };
+            last_start = start;
+            (start, start + length)
         };
         // A misreading may explain past the bytes it shows (its hash covers the rest).
         let holds = (start <= offset && offset < end)
@@ -365,9 +379,10 @@ mod tests {
 
     #[test]
     fn the_innermost_span_names_the_rule() {
+        // Spans 0..30, 4..7 and an empty one at 30, each start after the previous one's.
         let trace = "0 0\n= display every command is followed by a display\n@ 0 30 display\n\
-                     = landing fallers land when they cannot move down\n@ 4 7 landing\n\
-                     = game-over-line GAME OVER on its own line\n@ 30 30 game-over-line\n1 30\n";
+                     = landing fallers land when they cannot move down\n@ 4 3 landing\n\
+                     = game-over-line GAME OVER on its own line\n@ 26 0 game-over-line\n1 30\n";
         let slug = |offset| {
             rules_at(trace, offset, b"")
                 .first()
@@ -392,7 +407,7 @@ mod tests {
         // first bytes).
         let newline = format!("{:016x}", crate::shard::fnv1a(b" 2\n"));
         let trace = format!(
-            "= liberties every stone shows its group's liberties\n@ 10 13 liberties\n\
+            "= liberties every stone shows its group's liberties\n@ 10 3 liberties\n\
              ? 10 13 liberties-shared 2032 {newline} a group shares its liberties\n\
              ? 10 13 liberties-nsew 20370a 0 liberties are N, S, E, W only\n"
         );
