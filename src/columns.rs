@@ -249,6 +249,12 @@ impl Field {
 
     /// Appends one display of the field.
     pub fn render(&self, out: &mut Vec<u8>) {
+        self.render_cells(out, |_, _, _| {});
+    }
+
+    /// Appends one display of the field, telling `drawn` of each cell as it is written: its
+    /// index in the field, what it shows, and where its three bytes start in `out`.
+    pub fn render_cells(&self, out: &mut Vec<u8>, mut drawn: impl FnMut(usize, CellView, usize)) {
         out.reserve((self.rows + 1) * (3 * self.cols + 3));
         let empty = self.faller.is_none() && self.cells.iter().all(|c| *c == Cell::Empty);
         let shown = if on(Mutant::ColumnsShortEmptyField) && empty {
@@ -259,7 +265,9 @@ impl Field {
         for row in 0..shown {
             out.push(b'|');
             for col in 0..self.cols {
-                let cell = match self.view(row, col) {
+                let view = self.view(row, col);
+                drawn(row * self.cols + col, view, out.len());
+                let cell = match view {
                     CellView::Empty => *b"   ",
                     CellView::Frozen(jewel) => [b' ', jewel, b' '],
                     CellView::Falling(jewel) => [b'[', jewel, b']'],
@@ -753,8 +761,6 @@ impl Columns {
         }
         let no_effect = field.faller().is_none()
             && matches!(command, Command::Rotate | Command::Left | Command::Right);
-        let had_matches = field.has_matches();
-        let hid = field.hidden.is_some();
         if let Some(provenance) = &mut self.provenance {
             provenance.before(field);
         }
@@ -776,23 +782,18 @@ impl Columns {
             if !on(Mutant::ColumnsNoGameOverLine) {
                 out.extend_from_slice(b"GAME OVER\n");
             }
-            let rule = if had_matches && hid {
-                &rules::GAME_OVER_POSTPONED
-            } else {
-                &rules::GAME_OVER
-            };
-            self.spans.mark(at, out.len(), rule);
+            if let Some(provenance) = &self.provenance {
+                self.spans
+                    .mark(at, out.len(), provenance.ending(field, status));
+            }
             self.phase = Phase::Ended;
             return Ok(Flow::Stop);
         }
-        // No GAME OVER after this display: jewels wait above the top for the matches to clear,
-        // or the command was one without effect, or the game simply goes on.
-        let goes_on = match &self.provenance {
-            _ if field.hidden.is_some() && !hid => &rules::GAME_OVER_POSTPONED,
-            Some(provenance) => provenance.unchanged().unwrap_or(&rules::GAME_OVER),
-            None => &rules::GAME_OVER,
-        };
-        self.spans.mark(out.len(), out.len(), goes_on);
+        if let Some(provenance) = &self.provenance {
+            // No GAME OVER after this display: an empty span says why.
+            self.spans
+                .mark(out.len(), out.len(), provenance.ending(field, status));
+        }
         Ok(Flow::Continue)
     }
 

@@ -124,27 +124,20 @@ impl Grid {
     /// Appends the board as printed at the start of a turn: blank line, header, grid, header.
     pub fn render(&self, out: &mut Vec<u8>, spans: &mut Spans) {
         if !on(Mutant::Connect4NoBlankLine) {
-            mark(out, spans, b"\n", &rules::BLANK);
+            spans.append(out, b"\n", &rules::BLANK);
         }
-        mark(out, spans, HEADER, &rules::HEADER);
+        spans.append(out, HEADER, &rules::HEADER);
         for row in &self.cells {
             let at = out.len();
             out.extend_from_slice(row);
             out.push(b'\n');
             spans.mark(at, out.len(), &rules::GRID);
         }
-        mark(out, spans, HEADER, &rules::HEADER);
+        spans.append(out, HEADER, &rules::HEADER);
     }
 }
 
 /// A valid column: exactly one character `0`..`7`.
-/// Appends `text`, decided by `rule`.
-fn mark(out: &mut Vec<u8>, spans: &mut Spans, text: &[u8], rule: &'static Rule) {
-    let at = out.len();
-    out.extend_from_slice(text);
-    spans.mark(at, out.len(), rule);
-}
-
 /// The rule that makes `line` invalid: an empty line, `8` or `9`, more than one character, a
 /// full column (`full`), or else any other input.
 fn invalid_rule(line: &[u8], full: bool) -> &'static Rule {
@@ -240,7 +233,7 @@ impl Connect4 {
         out.push(self.player);
         out.extend_from_slice(b"'s turn\n");
         self.spans.mark(at, out.len(), turn);
-        mark(out, &mut self.spans, PROMPT, &rules::PROMPT);
+        self.spans.append(out, PROMPT, &rules::PROMPT);
     }
 }
 
@@ -276,11 +269,11 @@ impl Program for Connect4 {
                 );
             }
             let full = column.is_some();
-            mark(out, &mut self.spans, INVALID, invalid_rule(line, full));
+            self.spans.append(out, INVALID, invalid_rule(line, full));
             if on(Mutant::Connect4InvalidShowsBoard) {
                 self.prompt_turn(out, &rules::AFTER_INVALID);
             } else {
-                mark(out, &mut self.spans, PROMPT, &rules::AFTER_INVALID);
+                self.spans.append(out, PROMPT, &rules::AFTER_INVALID);
             }
             return Ok(Flow::Continue);
         };

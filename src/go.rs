@@ -127,12 +127,7 @@ pub fn render(
     out: &mut Vec<u8>,
     spans: &mut Spans,
 ) {
-    let line = |out: &mut Vec<u8>, spans: &mut Spans, text: &[u8], rule: &'static Rule| {
-        let at = out.len();
-        out.extend_from_slice(text);
-        spans.mark(at, out.len(), rule);
-    };
-    line(out, spans, b"The Stones\n", &rules::TITLES);
+    spans.append(out, b"The Stones\n", &rules::TITLES);
     let at = out.len();
     out.extend_from_slice(b"   ");
     out.extend(letters(size));
@@ -140,19 +135,19 @@ pub fn render(
     spans.mark(at, out.len(), &rules::LABELS);
     for (row, stones) in cells.chunks(size).enumerate() {
         row_label(row, out, spans);
-        line(out, spans, stones, &rules::STONES);
+        spans.append(out, stones, &rules::STONES);
         out.push(b'\n');
     }
     for groups in [false, true] {
         if !on(Mutant::GoNoBlankLines) {
-            line(out, spans, b"\n", &rules::BLANK);
+            spans.append(out, b"\n", &rules::BLANK);
         }
         let title: &[u8] = if groups {
             b"The Groups\n"
         } else {
             b"The Liberties\n"
         };
-        line(out, spans, title, &rules::TITLES);
+        spans.append(out, title, &rules::TITLES);
         let value = |index: usize| {
             if groups && on(Mutant::GoNoGroupModulo) {
                 analysis.groups[index]
@@ -231,6 +226,7 @@ fn table(
     }
 }
 
+/// Drops the spaces at the end of the line being written and ends it.
 fn trim_line(out: &mut Vec<u8>) {
     while out.last() == Some(&b' ') {
         out.pop();
@@ -286,9 +282,7 @@ impl Go {
     }
 
     fn bad_size(&mut self, out: &mut Vec<u8>) {
-        let at = out.len();
-        out.extend_from_slice(BAD_SIZE);
-        self.spans.mark(at, out.len(), &rules::SIZE);
+        self.spans.append(out, BAD_SIZE, &rules::SIZE);
     }
 }
 

@@ -28,7 +28,7 @@ fn help() -> String {
         text.push_str(&format!("  {:<10}{}\n", spec.name, spec.summary));
     }
     text.push_str(
-        "\nOPTIONS:\n  --strict      exit 3 if the input touches behaviour the handout leaves unspecified\n  --trace FILE  write `INPUT_LINE OUTPUT_OFFSET` after each input line to FILE, and\n                `@ START END RULE`: the rule of the spec behind those output bytes\n  -h, --help    print this help\n",
+        "\nOPTIONS:\n  --strict      exit 3 if the input touches behaviour the handout leaves unspecified\n  --trace FILE  write `INPUT_LINE OUTPUT_OFFSET` after each input line to FILE, and\n                `@ GAP LENGTH RULE`: the rule of the spec behind output bytes\n  -h, --help    print this help\n",
     );
     text
 }

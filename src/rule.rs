@@ -64,6 +64,13 @@ impl Spans {
         }
     }
 
+    /// Appends `text` to `out`, marked as decided by `rule`.
+    pub fn append(&mut self, out: &mut Vec<u8>, text: &[u8], rule: &'static Rule) {
+        let at = out.len();
+        out.extend_from_slice(text);
+        self.mark(at, out.len(), rule);
+    }
+
     /// The spans recorded since the last call.
     pub fn take(&mut self) -> Vec<Span> {
         std::mem::take(&mut self.list)

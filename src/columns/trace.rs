@@ -55,6 +55,8 @@ pub struct Provenance {
     /// What the cells showed before the command.
     before: Vec<CellView>,
     had_faller: Option<super::Faller>,
+    /// Jewels of a frozen faller waited above the top before the command.
+    had_hidden: bool,
 }
 
 impl Provenance {
@@ -82,18 +84,32 @@ impl Provenance {
             unchanged: None,
             before: Vec::new(),
             had_faller: None,
+            had_hidden: false,
         }
     }
 
-    /// The rule of the last command's whole display, when it changed nothing.
-    pub fn unchanged(&self) -> Option<&'static Rule> {
-        self.unchanged
+    /// The rule that decided how the last command's display ends, with `status`: GAME OVER
+    /// (postponed until the matches cleared, or not), or none yet (jewels wait above the top,
+    /// the command had no effect, or the game simply goes on).
+    pub fn ending(&self, field: &Field, status: Status) -> &'static Rule {
+        let hidden = field.hidden.is_some();
+        let had_matches = self
+            .before
+            .iter()
+            .any(|v| matches!(v, CellView::Matched(_)));
+        match status {
+            Status::GameOver if had_matches && self.had_hidden => &rules::GAME_OVER_POSTPONED,
+            Status::GameOver => &rules::GAME_OVER,
+            Status::Playing if hidden && !self.had_hidden => &rules::GAME_OVER_POSTPONED,
+            Status::Playing => self.unchanged.unwrap_or(&rules::GAME_OVER),
+        }
     }
 
     /// Notes the field as it is before a command.
     pub fn before(&mut self, field: &Field) {
         self.before = views(field);
         self.had_faller = field.faller().cloned();
+        self.had_hidden = field.hidden.is_some();
     }
 
     /// Credits what `command` changed on `field` (now after it).
@@ -155,19 +171,17 @@ impl Provenance {
     /// Appends a display of `field`, each cell marked with its rule.
     pub fn render(&self, field: &Field, out: &mut Vec<u8>, spans: &mut Spans) {
         let start = out.len();
-        field.render(out);
-        let width = 3 * field.cols() + 3;
-        for row in 0..field.rows() {
-            for col in 0..field.cols() {
-                let at = start + row * width + 1 + 3 * col;
-                let rule = match field.view(row, col) {
-                    CellView::Falling(_) | CellView::Landed(_) => self.faller,
-                    _ => self.cells[row * field.cols() + col],
-                };
-                spans.mark(at, at + 3, self.unchanged.unwrap_or(rule));
-            }
-        }
-        let bottom = start + field.rows() * width;
+        let mut last_cell = start;
+        field.render_cells(out, |index, view, at| {
+            let rule = match view {
+                CellView::Falling(_) | CellView::Landed(_) => self.faller,
+                _ => self.cells[index],
+            };
+            spans.mark(at, at + 3, self.unchanged.unwrap_or(rule));
+            last_cell = at;
+        });
+        // The bottom line follows the last cell and the row's end, `|\n`.
+        let bottom = last_cell + 3 + 2;
         spans.mark(bottom, out.len(), &rules::BOTTOM);
         spans.mark(start, out.len(), self.unchanged.unwrap_or(&rules::CELLS));
     }
