@@ -69,8 +69,9 @@ struct Loaded {
     case: Case,
     input: Vec<u8>,
     expected: Vec<u8>,
-    /// The reference's trace of the input, made the first time a variant fails the case.
-    trace: std::sync::OnceLock<String>,
+    /// The reference's trace of the input, and the same without misreadings, made the first
+    /// time a variant fails the case.
+    traces: std::sync::OnceLock<[String; 2]>,
 }
 
 /// Runs every variant on every graded case of its spec under the corpus `root`.
@@ -99,7 +100,7 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
                 case,
                 input,
                 expected,
-                trace: std::sync::OnceLock::new(),
+                traces: std::sync::OnceLock::new(),
             });
         }
         let n_generated = loaded.iter().filter(|l| l.case.group == GENERATED).count();
@@ -194,17 +195,20 @@ fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Optio
     if judgement.verdict.passed() {
         return None;
     }
-    let trace = case.trace.get_or_init(|| {
-        crate::locate::built_in_trace(&[spec.name.to_string()], &case.input).unwrap_or_default()
+    let traces = case.traces.get_or_init(|| {
+        let trace = crate::locate::built_in_trace(&[spec.name.to_string()], &case.input)
+            .map(|trace| trace.to_string())
+            .unwrap_or_default();
+        // The same trace without misreadings: what the rules alone make of the failure, as
+        // for a bug no variant foresaw.
+        let unaided = trace
+            .lines()
+            .filter(|line| !line.starts_with("? "))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        [trace, unaided]
     });
-    // The same trace without misreadings: what the rules alone make of the failure, as for
-    // a bug no variant foresaw.
-    let unaided: String = trace
-        .lines()
-        .filter(|line| !line.starts_with("? "))
-        .map(|line| format!("{line}\n"))
-        .collect();
-    Some([trace, &unaided].map(|trace| {
+    Some([&traces[0], &traces[1]].map(|trace| {
         let mut rules = Vec::new();
         if let (Some(difference), Some(execution)) = (&judgement.difference, &judgement.execution) {
             let found = crate::locate::from_trace_text(

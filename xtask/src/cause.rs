@@ -1,9 +1,43 @@
 //! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
 //! cause), its stable id, and its words, with and without the case's own input line.
 
+use std::path::Path;
+
+use crate::locate::locate;
 use crate::outcome::{killed_by, Judgement, Verdict};
+use crate::suite::Suite;
 
 impl Judgement {
+    /// Says where this failure's first difference shows and which rule of the spec decided
+    /// the expected output there ([`locate`]), for `suite`'s case `input`: what the cause is
+    /// keyed on. `stored` is the trace the student kit holds beside the case.
+    pub fn place_difference(
+        &mut self,
+        suite: &Suite,
+        reference: &Path,
+        dir: &Path,
+        input: &[u8],
+        stored: &Path,
+    ) {
+        let Some(difference) = &self.difference else {
+            return;
+        };
+        let stdout = self.execution.as_ref().map_or(&[][..], |e| &e.stdout[..]);
+        let found = locate(
+            suite,
+            reference,
+            dir,
+            input,
+            difference.telling_offset(),
+            stdout,
+            stored,
+        );
+        self.answers = found.as_ref().and_then(|l| l.command.clone());
+        self.rule = found.as_ref().and_then(|l| l.rule.clone());
+        self.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
+        self.location = found.map(|l| l.phrase);
+    }
+
     /// What a failure is, in words: the verdict, the kind of difference, and an example of the
     /// kind of input line where it shows (this case's).
     pub fn cause(&self) -> String {

@@ -13,7 +13,6 @@ use crate::compile::Outcome;
 use crate::confine::{Policy, Settings};
 use crate::discover::{discover, Case};
 use crate::error::Error;
-use crate::locate::locate;
 use crate::outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
 use crate::process::Bounds;
 use crate::run::Run;
@@ -495,24 +494,14 @@ fn run_case(
     if !judgement.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);
     }
-    if let (false, Some(difference)) = (judgement.verdict.passed(), &judgement.difference) {
-        let stdout = judgement
-            .execution
-            .as_ref()
-            .map_or(&[][..], |e| e.stdout.as_slice());
-        let found = locate(
+    if !judgement.verdict.passed() {
+        judgement.place_difference(
             &plan.suite,
             &options.reference,
             &options.dir,
             &input,
-            difference.telling_offset(),
-            stdout,
             &case.input.with_extension("trace"),
         );
-        judgement.answers = found.as_ref().and_then(|l| l.command.clone());
-        judgement.rule = found.as_ref().and_then(|l| l.rule.clone());
-        judgement.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
-        judgement.location = found.map(|l| l.phrase);
     }
     judgement.bound();
     Ok(result(judgement))

@@ -399,25 +399,13 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
         Outcome::Found(found) => found,
     };
     let mut judgement = found.judgement;
-    if let Some(difference) = &judgement.difference {
-        let stdout = judgement
-            .execution
-            .as_ref()
-            .map_or(&[][..], |e| e.stdout.as_slice());
-        let found = crate::locate::locate(
-            &options.suite,
-            &options.reference,
-            &options.dir,
-            found.shrunk.as_bytes(),
-            difference.telling_offset(),
-            stdout,
-            std::path::Path::new(""),
-        );
-        judgement.answers = found.as_ref().and_then(|l| l.command.clone());
-        judgement.rule = found.as_ref().and_then(|l| l.rule.clone());
-        judgement.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
-        judgement.location = found.map(|l| l.phrase);
-    }
+    judgement.place_difference(
+        &options.suite,
+        &options.reference,
+        &options.dir,
+        found.shrunk.as_bytes(),
+        std::path::Path::new(""),
+    );
     let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;
     let mut report = format!(
         "seed {seed}: {} after {} inputs in {:.1} s ({:.0} runs/s), on the input of generator seed {}\n",

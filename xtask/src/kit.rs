@@ -97,14 +97,9 @@ pub fn bundle(
         let expected = text(&case.expected)?;
         let trace = suite
             .is_built_in()
-            .then(|| {
-                crate::locate::built_in_trace(
-                    suite.file.args.as_deref().unwrap_or_default(),
-                    input.as_bytes(),
-                )
-                .or_else(|| crate::locate::trace(&target, input.as_bytes()))
-            })
-            .flatten();
+            .then(|| crate::locate::reference_trace(&suite, reference, &dir, input.as_bytes()))
+            .flatten()
+            .map(|trace| trace.to_string());
         hash_case(&mut corpus, [&case.group, &case.name, &input, &expected]);
         cases.push(BundleCase {
             group: case.group,

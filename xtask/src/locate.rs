@@ -8,6 +8,7 @@
 //! innermost span holding the difference names the rule whose output went wrong first.
 
 use std::path::Path;
+use std::sync::Arc;
 use std::time::Duration;
 
 use crate::confine::Policy;
@@ -164,24 +165,28 @@ pub fn locate(
     actual: &[u8],
     stored: &Path,
 ) -> Option<Location> {
-    let trace = if !suite.is_built_in() {
-        None
-    } else if let Some(trace) =
-        built_in_trace(suite.file.args.as_deref().unwrap_or_default(), input)
-    {
-        Some(trace)
-    } else if reference.is_file() {
-        trace(&suite.reference_target(reference, dir), input)
-    } else {
-        std::fs::read_to_string(stored).ok()
-    };
-    phrase_of(&trace?, input, offset, actual)
+    if !suite.is_built_in() {
+        return None;
+    }
+    let trace = reference_trace(suite, reference, dir, input)
+        .or_else(|| std::fs::read_to_string(stored).ok().map(Arc::new))?;
+    phrase_of(&trace, input, offset, actual)
 }
 
-/// Where the byte `offset` of the expected output shows, from the reference's trace for this
-/// input, written before (the student kit holds one per case instead of the reference).
-pub fn from_trace(trace: &Path, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
-    phrase_of(&std::fs::read_to_string(trace).ok()?, input, offset, actual)
+/// The trace of the bundled reference for `suite`'s case `input`: made in this process for a
+/// built-in spec, else by the `reference` binary's `--trace` (it runs trusted, in `dir`).
+pub fn reference_trace(
+    suite: &Suite,
+    reference: &Path,
+    dir: &Path,
+    input: &[u8],
+) -> Option<Arc<String>> {
+    built_in_trace(suite.file.args.as_deref().unwrap_or_default(), input).or_else(|| {
+        reference
+            .is_file()
+            .then(|| trace(&suite.reference_target(reference, dir), input).map(Arc::new))
+            .flatten()
+    })
 }
 
 /// Where the byte `offset` of the expected output shows, from a trace's text (one the
@@ -208,9 +213,9 @@ const MISREADING_BYTES: usize = 128;
 /// so that a program printing the same is told which rule it misread.
 /// `None` in a build without the reference (the student kit, which holds the traces written
 /// when it was built).
-pub fn built_in_trace(args: &[String], input: &[u8]) -> Option<String> {
+pub fn built_in_trace(args: &[String], input: &[u8]) -> Option<Arc<String>> {
     #[cfg(feature = "reference")]
-    return remembered(args, input).map(|trace| trace.as_str().to_owned());
+    return remembered(args, input);
     #[cfg(not(feature = "reference"))]
     {
         let _ = (args, input);
@@ -226,10 +231,10 @@ const REMEMBERED_BYTES: usize = 16 << 20;
 /// The trace of `input` under `args`, made once per process (while the traces kept stay under
 /// [`REMEMBERED_BYTES`]).
 #[cfg(feature = "reference")]
-fn remembered(args: &[String], input: &[u8]) -> Option<std::sync::Arc<String>> {
+fn remembered(args: &[String], input: &[u8]) -> Option<Arc<String>> {
     use sha2::{Digest, Sha256};
     use std::collections::HashMap;
-    use std::sync::{Arc, Mutex, OnceLock};
+    use std::sync::{Mutex, OnceLock};
     /// The traces kept, by the hash of their arguments and input, and their bytes in all.
     type Kept = (HashMap<Vec<u8>, Arc<String>>, usize);
     static KEPT: OnceLock<Mutex<Kept>> = OnceLock::new();
@@ -244,7 +249,7 @@ fn remembered(args: &[String], input: &[u8]) -> Option<std::sync::Arc<String>> {
     if let Some(trace) = kept.lock().ok()?.0.get(&key) {
         return Some(Arc::clone(trace));
     }
-    let trace = Arc::new(reference_trace(args, input)?);
+    let trace = Arc::new(make_trace(args, input)?);
     let mut kept = kept.lock().ok()?;
     if kept.1 + trace.len() <= REMEMBERED_BYTES {
         kept.1 += trace.len();
@@ -254,7 +259,7 @@ fn remembered(args: &[String], input: &[u8]) -> Option<std::sync::Arc<String>> {
 }
 
 #[cfg(feature = "reference")]
-fn reference_trace(args: &[String], input: &[u8]) -> Option<String> {
+fn make_trace(args: &[String], input: &[u8]) -> Option<String> {
     use std::fmt::Write as _;
     let spec = args.iter().find_map(|arg| gridjudge::spec::find(arg))?;
     let (mut trace, mut output) = (Vec::new(), Vec::new());
@@ -357,12 +362,13 @@ mod tests {
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 10\n4 20\n5 30\n").unwrap();
         let input = b"4\n3\nEMPTY\nR\n\n";
-        let at = |offset| from_trace(&path, input, offset, b"").unwrap().phrase;
+        let trace = std::fs::read_to_string(&path).unwrap();
+        let at = |offset| from_trace_text(&trace, input, offset, b"").unwrap().phrase;
         assert_eq!(at(0), "in the output after input line 3: `EMPTY`");
         assert_eq!(at(15), "in the output after input line 4: `R`");
         assert_eq!(at(29), "in the output after input line 5: (an empty line)");
         assert_eq!(at(30), "after the end of the expected output");
-        let command = |offset| from_trace(&path, input, offset, b"").unwrap().command;
+        let command = |offset| from_trace_text(&trace, input, offset, b"").unwrap().command;
         assert_eq!(command(15), Some("R".into()));
         assert_eq!(command(29), Some(String::new()));
     }
@@ -372,7 +378,8 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("trace");
         std::fs::write(&path, "0 0\n1 0\n2 0\n3 0\n4 90\n").unwrap();
-        let found = from_trace(&path, b"9\n..B\n...\n.W.\n", 40, b"").unwrap();
+        let trace = std::fs::read_to_string(&path).unwrap();
+        let found = from_trace_text(&trace, b"9\n..B\n...\n.W.\n", 40, b"").unwrap();
         assert_eq!(found.phrase, "in the output after the whole input");
         assert_eq!(found.command, None);
     }
