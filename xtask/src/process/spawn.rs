@@ -33,13 +33,19 @@ pub fn plan(
     if !reference.as_os_str().is_empty() {
         settings.protected.push(reference.to_path_buf());
     }
+    // The bundled reference runs unconfined: no helper is started to find out whether the
+    // machine could confine it.
+    let sandbox = match program {
+        crate::target::Program::Reference => Err("not needed".into()),
+        _ => crate::sandbox::available(),
+    };
     let (target, policy, found) = Policy::for_program(
         program,
         &settings,
         suite.limits(),
         corpus_root,
         &target,
-        crate::sandbox::available(),
+        sandbox,
     )?;
     crate::confine::note_once(warnings, found);
     Ok((target, policy))
