@@ -130,6 +130,23 @@ pub fn has_exited(pid: libc::pid_t) -> bool {
     }
 }
 
+/// Reads until `buffer` is full or the other end is closed; how many bytes were read.
+pub fn read_exact(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
+    let mut filled = 0;
+    while filled < buffer.len() {
+        let rest = &mut buffer[filled..];
+        // SAFETY: `rest` is valid for writes of `rest.len()` bytes.
+        let n = unsafe { libc::read(fd, rest.as_mut_ptr().cast(), rest.len()) };
+        match n {
+            0 => break,
+            n if n > 0 => filled += n as usize,
+            _ if io::Error::last_os_error().kind() == io::ErrorKind::Interrupted => {}
+            _ => return Err(io::Error::last_os_error()),
+        }
+    }
+    Ok(filled)
+}
+
 pub fn write_fd(fd: RawFd, bytes: &[u8]) -> io::Result<usize> {
     // SAFETY: `bytes` is valid for reads of `bytes.len()` bytes.
     let n = unsafe { libc::write(fd, bytes.as_ptr().cast(), bytes.len()) };
@@ -188,7 +205,12 @@ pub fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
     };
     // SAFETY: CMSG_SPACE only computes a size.
     let space = unsafe { libc::CMSG_SPACE(std::mem::size_of_val(fds) as u32) } as usize;
-    let mut control = vec![0u8; space.max(1)];
+    // On the stack, aligned as a control header needs: a case's first process sends with it
+    // where it may not allocate.
+    let mut control = [0u64; 8];
+    if space > std::mem::size_of_val(&control) {
+        return Err(io::Error::other("too many descriptors for one message"));
+    }
     // SAFETY: msghdr is plain data; every pointer in it is valid for the call, and the control
     // buffer holds one header and the descriptors, as CMSG_SPACE sized it.
     unsafe {
@@ -223,7 +245,15 @@ pub fn send(socket: RawFd, bytes: &[u8], fds: &[RawFd]) -> io::Result<()> {
 
 /// One message and its descriptors; `None` at the end of the stream.
 pub fn receive(socket: RawFd) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
-    let mut buffer = vec![0u8; 1 << 20];
+    thread_local! {
+        /// Room for the largest message, made once per thread: a fresh megabyte per message
+        /// cost a mapping, page faults and an unmapping each time.
+        static BUFFER: std::cell::RefCell<Vec<u8>> = std::cell::RefCell::new(vec![0u8; 1 << 20]);
+    }
+    BUFFER.with(|buffer| receive_into(socket, &mut buffer.borrow_mut()))
+}
+
+fn receive_into(socket: RawFd, buffer: &mut [u8]) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
     let mut iov = libc::iovec {
         iov_base: buffer.as_mut_ptr().cast(),
         iov_len: buffer.len(),
@@ -263,8 +293,7 @@ pub fn receive(socket: RawFd) -> io::Result<Option<(Vec<u8>, Vec<OwnedFd>)>> {
             }
             header = libc::CMSG_NXTHDR(&message, header);
         }
-        buffer.truncate(received);
-        Ok(Some((buffer, fds)))
+        Ok(Some((buffer[..received].to_vec(), fds)))
     }
 }
 
@@ -284,6 +313,49 @@ pub fn kill_pidfd(pidfd: &OwnedFd) {
 }
 
 /// Ends the process at once, without running destructors (a forked child's way out).
+/// A stack for a process cloned to share its parent's memory (`CLONE_VM`), mapped once and
+/// used by one such process at a time, with an unmapped guard page below it.
+pub struct Stack {
+    base: *mut libc::c_void,
+    size: usize,
+}
+
+impl Stack {
+    /// A stack of `size` bytes; pages are only used as they are touched.
+    pub fn new(size: usize) -> io::Result<Stack> {
+        // SAFETY: a fresh anonymous mapping, owned by the Stack and unmapped on drop.
+        let base = unsafe {
+            libc::mmap(
+                std::ptr::null_mut(),
+                size,
+                libc::PROT_READ | libc::PROT_WRITE,
+                libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_NORESERVE | libc::MAP_STACK,
+                -1,
+                0,
+            )
+        };
+        if base == libc::MAP_FAILED {
+            return Err(io::Error::last_os_error());
+        }
+        // SAFETY: the first page of the mapping just made.
+        check(unsafe { libc::mprotect(base, 4096, libc::PROT_NONE) })?;
+        Ok(Stack { base, size })
+    }
+
+    /// Its top, where a stack that grows down starts (16-byte aligned).
+    pub fn top(&self) -> *mut libc::c_void {
+        // SAFETY: one past the end of the mapping, which is page-aligned.
+        unsafe { self.base.cast::<u8>().add(self.size).cast() }
+    }
+}
+
+impl Drop for Stack {
+    fn drop(&mut self) {
+        // SAFETY: the mapping made in `new`, used by no process any more.
+        unsafe { libc::munmap(self.base, self.size) };
+    }
+}
+
 pub fn exit(code: i32) -> ! {
     // SAFETY: _exit ends the process without running the parent's destructors twice.
     unsafe { libc::_exit(code) }

@@ -655,7 +655,8 @@ fn the_spec_is_inferred_for_correct_crashing_prompting_and_crlf_programs() {
 
 /// A build the harness waits for shows itself and ends with the run: SIGTERM (a cancelled CI
 /// job) during `cargo build` ends the build and the run, exit status 130. The build here is a
-/// stand-in cargo (`CARGO`) that says it compiles and then sleeps.
+/// stand-in cargo (`CARGO`) that says it compiles and then sleeps, for a target folder with no
+/// reference binary yet.
 #[test]
 fn sigterm_during_a_build_ends_the_build_and_the_run() {
     let dir = tempfile::tempdir().unwrap();
@@ -670,6 +671,8 @@ fn sigterm_during_a_build_ends_the_build_and_the_run() {
     std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
         .env("CARGO", &cargo)
+        // An empty target folder: no fresh reference binary there, so the build must run.
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
         .args(["check", "--filter", "handout"])
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::piped())

@@ -7,7 +7,9 @@
 //! corpus, not another student. A folder that must not be seen but lies inside a bound one (the
 //! checkout inside a student's home folder) is covered by an empty read-only tmpfs. `/dev` holds
 //! only null, zero, random and urandom; `/proc` is the case's own; `/tmp` is a tmpfs capped in
-//! bytes and inodes, the only writable place, its HOME and TMPDIR. The view dies with the case.
+//! bytes and inodes, the only writable place, its HOME and TMPDIR. The view is built once per
+//! worker for the cases that share it ([`build`]); `/tmp` and `/proc` are each case's own
+//! ([`enter_case`]), and die with it.
 //!
 //! Sources are captured with `open_tree` before anything is mounted over them, so a student's
 //! folder under `/tmp` is no different from any other.
@@ -167,9 +169,11 @@ fn inside(root: &Path, path: &Path) -> PathBuf {
     root.join(path.strip_prefix("/").unwrap_or(path))
 }
 
-/// Builds the view in the calling process's (fresh, private) mount namespace and makes it the
-/// root. Must run in the case's first process, after the PID namespace exists (for `/proc`).
-pub fn enter(view: &View) -> io::Result<()> {
+/// Builds the view in the calling process's fresh, private mount namespace and makes it the
+/// root: the system folders and the view's own, `/dev`, and empty mount points for `/tmp` and
+/// `/proc`, which each case fills with [`enter_case`]. The helper builds a view once and
+/// starts every case that shares it from there.
+pub fn build(view: &View) -> io::Result<()> {
     mount(
         "none",
         Path::new("/"),
@@ -190,33 +194,11 @@ pub fn enter(view: &View) -> io::Result<()> {
     for (path, target) in &sources.links {
         std::os::unix::fs::symlink(target, inside(root, path))?;
     }
-    // The writable tmpfs first: a bound folder under /tmp (a student's) is mounted inside it.
-    let temp = inside(root, Path::new(TEMP));
-    std::fs::create_dir_all(&temp)?;
-    mount(
-        "tmp",
-        &temp,
-        "tmpfs",
-        libc::MS_NOSUID | libc::MS_NODEV,
-        &format!(
-            "size={},nr_inodes={},mode=1777",
-            view.temp_bytes.max(4096),
-            view.temp_inodes.max(16)
-        ),
-    )?;
+    for point in [TEMP, "/proc"] {
+        std::fs::create_dir_all(inside(root, Path::new(point)))?;
+    }
     sources.attach(root)?;
     mask(root, &view.masked)?;
-    let proc = inside(root, Path::new("/proc"));
-    std::fs::create_dir_all(&proc)?;
-    // The case's processes see only their own uid's: not its first process, which runs as
-    // the helper.
-    mount(
-        "proc",
-        &proc,
-        "proc",
-        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
-        "hidepid=2",
-    )?;
     pivot(root)?;
     // Nothing may be created at the root itself.
     mount(
@@ -228,6 +210,56 @@ pub fn enter(view: &View) -> io::Result<()> {
     )
 }
 
+/// Gives a case its own `/tmp` (a fresh tmpfs, capped in bytes and inodes) and `/proc` (its
+/// PID namespace's), in its own copy of the view [`build`] made. Must run in the case's first
+/// process, in fresh mount and PID namespaces. A folder of the view under `/tmp` (a student's
+/// folder there) is carried into the new `/tmp`, with what covers parts of it.
+pub fn enter_case(view: &View) -> io::Result<()> {
+    let temp = Path::new(TEMP);
+    let carried: Vec<(&PathBuf, OwnedFd, bool)> = view
+        .readable
+        .iter()
+        .map(|path| (path, false))
+        .chain(view.writable.iter().map(|path| (path, true)))
+        .filter(|(path, _)| path.starts_with(temp) && path.as_path() != temp)
+        .map(|(path, writable)| Ok((path, capture(path, false, writable)?, path.is_dir())))
+        .collect::<io::Result<_>>()?;
+    mount(
+        "tmp",
+        temp,
+        "tmpfs",
+        libc::MS_NOSUID | libc::MS_NODEV,
+        &format!(
+            "size={},nr_inodes={},mode=1777",
+            view.temp_bytes.max(4096),
+            view.temp_inodes.max(16)
+        ),
+    )?;
+    for (path, tree, is_dir) in &carried {
+        make_point(path, *is_dir, temp)?;
+        attach(tree, path)?;
+    }
+    // The case's processes see only their own uid's: not its first process, which runs as
+    // the helper.
+    mount(
+        "proc",
+        Path::new("/proc"),
+        "proc",
+        libc::MS_NOSUID | libc::MS_NODEV | libc::MS_NOEXEC,
+        "hidepid=2",
+    )
+}
+
+/// Makes a folder, or an empty file, at `target` for a tree to be attached on.
+fn make_point(target: &Path, is_dir: bool, root: &Path) -> io::Result<()> {
+    if is_dir {
+        std::fs::create_dir_all(target)
+    } else {
+        std::fs::create_dir_all(target.parent().unwrap_or(root))?;
+        std::fs::write(target, b"")
+    }
+}
+
 /// What a view binds, captured before anything is mounted over it.
 struct Sources {
     /// (path, tree, whether it is a folder): the system folders and the readable ones.
@@ -235,6 +267,9 @@ struct Sources {
     /// System paths that are symbolic links (`/bin -> usr/bin`), re-made as links.
     links: Vec<(PathBuf, PathBuf)>,
     devices: Vec<(PathBuf, OwnedFd)>,
+    /// The helper's own `/proc`, read-only, under each case's: a user namespace may mount a
+    /// `proc` only where one is already fully visible. No case ever sees it.
+    proc: OwnedFd,
 }
 
 impl Sources {
@@ -271,6 +306,7 @@ impl Sources {
             trees,
             links,
             devices,
+            proc: capture(Path::new("/proc"), false, false)?,
         })
     }
 
@@ -278,15 +314,11 @@ impl Sources {
     fn attach(&self, root: &Path) -> io::Result<()> {
         for (path, tree, is_dir) in &self.trees {
             let target = inside(root, path);
-            if *is_dir {
-                std::fs::create_dir_all(&target)?;
-            } else {
-                std::fs::create_dir_all(target.parent().unwrap_or(root))?;
-                std::fs::write(&target, b"")?;
-            }
+            make_point(&target, *is_dir, root)?;
             attach(tree, &target)?;
         }
         std::fs::create_dir_all(inside(root, Path::new("/dev")))?;
+        attach(&self.proc, &inside(root, Path::new("/proc")))?;
         for (path, tree) in &self.devices {
             let target = inside(root, path);
             std::fs::write(&target, b"")?;

@@ -196,12 +196,44 @@ fn main_filter() -> io::Result<BpfProgram> {
         .map_err(|err: seccompiler::BackendError| io::Error::other(err.to_string()))
 }
 
-/// Loads the filters into the calling thread (which also sets `no_new_privs`).
-pub fn apply(filters: &Filters) -> io::Result<()> {
+/// Loads the filters into the calling thread (which also sets `no_new_privs`); `Err` with the
+/// error number. Makes only system calls, so a process that shares its parent's memory until
+/// `exec` may call it.
+pub fn apply(filters: &Filters) -> Result<(), i32> {
+    // SAFETY: prctl takes integers.
+    if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {
+        return Err(errno());
+    }
     for program in [&filters.main, &filters.absent] {
-        seccompiler::apply_filter(program).map_err(|err| io::Error::other(err.to_string()))?;
+        let fprog = SockFprog {
+            len: program.len() as u16,
+            filter: program.as_ptr(),
+        };
+        // SAFETY: the kernel copies the program that `fprog` points to, which outlives the call.
+        let loaded = unsafe {
+            libc::syscall(
+                libc::SYS_seccomp,
+                libc::SECCOMP_SET_MODE_FILTER,
+                0,
+                &fprog as *const SockFprog,
+            )
+        };
+        if loaded != 0 {
+            return Err(errno());
+        }
     }
     Ok(())
+}
+
+/// The kernel's `struct sock_fprog`: a program's length and where it is.
+#[repr(C)]
+struct SockFprog {
+    len: u16,
+    filter: *const seccompiler::sock_filter,
+}
+
+fn errno() -> i32 {
+    io::Error::last_os_error().raw_os_error().unwrap_or(0)
 }
 
 #[cfg(test)]

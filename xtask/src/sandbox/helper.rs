@@ -1,15 +1,18 @@
-//! The helper's own loop: set up once (its user namespace, the seccomp program), then for
-//! each case the harness sends, clone the case's first process into fresh namespaces, pass on
-//! what it says (started or failed, then exited), and reap it.
+//! The helper's own loop: set up once (its user namespace, the seccomp program, a mount
+//! namespace of its own), then for each case the harness sends, enter the case's view (built
+//! when it changed), clone the case's first process into fresh namespaces, pass on what it says
+//! (started or failed, then exited), and reap it.
 
+use std::cell::{Cell, RefCell};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{OwnedFd, RawFd};
 use std::process::ExitCode;
 
 use super::proxy;
+use super::views::Views;
 use super::wire::{self, CaseRequest, Exited, Reply};
 use crate::confine::{namespaces, seccomp};
-use crate::sys;
+use crate::sys::{self, Stack};
 
 /// The helper's program: set up, then run the cases it is sent until the harness hangs up.
 pub fn helper_main() -> ExitCode {
@@ -23,9 +26,10 @@ pub fn helper_main() -> ExitCode {
     }
     // SAFETY: geteuid cannot fail.
     let root = unsafe { libc::geteuid() } == 0;
-    let setup = namespaces::enter_helper(root).and_then(|()| seccomp::filter());
-    let filter = match setup {
-        Ok(filter) => filter,
+    let setup = namespaces::enter_helper(root)
+        .and_then(|()| Ok((seccomp::filter()?, Views::new()?, Stacks::new()?)));
+    let (filter, mut views, stacks) = match setup {
+        Ok(setup) => setup,
         Err(err) => {
             let _ = wire::send_failure(socket, err.to_string());
             return ExitCode::from(1);
@@ -42,7 +46,14 @@ pub fn helper_main() -> ExitCode {
                 continue;
             }
         };
-        if serve_case(socket, &request, fds, &filter, root).is_err() {
+        let view = request.layers.view_on.then_some(&request.layers.view);
+        if let Err(err) = views.enter(view) {
+            match refuse(socket, format!("could not build the sandbox: {err}")) {
+                Ok(()) => continue,
+                Err(_) => break,
+            }
+        }
+        if serve_case(socket, &request, fds, &filter, root, &stacks).is_err() {
             break;
         }
     }
@@ -55,35 +66,51 @@ fn refuse(socket: RawFd, error: String) -> io::Result<()> {
     wire::send(socket, &Reply::Exited(Exited::unknown()), &[])
 }
 
-/// Starts one case, tells the harness, waits for it, tells the harness again.
+/// Starts one case and waits for its first process to end: that process tells the harness
+/// the case started; this one then tells it how it ended (or why it never started).
 fn serve_case(
     socket: RawFd,
     request: &CaseRequest,
     stdio: Vec<OwnedFd>,
     filter: &seccomp::Filters,
     root: bool,
+    stacks: &Stacks,
 ) -> io::Result<()> {
     if stdio.len() != 3 {
         return refuse(socket, "expected three descriptors".into());
     }
-    let (from_case, to_helper) = sys::seqpacket_pair()?;
-    // SAFETY: a fork with new namespaces (no new stack: the child continues here). The helper is
-    // single-threaded, so the child may allocate.
-    let pid = unsafe {
-        libc::syscall(
-            libc::SYS_clone,
-            (namespaces::CASE_FLAGS | libc::SIGCHLD) as libc::c_ulong,
-            0usize,
-            0usize,
-            0usize,
-            0usize,
+    let (pid, started, failed, exited) = {
+        let case = proxy::Case {
+            request,
+            stdio: &stdio,
+            filter,
+            root,
+            socket,
+            started_message: &stacks.started_message,
+            target_stack: &stacks.target,
+            started: Cell::new(false),
+            failed: RefCell::new(None),
+            exited: Cell::new(None),
+        };
+        // SAFETY: the first process runs on its own stack and shares this process's memory;
+        // this process waits (CLONE_VFORK) until it has ended, so `case` outlives it and
+        // nothing here runs beside it.
+        let pid = unsafe {
+            libc::clone(
+                proxy::first_process,
+                stacks.proxy.top(),
+                libc::CLONE_VM | libc::CLONE_VFORK | namespaces::CASE_FLAGS | libc::SIGCHLD,
+                &case as *const proxy::Case as *mut libc::c_void,
+            )
+        };
+        (
+            pid,
+            case.started.get(),
+            case.failed.take(),
+            case.exited.get(),
         )
     };
-    if pid == 0 {
-        drop(from_case);
-        proxy::first_process(request, &stdio, to_helper.as_raw_fd(), filter, root);
-    }
-    drop(to_helper);
+    // The target's output ends for the harness before it hears that the case did.
     drop(stdio);
     if pid < 0 {
         let error = io::Error::last_os_error();
@@ -92,22 +119,6 @@ fn serve_case(
             format!("could not make the case's namespaces: {error}"),
         );
     }
-    let pid = pid as libc::pid_t;
-    // The child is not reaped yet, so its pid is stable.
-    let pidfd = sys::pidfd_open(pid);
-    let said = |socket| match wire::receive::<Reply>(socket) {
-        Ok(Some((reply, _))) => reply,
-        _ => Reply::Exited(Exited::unknown()),
-    };
-    match (said(from_case.as_raw_fd()), pidfd) {
-        (Reply::Started, Some(pidfd)) => wire::send(socket, &Reply::Started, &[pidfd.as_raw_fd()])?,
-        (failed @ Reply::Failed { .. }, _) => wire::send(socket, &failed, &[])?,
-        _ => wire::send_failure(socket, "the case ended before it started".into())?,
-    }
-    let exited = match said(from_case.as_raw_fd()) {
-        Reply::Exited(exited) => exited,
-        _ => Exited::unknown(),
-    };
     let mut status = 0;
     // SAFETY: waitpid writes the status.
     unsafe {
@@ -115,5 +126,33 @@ fn serve_case(
             && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
         {}
     }
-    wire::send(socket, &Reply::Exited(exited), &[])
+    if !started {
+        return refuse(
+            socket,
+            failed.unwrap_or_else(|| "the case ended before it started".into()),
+        );
+    }
+    wire::send(
+        socket,
+        &Reply::Exited(exited.unwrap_or_else(Exited::unknown)),
+        &[],
+    )
+}
+
+/// What the helper makes once for every case: the stacks its cases' first processes and
+/// targets start on, and the message that says a case started.
+struct Stacks {
+    proxy: Stack,
+    target: Stack,
+    started_message: Vec<u8>,
+}
+
+impl Stacks {
+    fn new() -> io::Result<Stacks> {
+        Ok(Stacks {
+            proxy: Stack::new(8 << 20)?,
+            target: Stack::new(1 << 20)?,
+            started_message: serde_json::to_vec(&Reply::Started).map_err(io::Error::other)?,
+        })
+    }
 }

@@ -1,51 +1,230 @@
-//! Inside the box: the target's process becomes the target, one layer per call, in the order
+//! Inside the box: the target's process becomes the target, one layer per step, in the order
 //! each layer needs (isolate's `box_inside`): its stdio, rlimits, folder, Landlock, its uid,
 //! seccomp last (it forbids what the steps before need), then `exec`.
+//!
+//! The case's first process prepares everything first ([`Prepared`]: the command line, the
+//! environment, the paths to try for the program, the Landlock ruleset), then clones the
+//! target's process sharing its memory and waits until it has called `exec` (`CLONE_VM |
+//! CLONE_VFORK`, what `posix_spawn` does): nothing is copied, and the target's process makes
+//! only system calls on what was prepared. It never allocates, and tells a failure as two
+//! numbers on a pipe (the step, the error), which the first process puts in words.
 
-use std::convert::Infallible;
-use std::ffi::{CString, OsString};
+use std::ffi::{c_void, CString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
-use std::os::unix::ffi::OsStringExt;
 use std::path::PathBuf;
 
 use super::wire::CaseRequest;
-use crate::confine::{landlock, mounts, namespaces, rlimits, seccomp, Layers};
-use crate::sys::check;
+use crate::confine::{landlock, mounts, namespaces, rlimits, seccomp};
+use crate::sys::{self, Stack};
 
-/// Becomes the target described by `request`. Returns only on failure, with why.
-pub fn become_target(
-    request: &CaseRequest,
-    stdio: &[OwnedFd],
-    filter: &seccomp::Filters,
+/// What the target's process needs, made before it is cloned.
+pub struct Prepared<'a> {
+    /// The command line, NUL-terminated pointers into `_argv`.
+    argv: Vec<*const libc::c_char>,
+    _argv: Vec<CString>,
+    env: Vec<*const libc::c_char>,
+    _env: Vec<CString>,
+    /// The paths to `exec`, in order (the program looked up on the target's PATH).
+    programs: Vec<CString>,
+    /// The program as the command line names it, for messages.
+    program: String,
+    cwd: CString,
+    ruleset: Option<OwnedFd>,
+    rlimits: &'a [rlimits::Rlimit],
+    stdio: [RawFd; 3],
+    uid: u32,
     root: bool,
-) -> io::Error {
-    let layers = &request.layers;
-    let attempt = || -> io::Result<Infallible> {
-        setup_fds(stdio)?;
-        rlimits::apply(&layers.rlimits)?;
-        setup_folder(&request.cwd)?;
-        setup_landlock(layers)?;
-        setup_credentials(layers.uid, root)?;
-        if layers.seccomp {
-            seccomp::apply(filter)?;
-        }
-        exec(request)
-    };
-    match attempt() {
-        Err(err) => err,
-        Ok(never) => match never {},
+    filter: Option<&'a seccomp::Filters>,
+    /// Where a failure is written; closed by a good `exec`.
+    error: RawFd,
+}
+
+/// The steps, numbered as a failure names them.
+const STEPS: [&str; 7] = [
+    "could not set up its stdio",
+    "could not set its rlimits",
+    "cannot enter its folder",
+    "could not restrict it with Landlock",
+    "could not drop its privileges",
+    "could not load its seccomp filter",
+    "could not start it",
+];
+
+impl<'a> Prepared<'a> {
+    /// Prepares `request`'s target; `error` is the write end of the failure pipe.
+    pub fn new(
+        request: &'a CaseRequest,
+        stdio: &[OwnedFd],
+        filter: &'a seccomp::Filters,
+        root: bool,
+        error: RawFd,
+    ) -> io::Result<Prepared<'a>> {
+        let layers = &request.layers;
+        let cstring = |bytes: &[u8]| CString::new(bytes).map_err(io::Error::other);
+        let argv_owned: Vec<CString> = request
+            .argv
+            .iter()
+            .map(|a| cstring(a))
+            .collect::<io::Result<_>>()?;
+        let env_owned: Vec<CString> = request
+            .env
+            .iter()
+            .map(|(k, v)| cstring(&[k.as_slice(), b"=", v.as_slice()].concat()))
+            .collect::<io::Result<_>>()?;
+        let first = request
+            .argv
+            .first()
+            .ok_or_else(|| io::Error::other("empty command line"))?;
+        let path = request.env.iter().find(|(k, _)| k == b"PATH");
+        let programs = candidates(first, path.map(|(_, v)| v.as_slice()))
+            .iter()
+            .map(|p| cstring(p))
+            .collect::<io::Result<_>>()?;
+        let ruleset = if layers.landlock {
+            Some(ruleset(layers)?)
+        } else {
+            None
+        };
+        let pointers = |owned: &[CString]| {
+            let mut pointers: Vec<*const libc::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
+            pointers.push(std::ptr::null());
+            pointers
+        };
+        Ok(Prepared {
+            argv: pointers(&argv_owned),
+            _argv: argv_owned,
+            env: pointers(&env_owned),
+            _env: env_owned,
+            programs,
+            program: String::from_utf8_lossy(first).into_owned(),
+            cwd: cstring(&request.cwd)?,
+            ruleset,
+            rlimits: &layers.rlimits,
+            stdio: [0, 1, 2].map(|k| stdio[k].as_raw_fd()),
+            uid: layers.uid,
+            root,
+            filter: layers.seccomp.then_some(filter),
+            error,
+        })
     }
+
+    /// Clones the target's process on `stack`; returns once it has called `exec` or failed.
+    pub fn spawn(&self, stack: &Stack) -> io::Result<libc::pid_t> {
+        // SAFETY: the child runs `become_target` on its own stack, sharing this process's
+        // memory while this process waits (CLONE_VFORK); it only reads `self`, which outlives
+        // it, and makes system calls.
+        let pid = unsafe {
+            libc::clone(
+                become_target,
+                stack.top(),
+                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
+                self as *const Prepared as *mut c_void,
+            )
+        };
+        sys::check(pid)
+    }
+
+    /// What a failure the target's process wrote means, in words.
+    pub fn describe(&self, step: u32, errno: i32) -> String {
+        let error = io::Error::from_raw_os_error(errno);
+        match STEPS.get(step as usize) {
+            Some(_) if step as usize == STEPS.len() - 1 => format!("`{}`: {error}", self.program),
+            Some(what) => format!("{what}: {error}"),
+            None => format!("failed: {error}"),
+        }
+    }
+}
+
+/// Landlock: read the system and the view's folders, write only the case's tmpfs.
+fn ruleset(layers: &crate::confine::Layers) -> io::Result<OwnedFd> {
+    let mut readable: Vec<PathBuf> = mounts::SYSTEM
+        .iter()
+        .map(PathBuf::from)
+        .filter(|p| p.exists())
+        .collect();
+    readable.extend(layers.view.readable.iter().cloned());
+    readable.push("/proc".into());
+    readable.push("/dev".into());
+    let mut writable = vec![PathBuf::from(mounts::TEMP), "/dev/null".into()];
+    writable.extend(layers.view.writable.iter().cloned());
+    landlock::ruleset(&readable, &writable)
+}
+
+/// The paths `execvp` would try for `program`: itself when it names a folder, else each
+/// folder of `path` (the default `/bin:/usr/bin` without one; an empty entry is the folder
+/// the target runs in).
+fn candidates(program: &[u8], path: Option<&[u8]>) -> Vec<Vec<u8>> {
+    if program.contains(&b'/') {
+        return vec![program.to_vec()];
+    }
+    path.unwrap_or(b"/bin:/usr/bin")
+        .split(|&b| b == b':')
+        .map(|dir| match dir {
+            b"" => program.to_vec(),
+            dir => [dir, b"/", program].concat(),
+        })
+        .collect()
+}
+
+/// The target's process: every step, then `exec`. Returns only on failure, after writing
+/// which step failed and why.
+extern "C" fn become_target(arg: *mut c_void) -> libc::c_int {
+    // SAFETY: `arg` is the `Prepared` that `spawn` passed, alive while this process runs.
+    let prepared = unsafe { &*(arg as *const Prepared) };
+    let (step, errno) = match steps(prepared) {
+        Err(failure) => failure,
+        Ok(never) => match never {},
+    };
+    let mut record = [0u8; 8];
+    record[..4].copy_from_slice(&step.to_ne_bytes());
+    record[4..].copy_from_slice(&errno.to_ne_bytes());
+    let _ = sys::write_fd(prepared.error, &record);
+    127
+}
+
+/// The steps; `Err` with the failing step's number and the error number.
+fn steps(prepared: &Prepared) -> Result<std::convert::Infallible, (u32, i32)> {
+    let errno = |step: u32| move |err: io::Error| (step, err.raw_os_error().unwrap_or(0));
+    setup_fds(&prepared.stdio).map_err(errno(0))?;
+    rlimits::apply(prepared.rlimits).map_err(errno(1))?;
+    // SAFETY: chdir reads the NUL-terminated path.
+    sys::check(unsafe { libc::chdir(prepared.cwd.as_ptr()) }).map_err(errno(2))?;
+    if let Some(ruleset) = &prepared.ruleset {
+        landlock::restrict(ruleset.as_raw_fd()).map_err(errno(3))?;
+    }
+    setup_credentials(prepared.uid, prepared.root).map_err(errno(4))?;
+    if let Some(filter) = prepared.filter {
+        seccomp::apply(filter).map_err(|errno| (5, errno))?;
+    }
+    // As execvp: a path that is missing or not allowed is passed over for the next one.
+    let mut error = libc::ENOENT;
+    for program in &prepared.programs {
+        // SAFETY: every pointer array is NUL-terminated and outlives the call.
+        unsafe {
+            libc::execve(
+                program.as_ptr(),
+                prepared.argv.as_ptr(),
+                prepared.env.as_ptr(),
+            )
+        };
+        match io::Error::last_os_error().raw_os_error().unwrap_or(0) {
+            libc::ENOENT | libc::ENOTDIR => {}
+            libc::EACCES => error = libc::EACCES,
+            other => return Err((6, other)),
+        }
+    }
+    Err((6, error))
 }
 
 /// A session of its own; stdin, stdout and stderr from the harness; every other descriptor
 /// closes on exec (the error pipe stays open until then).
-fn setup_fds(stdio: &[OwnedFd]) -> io::Result<()> {
+fn setup_fds(stdio: &[RawFd; 3]) -> io::Result<()> {
     // SAFETY: setsid, dup2 and close_range take integers.
     unsafe {
         libc::setsid();
-        for (k, fd) in stdio.iter().enumerate() {
-            check(libc::dup2(fd.as_raw_fd(), k as RawFd))?;
+        for (k, &fd) in stdio.iter().enumerate() {
+            sys::check(libc::dup2(fd, k as RawFd))?;
         }
         libc::syscall(
             libc::SYS_close_range,
@@ -57,76 +236,61 @@ fn setup_fds(stdio: &[OwnedFd]) -> io::Result<()> {
     Ok(())
 }
 
-/// The folder the target runs in.
-fn setup_folder(cwd: &[u8]) -> io::Result<()> {
-    std::env::set_current_dir(OsString::from_vec(cwd.to_vec()))
-        .map_err(|err| io::Error::new(err.kind(), format!("cannot enter its folder: {err}")))
-}
-
-/// Landlock: read the system and the view's folders, write only the case's tmpfs.
-fn setup_landlock(layers: &Layers) -> io::Result<()> {
-    if !layers.landlock {
-        return Ok(());
-    }
-    let mut readable: Vec<PathBuf> = mounts::SYSTEM
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| p.exists())
-        .collect();
-    readable.extend(layers.view.readable.iter().cloned());
-    readable.push("/proc".into());
-    readable.push("/dev".into());
-    let mut writable = vec![PathBuf::from(mounts::TEMP), "/dev/null".into()];
-    writable.extend(layers.view.writable.iter().cloned());
-    let ruleset = landlock::ruleset(&readable, &writable)?;
-    landlock::restrict(ruleset.as_raw_fd())
-}
-
 /// Drops to `uid` (as root) or stays the user namespace's sandbox uid, with no capability.
 fn setup_credentials(uid: u32, root: bool) -> io::Result<()> {
     if root {
         // SAFETY: these calls take integers (and a null group list of length 0).
         unsafe {
-            check(libc::setgroups(0, std::ptr::null()))?;
-            check(libc::setresgid(uid, uid, uid))?;
-            check(libc::setresuid(uid, uid, uid))?;
+            sys::check(libc::setgroups(0, std::ptr::null()))?;
+            sys::check(libc::setresgid(uid, uid, uid))?;
+            sys::check(libc::setresuid(uid, uid, uid))?;
         }
     }
     namespaces::drop_privileges(false)
 }
 
-/// `execvpe` with the request's command line and environment (the program is looked up on
-/// the target's own PATH). Returns only on failure.
-fn exec(request: &CaseRequest) -> io::Result<Infallible> {
-    let argv: Vec<CString> = request
-        .argv
-        .iter()
-        .map(|a| CString::new(a.clone()).map_err(io::Error::other))
-        .collect::<io::Result<_>>()?;
-    let env: Vec<CString> = request
-        .env
-        .iter()
-        .map(|(k, v)| {
-            CString::new([k.as_slice(), b"=", v.as_slice()].concat()).map_err(io::Error::other)
-        })
-        .collect::<io::Result<_>>()?;
-    let mut argv_ptrs: Vec<*const libc::c_char> = argv.iter().map(|a| a.as_ptr()).collect();
-    argv_ptrs.push(std::ptr::null());
-    let mut env_ptrs: Vec<*const libc::c_char> = env.iter().map(|e| e.as_ptr()).collect();
-    env_ptrs.push(std::ptr::null());
-    if let Some((_, path)) = request.env.iter().find(|(k, _)| k == b"PATH") {
-        std::env::set_var("PATH", OsString::from_vec(path.clone()));
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_program_is_looked_up_as_execvp_does() {
+        let words = |list: Vec<Vec<u8>>| {
+            list.into_iter()
+                .map(|w| String::from_utf8(w).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(words(candidates(b"./main", Some(b"/usr/bin"))), ["./main"]);
+        assert_eq!(
+            words(candidates(b"python3", Some(b"/usr/local/bin:/usr/bin"))),
+            ["/usr/local/bin/python3", "/usr/bin/python3"]
+        );
+        assert_eq!(
+            words(candidates(b"java", None)),
+            ["/bin/java", "/usr/bin/java"]
+        );
+        assert_eq!(words(candidates(b"a", Some(b":/x"))), ["a", "/x/a"]);
     }
-    let program = argv
-        .first()
-        .ok_or_else(|| io::Error::other("empty command line"))?;
-    // SAFETY: every pointer array is NUL-terminated and outlives the call.
-    unsafe {
-        libc::execvpe(program.as_ptr(), argv_ptrs.as_ptr(), env_ptrs.as_ptr());
+
+    #[test]
+    fn a_failure_is_put_in_words_by_its_step() {
+        let request = CaseRequest {
+            argv: vec![b"prog".to_vec()],
+            env: Vec::new(),
+            cwd: b"/".to_vec(),
+            layers: crate::confine::Policy::trusted().layers,
+        };
+        let filters = seccomp::filter().unwrap();
+        let null = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
+        let prepared = Prepared::new(&request, &[null(), null(), null()], &filters, false, -1);
+        let prepared = prepared.unwrap();
+        assert_eq!(
+            prepared.describe(2, libc::ENOENT),
+            "cannot enter its folder: No such file or directory (os error 2)"
+        );
+        assert_eq!(
+            prepared.describe(6, libc::EACCES),
+            "`prog`: Permission denied (os error 13)"
+        );
     }
-    let error = io::Error::last_os_error();
-    Err(io::Error::new(
-        error.kind(),
-        format!("`{}`: {error}", String::from_utf8_lossy(program.as_bytes())),
-    ))
 }

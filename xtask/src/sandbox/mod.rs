@@ -2,9 +2,10 @@
 //! long-lived namespaces and starts each of the worker's cases from there.
 //!
 //! Three roles, as in isolate, each a module: [`harness`] (the keeper, in the harness: starts
-//! the helper, in a cgroup of its own, and asks it for cases), [`helper`] (its loop: clones
-//! each case's first process into fresh mount, PID and IPC namespaces), [`proxy`] (that first
-//! process, pid 1 of the case: builds the view, starts the target and reaps) and [`inside`]
+//! the helper, in a cgroup of its own, and asks it for cases), [`helper`] (its loop: enters the
+//! case's view, which [`views`] builds once for the cases that share it, and clones each case's
+//! first process into fresh mount, PID and IPC namespaces), [`proxy`] (that first process, pid
+//! 1 of the case: mounts its `/tmp` and `/proc`, starts the target and reaps) and [`inside`]
 //! (the target's process becoming the target, one `setup_*` call per layer). They speak one
 //! language, [`wire`]: a [`CaseRequest`] in, [`Reply`] messages back, on every channel.
 //!
@@ -23,6 +24,7 @@ mod harness;
 mod helper;
 mod inside;
 mod proxy;
+mod views;
 mod wire;
 
 pub use harness::{available, helper_is_self, release, with_helper, Helper, Started};

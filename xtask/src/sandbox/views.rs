@@ -1,0 +1,73 @@
+//! The helper's view: built once for the cases that share it (every case of one submission, on
+//! one worker), kept while requests ask for it, and left for a new one when they change.
+//!
+//! The helper first moves into a private copy of its mount namespace, its home, and keeps a
+//! descriptor of it. A view is built in a fresh copy of home and becomes the helper's root;
+//! each case is then cloned from there into its own copy of the view, which needs only its own
+//! `/tmp` and `/proc` ([`mounts::enter_case`]). Going home drops the view: its namespace dies
+//! with its last process.
+
+use std::io;
+use std::os::fd::{AsRawFd, OwnedFd};
+
+use crate::confine::{mounts, View};
+use crate::sys::check;
+
+/// Home, and the view the helper is in (none: home).
+pub struct Views {
+    home: OwnedFd,
+    current: Option<View>,
+}
+
+impl Views {
+    /// Moves the calling (single-threaded) helper into a private mount namespace of its own.
+    pub fn new() -> io::Result<Views> {
+        // SAFETY: unshare and mount take flags and NUL-terminated strings.
+        unsafe {
+            check(libc::unshare(libc::CLONE_NEWNS))?;
+            check(libc::mount(
+                c"none".as_ptr(),
+                c"/".as_ptr(),
+                std::ptr::null(),
+                libc::MS_REC | libc::MS_PRIVATE,
+                std::ptr::null(),
+            ))?;
+        }
+        let home = std::fs::File::open("/proc/self/ns/mnt")?.into();
+        Ok(Views {
+            home,
+            current: None,
+        })
+    }
+
+    /// Puts the helper in `view` (`None`: home), building it unless it is the current one.
+    pub fn enter(&mut self, view: Option<&View>) -> io::Result<()> {
+        if self.current.as_ref() == view {
+            return Ok(());
+        }
+        if self.current.is_some() {
+            self.go_home()?;
+        }
+        let Some(view) = view else { return Ok(()) };
+        // SAFETY: unshare takes flags only.
+        let built =
+            check(unsafe { libc::unshare(libc::CLONE_NEWNS) }).and_then(|_| mounts::build(view));
+        match built {
+            Ok(()) => {
+                self.current = Some(view.clone());
+                Ok(())
+            }
+            Err(err) => {
+                self.go_home()?;
+                Err(err)
+            }
+        }
+    }
+
+    /// Back home, from a view or from a view half built.
+    fn go_home(&mut self) -> io::Result<()> {
+        self.current = None;
+        // SAFETY: setns takes a namespace descriptor owned here and a flag.
+        check(unsafe { libc::setns(self.home.as_raw_fd(), libc::CLONE_NEWNS) }).map(drop)
+    }
+}
