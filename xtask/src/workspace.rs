@@ -89,21 +89,27 @@ pub fn missing_pieces(root: &Path, name: &str) -> Vec<String> {
 pub fn build_reference() -> Result<PathBuf, Error> {
     let binary = target_dir().join("release").join("gridjudge");
     let settings = ["Cargo.toml", "Cargo.lock", ".cargo/config.toml"].map(|file| root().join(file));
-    if is_fresh(&binary, &binary.with_extension("d"), &settings) {
+    // When cargo last said the binary was fresh (a no-op build leaves the binary's time alone).
+    let stamp = binary.with_extension("fresh");
+    if is_fresh(&binary, &stamp, &binary.with_extension("d"), &settings) {
         return Ok(binary);
     }
     let built = build_release("gridjudge", &["gridjudge"])?;
+    // A stamp that cannot be written only costs the next run cargo's no-op build.
+    let _ = std::fs::write(&stamp, b"");
     Ok(built.into_iter().next().unwrap_or_default())
 }
 
-/// Whether `binary` is newer than every source its dep-info file names and every one of
-/// `settings` that exists. Anything unreadable (no binary, no dep-info, a source gone) is not
-/// fresh: cargo then decides.
-fn is_fresh(binary: &Path, dep_info: &Path, settings: &[PathBuf]) -> bool {
+/// Whether `binary` (built, or found fresh by cargo at the time of `stamp`, whichever is
+/// later) is newer than every source its dep-info file names and every one of `settings` that
+/// exists. Anything unreadable (no binary, no dep-info, a source gone) is not fresh: cargo then
+/// decides.
+fn is_fresh(binary: &Path, stamp: &Path, dep_info: &Path, settings: &[PathBuf]) -> bool {
     let modified = |path: &Path| std::fs::metadata(path).and_then(|m| m.modified()).ok();
     let (Some(built), Ok(text)) = (modified(binary), std::fs::read_to_string(dep_info)) else {
         return false;
     };
+    let built = modified(stamp).map_or(built, |stamped| stamped.max(built));
     let Some(sources) = dep_info_sources(&text, binary) else {
         return false;
     };
@@ -237,8 +243,9 @@ pub fn target_dir() -> PathBuf {
 mod tests {
     use super::*;
 
-    /// A reference binary is fresh only while it is newer than every source its dep-info
-    /// names and every settings file; a source with a space in its path is read whole.
+    /// A reference binary is fresh only while it (or the stamp of cargo's last word on it) is
+    /// newer than every source its dep-info names and every settings file; a source with a
+    /// space in its path is read whole.
     #[test]
     fn a_binary_older_than_a_source_or_a_setting_is_rebuilt() {
         let dir = tempfile::tempdir().unwrap();
@@ -259,7 +266,7 @@ mod tests {
         );
         std::fs::write(at("bin.d"), line).unwrap();
         let settings = [at("Cargo.toml"), at("absent.toml")];
-        let fresh = || is_fresh(&at("bin"), &at("bin.d"), &settings);
+        let fresh = || is_fresh(&at("bin"), &at("stamp"), &at("bin.d"), &settings);
         for name in ["a.rs", "my b.rs", "Cargo.toml"] {
             set_age(&at(name), 100);
         }
@@ -270,6 +277,15 @@ mod tests {
             assert!(!fresh(), "{name} is newer than the binary");
             set_age(&at(name), 100);
         }
+        // Cargo found the binary fresh after a setting changed: the stamp vouches for it.
+        set_age(&at("Cargo.toml"), 10);
+        assert!(!fresh());
+        std::fs::write(at("stamp"), "").unwrap();
+        set_age(&at("stamp"), 5);
+        assert!(fresh(), "the stamp is newer than the setting");
+        set_age(&at("a.rs"), 1);
+        assert!(!fresh(), "a source changed after the stamp");
+        set_age(&at("a.rs"), 100);
         std::fs::remove_file(at("a.rs")).unwrap();
         assert!(!fresh(), "a source is gone");
         std::fs::write(at("bin.d"), format!("{}: \n", at("other").display())).unwrap();
