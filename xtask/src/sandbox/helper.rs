@@ -38,6 +38,7 @@ pub fn helper_main() -> ExitCode {
     if wire::send(socket, &Reply::Ready, &[]).is_err() {
         return ExitCode::from(1);
     }
+    let mut ended = None;
     while let Ok(Some((bytes, fds))) = sys::receive(socket) {
         let request: CaseRequest = match serde_json::from_slice(&bytes) {
             Ok(request) => request,
@@ -53,11 +54,28 @@ pub fn helper_main() -> ExitCode {
                 Err(_) => break,
             }
         }
-        if serve_case(socket, &request, fds, &filter, root, &stacks).is_err() {
-            break;
+        // The last case's first process is reaped only now: its namespaces are torn down
+        // (which waits for an RCU grace period) while the harness judges its output.
+        if let Some(pid) = ended.take() {
+            reap(pid);
+        }
+        match serve_case(socket, &request, fds, &filter, root, &stacks) {
+            Ok(pid) => ended = pid,
+            Err(_) => break,
         }
     }
     ExitCode::SUCCESS
+}
+
+/// Waits for the child `pid` to end.
+fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    // SAFETY: waitpid writes the status.
+    unsafe {
+        while libc::waitpid(pid, &mut status, 0) < 0
+            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+        {}
+    }
 }
 
 /// Answers a case that cannot start: it failed, and (as for every case) it is over.
@@ -67,7 +85,8 @@ fn refuse(socket: RawFd, error: String) -> io::Result<()> {
 }
 
 /// Starts one case and waits for its first process to end: that process tells the harness
-/// the case started; this one then tells it how it ended (or why it never started).
+/// the case started; this one then tells it how it ended (or why it never started). The first
+/// process, when there was one, is left to reap: its pid.
 fn serve_case(
     socket: RawFd,
     request: &CaseRequest,
@@ -75,9 +94,9 @@ fn serve_case(
     filter: &seccomp::Filters,
     root: bool,
     stacks: &Stacks,
-) -> io::Result<()> {
+) -> io::Result<Option<libc::pid_t>> {
     if stdio.len() != 3 {
-        return refuse(socket, "expected three descriptors".into());
+        return refuse(socket, "expected three descriptors".into()).map(|()| None);
     }
     let (pid, started, failed, exited) = {
         let case = proxy::Case {
@@ -117,26 +136,19 @@ fn serve_case(
         return refuse(
             socket,
             format!("could not make the case's namespaces: {error}"),
-        );
-    }
-    let mut status = 0;
-    // SAFETY: waitpid writes the status.
-    unsafe {
-        while libc::waitpid(pid, &mut status, 0) < 0
-            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-        {}
+        )
+        .map(|()| None);
     }
     if !started {
-        return refuse(
+        refuse(
             socket,
             failed.unwrap_or_else(|| "the case ended before it started".into()),
-        );
+        )?;
+    } else {
+        let exited = exited.unwrap_or_else(Exited::unknown);
+        wire::send(socket, &Reply::Exited(exited), &[])?;
     }
-    wire::send(
-        socket,
-        &Reply::Exited(exited.unwrap_or_else(Exited::unknown)),
-        &[],
-    )
+    Ok(Some(pid))
 }
 
 /// What the helper makes once for every case: the stacks its cases' first processes and
