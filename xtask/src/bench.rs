@@ -1,12 +1,12 @@
 //! `cargo xtask bench`: what the harness costs on top of running the targets.
 //!
-//! For a target and a suite, it times `check` over every case and a raw baseline in the same
-//! process that only spawns the target on every input with the same parallelism, feeds stdin
-//! and collects stdout (no comparison, no limits, no reports), and reports the ratio. Each
-//! figure is the median of a few alternating runs, since these machines are shared and noisy.
-//! It also reports throughput for each `--jobs` value, and the same against a plain fork/exec
-//! loop run as a process of its own (`xtask __spawn`), which is what a confined Python target
-//! is held to: within 1.10x.
+//! For a target and a suite, it times `check` over every case against the floor: a C
+//! fork/exec loop (`xtask/bench/spawn.c`, compiled by the bench, so that it shares no code
+//! with the harness) that runs the target on every input with the same parallelism, stdout to
+//! `/dev/null`, and nothing else; and against a baseline in the harness's process that also
+//! feeds stdin and collects stdout. Each figure is the median of a few alternating runs, since
+//! these machines are shared and noisy. It reports throughput for each `--jobs` value, and, for
+//! a full run, what each confinement layer costs a case ([`layers`]).
 
 pub mod class;
 
@@ -69,7 +69,14 @@ pub fn measure(base: &Options, measure: &Measure) -> Result<Figures, Error> {
             repeats,
         } => {
             let (programs, _folders) = programs(*reference_only, &base.reference)?;
-            bench(base, &programs, jobs, *repeats)
+            let mut figures = bench(base, &programs, jobs, *repeats)?;
+            if !*reference_only {
+                // Where a confined case's cost goes, layer by layer.
+                let split = layers(300, &base.cases_root)?;
+                figures.text += &split.text;
+                figures.rows.extend(split.rows);
+            }
+            Ok(figures)
         }
     }
 }
@@ -80,7 +87,7 @@ pub fn write_json(figures: &Figures, path: &std::path::Path) -> Result<(), Error
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |d| d.as_secs());
     let json = serde_json::json!({
-        "schema": 1,
+        "schema": 2,
         "measured_at_unix": seconds,
         "cpus": crate::pool::cpus(),
         "rows": figures.rows,
@@ -183,7 +190,8 @@ pub fn bench(
     repeats: usize,
 ) -> Result<Figures, Error> {
     let suites = load_all(&base.cases_root)?;
-    let mut report = String::new();
+    let floor = Floor::build()?;
+    let mut report = format!("the floor: {}, stdout to /dev/null\n", floor.label);
     let mut rows = Vec::new();
     for measured in programs {
         let mut runs = Vec::new();
@@ -234,13 +242,13 @@ pub fn bench(
                     }
                 }
                 for (argv, paths) in &by_argv {
-                    total += external_baseline(n_jobs, argv, paths)?;
+                    total += floor.run(n_jobs, argv, paths)?;
                 }
                 external.push(total);
             }
             let (harness, raw, external) = (median(harness), median(raw), median(external));
             report += &format!(
-                "{}: {} cases, --jobs {n_jobs}: harness {:.2} s; plain spawner {:.2} s: {:.2}x; \
+                "{}: {} cases, --jobs {n_jobs}: harness {:.2} s; floor {:.2} s: {:.2}x; \
                  in-process spawn {:.2} s: {:.2}x; {:.0} cases/s\n",
                 measured.label,
                 runs.len(),
@@ -256,8 +264,9 @@ pub fn bench(
                 "cases": runs.len(),
                 "jobs": n_jobs,
                 "harness_s": harness.as_secs_f64(),
-                "plain_spawner_s": external.as_secs_f64(),
-                "ratio_to_plain_spawner": harness.as_secs_f64() / external.as_secs_f64(),
+                "floor": floor.label,
+                "floor_s": external.as_secs_f64(),
+                "ratio_to_floor": harness.as_secs_f64() / external.as_secs_f64(),
                 "in_process_spawn_s": raw.as_secs_f64(),
                 "ratio_to_in_process_spawn": harness.as_secs_f64() / raw.as_secs_f64(),
                 "repeats": repeats,
@@ -335,32 +344,72 @@ pub fn spawn_main(args: &[OsString]) -> std::process::ExitCode {
     std::process::ExitCode::SUCCESS
 }
 
-/// The spawner run as its own process over `inputs`, `jobs` at a time; its wall time.
-fn external_baseline(
-    jobs: usize,
-    argv: &[OsString],
-    inputs: &[PathBuf],
-) -> Result<Duration, Error> {
-    let exe = std::env::current_exe().map_err(|err| Error::Measure(err.to_string()))?;
-    let list = tempfile::NamedTempFile::new().map_err(|err| Error::Measure(err.to_string()))?;
-    let text: String = inputs
-        .iter()
-        .map(|p| format!("{}\n", p.display()))
-        .collect();
-    std::fs::write(list.path(), text).map_err(|err| Error::io(list.path(), err))?;
-    let start = Instant::now();
-    let status = Command::new(exe)
-        .arg(SPAWN_ARG)
-        .arg(jobs.to_string())
-        .arg(list.path())
-        .arg("--")
-        .args(argv)
-        .status()
-        .map_err(|err| Error::Measure(format!("the spawner did not start: {err}")))?;
-    if !status.success() {
-        return Err(Error::Measure(format!("the spawner failed ({status})")));
+/// The plain spawner of the benchmark: the C fork/exec loop of `xtask/bench/spawn.c`, built by
+/// the bench with the machine's C compiler, or, without one, this program's own `__spawn`
+/// (said in the report).
+pub struct Floor {
+    command: Vec<OsString>,
+    pub label: &'static str,
+    _dir: Option<tempfile::TempDir>,
+}
+
+impl Floor {
+    /// Builds the C spawner into a temporary folder (removed with the Floor).
+    pub fn build() -> Result<Floor, Error> {
+        let exe = std::env::current_exe().map_err(|err| Error::Measure(err.to_string()))?;
+        let fallback = Floor {
+            command: vec![exe.into(), SPAWN_ARG.into()],
+            label: "xtask __spawn (no C compiler here)",
+            _dir: None,
+        };
+        let dir = tempfile::tempdir().map_err(|err| Error::Measure(err.to_string()))?;
+        let source = dir.path().join("spawn.c");
+        let binary = dir.path().join("spawn");
+        std::fs::write(&source, include_str!("../bench/spawn.c"))
+            .map_err(|err| Error::io(&source, err))?;
+        let compiler = std::env::var_os("CC").unwrap_or_else(|| "cc".into());
+        let built = Command::new(compiler)
+            .args(["-O2", "-o"])
+            .arg(&binary)
+            .arg(&source)
+            .stderr(Stdio::null())
+            .status();
+        if !built.is_ok_and(|status| status.success()) {
+            return Ok(fallback);
+        }
+        Ok(Floor {
+            command: vec![binary.into()],
+            label: "a C fork/exec loop",
+            _dir: Some(dir),
+        })
     }
-    Ok(start.elapsed())
+
+    /// Runs `argv` over `inputs`, `jobs` at a time, as a process of its own; its wall time.
+    fn run(&self, jobs: usize, argv: &[OsString], inputs: &[PathBuf]) -> Result<Duration, Error> {
+        let list = tempfile::NamedTempFile::new().map_err(|err| Error::Measure(err.to_string()))?;
+        let text: String = inputs
+            .iter()
+            .map(|p| format!("{}\n", p.display()))
+            .collect();
+        std::fs::write(list.path(), text).map_err(|err| Error::io(list.path(), err))?;
+        let mut command = Command::new(&self.command[0]);
+        command
+            .args(&self.command[1..])
+            .arg(jobs.to_string())
+            .arg(list.path());
+        if self._dir.is_none() {
+            command.arg("--");
+        }
+        let start = Instant::now();
+        let status = command
+            .args(argv)
+            .status()
+            .map_err(|err| Error::Measure(format!("the spawner did not start: {err}")))?;
+        if !status.success() {
+            return Err(Error::Measure(format!("the spawner failed ({status})")));
+        }
+        Ok(start.elapsed())
+    }
 }
 
 /// The cost of each confinement layer: the mean time to run `true` once, sequentially, with

@@ -190,6 +190,11 @@ pub struct WorkerCgroup {
     dirs: Vec<PathBuf>,
     /// v2's memory.peak, kept open: a write resets the peak seen through this descriptor.
     peak: Option<File>,
+    /// The files read for every case, kept open and read again from the start: a path
+    /// lookup in the cgroup file system each time cost more than the reading.
+    kept: std::cell::RefCell<Vec<(PathBuf, File)>>,
+    /// The limits written last: a case with the same ones writes nothing.
+    limits: Option<(Option<u64>, Option<u64>)>,
 }
 
 impl WorkerCgroup {
@@ -212,6 +217,8 @@ impl WorkerCgroup {
             hierarchy: hierarchy.clone(),
             dirs,
             peak: None,
+            kept: std::cell::RefCell::new(Vec::new()),
+            limits: None,
         };
         if let Hierarchy::V2 { .. } = hierarchy {
             let _ = std::fs::write(cgroup.dirs[0].join("memory.swap.max"), "0");
@@ -241,7 +248,7 @@ impl WorkerCgroup {
     fn cpu(&self) -> Option<std::time::Duration> {
         match &self.hierarchy {
             Hierarchy::V2 { .. } => {
-                let stat = read(&self.dirs[0], "cpu.stat");
+                let stat = self.read(&self.dirs[0], "cpu.stat");
                 let micros = stat.lines().find_map(|l| l.strip_prefix("usage_usec "))?;
                 Some(std::time::Duration::from_micros(
                     micros.trim().parse().ok()?,
@@ -249,7 +256,7 @@ impl WorkerCgroup {
             }
             Hierarchy::V1 { cpuacct: None, .. } => None,
             Hierarchy::V1 { .. } => {
-                let nanos = read(self.dirs.get(2)?, "cpuacct.usage");
+                let nanos = self.read(self.dirs.get(2)?, "cpuacct.usage");
                 Some(std::time::Duration::from_nanos(nanos.trim().parse().ok()?))
             }
         }
@@ -279,6 +286,25 @@ impl WorkerCgroup {
     /// Sets the limits for the next case, resets its peak, and returns the counters to compare
     /// with after it.
     pub fn prepare(&mut self, memory: Option<u64>, processes: Option<u64>) -> io::Result<Mark> {
+        match (&self.hierarchy, &mut self.peak) {
+            (Hierarchy::V2 { .. }, Some(peak)) => {
+                let _ = peak.write_all(b"reset");
+            }
+            (Hierarchy::V1 { .. }, _) => {
+                let peak = self.memory_dir().join("memory.max_usage_in_bytes");
+                let _ = std::fs::write(peak, "0");
+            }
+            _ => {}
+        }
+        if self.limits != Some((memory, processes)) {
+            self.set_limits(memory, processes)?;
+            self.limits = Some((memory, processes));
+        }
+        Ok(self.mark())
+    }
+
+    /// Writes the memory and process limits.
+    fn set_limits(&mut self, memory: Option<u64>, processes: Option<u64>) -> io::Result<()> {
         let (memory_file, pids_file) = match self.hierarchy {
             Hierarchy::V2 { .. } => ("memory.max", "pids.max"),
             Hierarchy::V1 { .. } => ("memory.limit_in_bytes", "pids.max"),
@@ -294,21 +320,42 @@ impl WorkerCgroup {
             let _ = std::fs::write(&memsw, &memory);
             std::fs::write(self.memory_dir().join(memory_file), &memory)?;
             let _ = std::fs::write(&memsw, &memory);
-            let _ = std::fs::write(self.memory_dir().join("memory.max_usage_in_bytes"), "0");
         } else {
             std::fs::write(self.memory_dir().join(memory_file), max(memory))?;
-            if let Some(peak) = &mut self.peak {
-                let _ = peak.write_all(b"reset");
+        }
+        std::fs::write(self.pids_dir().join(pids_file), max(processes))
+    }
+
+    /// The text of `file` in `dir` now, through a descriptor kept open; empty if unreadable.
+    fn read(&self, dir: &Path, file: &str) -> String {
+        use std::os::unix::fs::FileExt;
+        let path = dir.join(file);
+        let mut kept = self.kept.borrow_mut();
+        let at = match kept.iter().position(|(p, _)| *p == path) {
+            Some(at) => at,
+            None => match File::open(&path) {
+                Ok(opened) => {
+                    kept.push((path, opened));
+                    kept.len() - 1
+                }
+                Err(_) => return String::new(),
+            },
+        };
+        let mut bytes = Vec::with_capacity(512);
+        let mut chunk = [0u8; 512];
+        loop {
+            match kept[at].1.read_at(&mut chunk, bytes.len() as u64) {
+                Ok(0) | Err(_) => break,
+                Ok(n) => bytes.extend_from_slice(&chunk[..n]),
             }
         }
-        std::fs::write(self.pids_dir().join(pids_file), max(processes))?;
-        Ok(self.mark())
+        String::from_utf8(bytes).unwrap_or_default()
     }
 
     fn mark(&self) -> Mark {
         let memory_events = match self.hierarchy {
-            Hierarchy::V2 { .. } => read(self.memory_dir(), "memory.events"),
-            Hierarchy::V1 { .. } => read(self.memory_dir(), "memory.oom_control"),
+            Hierarchy::V2 { .. } => self.read(self.memory_dir(), "memory.events"),
+            Hierarchy::V1 { .. } => self.read(self.memory_dir(), "memory.oom_control"),
         };
         Mark {
             oom_kills: event_count(&memory_events, "oom_kill "),
@@ -318,7 +365,7 @@ impl WorkerCgroup {
     }
 
     fn pids_max_events(&self) -> u64 {
-        event_count(&read(self.pids_dir(), "pids.events"), "max ")
+        event_count(&self.read(self.pids_dir(), "pids.events"), "max ")
     }
 
     /// Whether the running case has tried to exceed its process limit since `mark`.
@@ -336,8 +383,8 @@ impl WorkerCgroup {
                 let _ = io::Read::read_to_string(file, &mut text);
                 text
             }
-            (Hierarchy::V2 { .. }, None) => read(self.memory_dir(), "memory.peak"),
-            (Hierarchy::V1 { .. }, _) => read(self.memory_dir(), "memory.max_usage_in_bytes"),
+            (Hierarchy::V2 { .. }, None) => self.read(self.memory_dir(), "memory.peak"),
+            (Hierarchy::V1 { .. }, _) => self.read(self.memory_dir(), "memory.max_usage_in_bytes"),
         };
         Observed {
             peak_memory: peak.trim().parse().ok(),
