@@ -4,12 +4,12 @@
 //! already enforces; without them it is the file-system sandbox.
 
 use std::io;
-use std::os::fd::OwnedFd;
+use std::os::fd::{AsFd, BorrowedFd, OwnedFd};
+use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
 
 use landlock::{
-    path_beneath_rules, Access, AccessFs, AccessNet, Ruleset, RulesetAttr, RulesetCreatedAttr,
-    Scope, ABI,
+    Access, AccessFs, AccessNet, PathBeneath, Ruleset, RulesetAttr, RulesetCreatedAttr, Scope, ABI,
 };
 
 /// The newest Landlock ABI this code knows how to use.
@@ -32,8 +32,44 @@ pub fn version() -> i64 {
 
 /// A ruleset that allows reading `readable` and everything in `writable`.
 pub fn ruleset(readable: &[PathBuf], writable: &[PathBuf]) -> io::Result<OwnedFd> {
+    let (readable, writable) = (open_all(readable)?, open_all(writable)?);
+    ruleset_of(&borrowed(&readable), &borrowed(&writable))
+}
+
+/// `fds`, borrowed.
+pub fn borrowed(fds: &[OwnedFd]) -> Vec<BorrowedFd<'_>> {
+    fds.iter().map(AsFd::as_fd).collect()
+}
+
+/// Each of `paths`, opened as a place (`O_PATH`, closed on exec) for a rule to name.
+pub fn open_all(paths: &[PathBuf]) -> io::Result<Vec<OwnedFd>> {
+    paths
+        .iter()
+        .map(|path| {
+            std::fs::OpenOptions::new()
+                .read(true)
+                .custom_flags(libc::O_PATH | libc::O_CLOEXEC)
+                .open(path)
+                .map(OwnedFd::from)
+                .map_err(|err| io::Error::new(err.kind(), format!("`{}`: {err}", path.display())))
+        })
+        .collect()
+}
+
+/// A ruleset that allows reading beneath each of `readable` and everything beneath each of
+/// `writable`, given as open folders and files: a helper opens a view's once and makes each
+/// case's ruleset from them without looking a path up.
+pub fn ruleset_of(readable: &[BorrowedFd], writable: &[BorrowedFd]) -> io::Result<OwnedFd> {
     let to_io = |err: landlock::RulesetError| io::Error::other(err.to_string());
     let abi = LANDLOCK_ABI;
+    fn rules<'a>(
+        fds: &[BorrowedFd<'a>],
+        access: landlock::BitFlags<AccessFs>,
+    ) -> Vec<Result<PathBeneath<BorrowedFd<'a>>, landlock::RulesetError>> {
+        fds.iter()
+            .map(|fd| Ok(PathBeneath::new(*fd, access)))
+            .collect()
+    }
     let created = Ruleset::default()
         .handle_access(AccessFs::from_all(abi))
         .map_err(to_io)?
@@ -43,9 +79,9 @@ pub fn ruleset(readable: &[PathBuf], writable: &[PathBuf]) -> io::Result<OwnedFd
         .map_err(to_io)?
         .create()
         .map_err(to_io)?
-        .add_rules(path_beneath_rules(readable, AccessFs::from_read(abi)))
+        .add_rules(rules(readable, AccessFs::from_read(abi)))
         .map_err(to_io)?
-        .add_rules(path_beneath_rules(writable, AccessFs::from_all(abi)))
+        .add_rules(rules(writable, AccessFs::from_all(abi)))
         .map_err(to_io)?;
     Option::<OwnedFd>::from(created)
         .ok_or_else(|| io::Error::other("Landlock is not supported here"))

@@ -9,7 +9,7 @@ use std::os::fd::{OwnedFd, RawFd};
 use std::process::ExitCode;
 
 use super::proxy;
-use super::views::Views;
+use super::views::{Sight, Views};
 use super::wire::{self, CaseRequest, Exited, Reply};
 use crate::confine::{namespaces, seccomp};
 use crate::sys::{self, Stack};
@@ -59,7 +59,14 @@ pub fn helper_main() -> ExitCode {
         if let Some(pid) = ended.take() {
             reap(pid);
         }
-        match serve_case(socket, &request, fds, &filter, root, &stacks) {
+        match serve_case(
+            socket,
+            &request,
+            fds,
+            (&filter, views.sight()),
+            root,
+            &stacks,
+        ) {
             Ok(pid) => ended = pid,
             Err(_) => break,
         }
@@ -91,7 +98,7 @@ fn serve_case(
     socket: RawFd,
     request: &CaseRequest,
     stdio: Vec<OwnedFd>,
-    filter: &seccomp::Filters,
+    (filter, sight): (&seccomp::Filters, Option<&Sight>),
     root: bool,
     stacks: &Stacks,
 ) -> io::Result<Option<libc::pid_t>> {
@@ -107,6 +114,7 @@ fn serve_case(
             socket,
             started_message: &stacks.started_message,
             target_stack: &stacks.target,
+            sight,
             started: Cell::new(false),
             failed: RefCell::new(None),
             exited: Cell::new(None),

@@ -11,9 +11,10 @@
 
 use std::ffi::{c_void, CString};
 use std::io;
-use std::os::fd::{AsRawFd, OwnedFd, RawFd};
+use std::os::fd::{AsFd, AsRawFd, OwnedFd, RawFd};
 use std::path::PathBuf;
 
+use super::views::Sight;
 use super::wire::CaseRequest;
 use crate::confine::{landlock, mounts, namespaces, rlimits, seccomp};
 use crate::sys::{self, Stack};
@@ -56,7 +57,7 @@ impl<'a> Prepared<'a> {
     pub fn new(
         request: &'a CaseRequest,
         stdio: &[OwnedFd],
-        filter: &'a seccomp::Filters,
+        (filter, sight): (&'a seccomp::Filters, Option<&Sight>),
         root: bool,
         error: RawFd,
     ) -> io::Result<Prepared<'a>> {
@@ -81,10 +82,10 @@ impl<'a> Prepared<'a> {
             .iter()
             .map(|p| cstring(p))
             .collect::<io::Result<_>>()?;
-        let ruleset = if layers.landlock {
-            Some(ruleset(layers)?)
-        } else {
-            None
+        let ruleset = match (layers.landlock, sight) {
+            (false, _) => None,
+            (true, Some(sight)) if layers.view_on => Some(ruleset_in_view(sight)?),
+            (true, _) => Some(ruleset(layers)?),
         };
         let pointers = |owned: &[CString]| {
             let mut pointers: Vec<*const libc::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
@@ -134,6 +135,17 @@ impl<'a> Prepared<'a> {
             None => format!("failed: {error}"),
         }
     }
+}
+
+/// Landlock in a view: what `sight` opened once, and the case's own `/proc` (read) and
+/// `/tmp` (write), opened now that they are mounted.
+fn ruleset_in_view(sight: &Sight) -> io::Result<OwnedFd> {
+    let own = landlock::open_all(&[PathBuf::from("/proc"), PathBuf::from(mounts::TEMP)])?;
+    let mut readable = landlock::borrowed(&sight.readable);
+    readable.push(own[0].as_fd());
+    let mut writable = landlock::borrowed(&sight.writable);
+    writable.push(own[1].as_fd());
+    landlock::ruleset_of(&readable, &writable)
 }
 
 /// Landlock: read the system and the view's folders, write only the case's tmpfs.
@@ -282,7 +294,8 @@ mod tests {
         };
         let filters = seccomp::filter().unwrap();
         let null = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
-        let prepared = Prepared::new(&request, &[null(), null(), null()], &filters, false, -1);
+        let stdio = [null(), null(), null()];
+        let prepared = Prepared::new(&request, &stdio, (&filters, None), false, -1);
         let prepared = prepared.unwrap();
         assert_eq!(
             prepared.describe(2, libc::ENOENT),

@@ -16,6 +16,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::inside::Prepared;
+use super::views::Sight;
 use super::wire::{CaseRequest, Exited};
 use crate::confine::{mounts, seccomp};
 use crate::sys::{self, Stack};
@@ -30,6 +31,8 @@ pub struct Case<'a> {
     pub socket: RawFd,
     pub started_message: &'a [u8],
     pub target_stack: &'a Stack,
+    /// The view's places for Landlock, where the case has a view.
+    pub sight: Option<&'a Sight>,
     /// Whether the harness was told that the case started.
     pub started: Cell<bool>,
     /// Why the case could not start.
@@ -81,7 +84,7 @@ fn start(case: &Case) -> Result<libc::pid_t, String> {
     let prepared = Prepared::new(
         request,
         case.stdio,
-        case.filter,
+        (case.filter, case.sight),
         case.root,
         error_write.as_raw_fd(),
     )

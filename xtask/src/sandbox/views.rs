@@ -9,14 +9,42 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
+use std::path::PathBuf;
 
-use crate::confine::{mounts, View};
+use crate::confine::{landlock, mounts, View};
 use crate::sys::check;
 
 /// Home, and the view the helper is in (none: home).
 pub struct Views {
     home: OwnedFd,
-    current: Option<View>,
+    current: Option<(View, Sight)>,
+}
+
+/// A view's places for Landlock, opened once in it: each case's ruleset is made from them
+/// (and its own `/tmp` and `/proc`) without looking a path up.
+pub struct Sight {
+    pub readable: Vec<OwnedFd>,
+    pub writable: Vec<OwnedFd>,
+}
+
+impl Sight {
+    /// Opens, in the current view, what a case of `view` may read and write besides its `/tmp`
+    /// and `/proc`: the system folders, the view's own, `/dev` (read) and `/dev/null`.
+    fn open(view: &View) -> io::Result<Sight> {
+        let mut readable: Vec<PathBuf> = mounts::SYSTEM
+            .iter()
+            .map(PathBuf::from)
+            .filter(|p| p.exists())
+            .collect();
+        readable.extend(view.readable.iter().cloned());
+        readable.push("/dev".into());
+        let mut writable = vec![PathBuf::from("/dev/null")];
+        writable.extend(view.writable.iter().cloned());
+        Ok(Sight {
+            readable: landlock::open_all(&readable)?,
+            writable: landlock::open_all(&writable)?,
+        })
+    }
 }
 
 impl Views {
@@ -42,7 +70,7 @@ impl Views {
 
     /// Puts the helper in `view` (`None`: home), building it unless it is the current one.
     pub fn enter(&mut self, view: Option<&View>) -> io::Result<()> {
-        if self.current.as_ref() == view {
+        if self.current.as_ref().map(|(current, _)| current) == view {
             return Ok(());
         }
         if self.current.is_some() {
@@ -50,11 +78,12 @@ impl Views {
         }
         let Some(view) = view else { return Ok(()) };
         // SAFETY: unshare takes flags only.
-        let built =
-            check(unsafe { libc::unshare(libc::CLONE_NEWNS) }).and_then(|_| mounts::build(view));
+        let built = check(unsafe { libc::unshare(libc::CLONE_NEWNS) })
+            .and_then(|_| mounts::build(view))
+            .and_then(|()| Sight::open(view));
         match built {
-            Ok(()) => {
-                self.current = Some(view.clone());
+            Ok(sight) => {
+                self.current = Some((view.clone(), sight));
                 Ok(())
             }
             Err(err) => {
@@ -62,6 +91,11 @@ impl Views {
                 Err(err)
             }
         }
+    }
+
+    /// The current view's places for Landlock; `None` at home.
+    pub fn sight(&self) -> Option<&Sight> {
+        self.current.as_ref().map(|(_, sight)| sight)
     }
 
     /// Back home, from a view or from a view half built.
