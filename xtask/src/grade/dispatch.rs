@@ -516,7 +516,9 @@ impl Class<'_> {
         let json =
             serde_json::to_string_pretty(&file).map_err(|err| Error::Write(err.to_string()))?;
         write_atomically(&result_path(self.results_dir, id), json.as_bytes())?;
-        Ok(Graded::Fresh(file.submission, warnings))
+        // Its cases are in its result file now: what the grading keeps of it is its row, so
+        // that the harness's memory does not grow with the class.
+        Ok(Graded::Fresh(row(file.submission), warnings))
     }
 }
 
