@@ -312,7 +312,15 @@ pub fn kill_pidfd(pidfd: &OwnedFd) {
     }
 }
 
-/// Ends the process at once, without running destructors (a forked child's way out).
+/// Waits for the child `pid` to end (through interruptions); its status is not wanted.
+pub fn reap(pid: libc::pid_t) {
+    let mut status = 0;
+    // SAFETY: waitpid writes the status, owned here.
+    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
+        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
+    {}
+}
+
 /// A stack for a process cloned to share its parent's memory (`CLONE_VM`), mapped once and
 /// used by one such process at a time, with an unmapped guard page below it.
 pub struct Stack {
@@ -354,9 +362,4 @@ impl Drop for Stack {
         // SAFETY: the mapping made in `new`, used by no process any more.
         unsafe { libc::munmap(self.base, self.size) };
     }
-}
-
-pub fn exit(code: i32) -> ! {
-    // SAFETY: _exit ends the process without running the parent's destructors twice.
-    unsafe { libc::_exit(code) }
 }

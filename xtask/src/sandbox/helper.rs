@@ -57,7 +57,7 @@ pub fn helper_main() -> ExitCode {
         // The last case's first process is reaped only now: its namespaces are torn down
         // (which waits for an RCU grace period) while the harness judges its output.
         if let Some(pid) = ended.take() {
-            reap(pid);
+            sys::reap(pid);
         }
         match serve_case(
             socket,
@@ -72,17 +72,6 @@ pub fn helper_main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
-}
-
-/// Waits for the child `pid` to end.
-fn reap(pid: libc::pid_t) {
-    let mut status = 0;
-    // SAFETY: waitpid writes the status.
-    unsafe {
-        while libc::waitpid(pid, &mut status, 0) < 0
-            && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-        {}
-    }
 }
 
 /// Answers a case that cannot start: it failed, and (as for every case) it is over.

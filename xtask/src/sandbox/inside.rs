@@ -82,10 +82,12 @@ impl<'a> Prepared<'a> {
             .iter()
             .map(|p| cstring(p))
             .collect::<io::Result<_>>()?;
+        // Outside a view (only to measure what the view costs), the same places are opened
+        // for this case alone.
         let ruleset = match (layers.landlock, sight) {
             (false, _) => None,
-            (true, Some(sight)) if layers.view_on => Some(ruleset_in_view(sight)?),
-            (true, _) => Some(ruleset(layers)?),
+            (true, Some(sight)) if layers.view_on => Some(ruleset(sight)?),
+            (true, _) => Some(ruleset(&Sight::open(&layers.view)?)?),
         };
         let pointers = |owned: &[CString]| {
             let mut pointers: Vec<*const libc::c_char> = owned.iter().map(|s| s.as_ptr()).collect();
@@ -137,30 +139,15 @@ impl<'a> Prepared<'a> {
     }
 }
 
-/// Landlock in a view: what `sight` opened once, and the case's own `/proc` (read) and
-/// `/tmp` (write), opened now that they are mounted.
-fn ruleset_in_view(sight: &Sight) -> io::Result<OwnedFd> {
+/// Landlock: read the system and the view's folders (what `sight` opened) and the case's own
+/// `/proc`, write only the case's `/tmp` (opened now that they are mounted) and `/dev/null`.
+fn ruleset(sight: &Sight) -> io::Result<OwnedFd> {
     let own = landlock::open_all(&[PathBuf::from("/proc"), PathBuf::from(mounts::TEMP)])?;
     let mut readable = landlock::borrowed(&sight.readable);
     readable.push(own[0].as_fd());
     let mut writable = landlock::borrowed(&sight.writable);
     writable.push(own[1].as_fd());
     landlock::ruleset_of(&readable, &writable)
-}
-
-/// Landlock: read the system and the view's folders, write only the case's tmpfs.
-fn ruleset(layers: &crate::confine::Layers) -> io::Result<OwnedFd> {
-    let mut readable: Vec<PathBuf> = mounts::SYSTEM
-        .iter()
-        .map(PathBuf::from)
-        .filter(|p| p.exists())
-        .collect();
-    readable.extend(layers.view.readable.iter().cloned());
-    readable.push("/proc".into());
-    readable.push("/dev".into());
-    let mut writable = vec![PathBuf::from(mounts::TEMP), "/dev/null".into()];
-    writable.extend(layers.view.writable.iter().cloned());
-    landlock::ruleset(&readable, &writable)
 }
 
 /// The paths `execvp` would try for `program`: itself when it names a folder, else each

@@ -6,15 +6,17 @@
 //! case's view, which [`views`] builds once for the cases that share it, and clones each case's
 //! first process into fresh mount, PID and IPC namespaces), [`proxy`] (that first process, pid
 //! 1 of the case: mounts its `/tmp` and `/proc`, starts the target and reaps) and [`inside`]
-//! (the target's process becoming the target, one `setup_*` call per layer). They speak one
-//! language, [`wire`]: a [`CaseRequest`] in, [`Reply`] messages back, on every channel.
+//! (the target's process becoming the target: everything prepared first, then one step per
+//! layer and `exec`). They speak one language, [`wire`]: a [`CaseRequest`] in, [`Reply`]
+//! messages back, on every channel.
 //!
 //! The harness (multi-threaded, so it may not do much between fork and exec) starts the helper
 //! as a program of its own: `xtask __sandbox-helper`, or the `sandbox` binary beside the test
-//! programs. The helper is single-threaded, so it can build a case freely after `fork`. It
-//! answers each case with a pidfd of its first process (the harness kills the whole case with
-//! one signal to it: when the first process of a PID namespace dies, every process in it dies)
-//! and, when it ends, the target's exit status and CPU time.
+//! programs. The helper is single-threaded, so it can build a view freely. Each case is
+//! answered with a pidfd of its first process, which that process sends itself (the harness
+//! kills the whole case with one signal to it: when the first process of a PID namespace dies,
+//! every process in it dies), and, when it ends, by the helper with the target's exit status
+//! and CPU time.
 //!
 //! Starting cases from inside the cgroup is the point: moving each case into a cgroup v1
 //! hierarchy costs 10-15 ms; this way only the helper moves, once. The helper dies with the

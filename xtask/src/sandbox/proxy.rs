@@ -104,19 +104,10 @@ fn start(case: &Case) -> Result<libc::pid_t, String> {
     if let Ok(8) = sys::read_exact(error_read.as_raw_fd(), &mut record) {
         let step = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
         let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
-        reap(target);
+        sys::reap(target);
         return Err(prepared.describe(step, errno));
     }
     Ok(target)
-}
-
-/// Waits for `pid` to end.
-fn reap(pid: libc::pid_t) {
-    let mut status = 0;
-    // SAFETY: waitpid writes the status.
-    while unsafe { libc::waitpid(pid, &mut status, 0) } < 0
-        && io::Error::last_os_error().kind() == io::ErrorKind::Interrupted
-    {}
 }
 
 /// Reaps every process of the namespace until `target` itself ends: its status and CPU time.

@@ -30,7 +30,7 @@ pub struct Sight {
 impl Sight {
     /// Opens, in the current view, what a case of `view` may read and write besides its `/tmp`
     /// and `/proc`: the system folders, the view's own, `/dev` (read) and `/dev/null`.
-    fn open(view: &View) -> io::Result<Sight> {
+    pub fn open(view: &View) -> io::Result<Sight> {
         let mut readable: Vec<PathBuf> = mounts::SYSTEM
             .iter()
             .map(PathBuf::from)
