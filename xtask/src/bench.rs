@@ -350,7 +350,8 @@ pub fn spawn_main(args: &[OsString]) -> std::process::ExitCode {
 pub struct Floor {
     command: Vec<OsString>,
     pub label: &'static str,
-    _dir: Option<tempfile::TempDir>,
+    /// The folder of the C spawner (removed with the Floor); none for the fallback.
+    dir: Option<tempfile::TempDir>,
 }
 
 impl Floor {
@@ -360,7 +361,7 @@ impl Floor {
         let fallback = Floor {
             command: vec![exe.into(), SPAWN_ARG.into()],
             label: "xtask __spawn (no C compiler here)",
-            _dir: None,
+            dir: None,
         };
         let dir = tempfile::tempdir().map_err(|err| Error::Measure(err.to_string()))?;
         let source = dir.path().join("spawn.c");
@@ -380,7 +381,7 @@ impl Floor {
         Ok(Floor {
             command: vec![binary.into()],
             label: "a C fork/exec loop",
-            _dir: Some(dir),
+            dir: Some(dir),
         })
     }
 
@@ -397,7 +398,8 @@ impl Floor {
             .args(&self.command[1..])
             .arg(jobs.to_string())
             .arg(list.path());
-        if self._dir.is_none() {
+        // `xtask __spawn` takes `--` before the command; the C spawner does not.
+        if self.dir.is_none() {
             command.arg("--");
         }
         let start = Instant::now();
