@@ -8,7 +8,7 @@ use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG};
+use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG, SAME_REQUEST};
 use crate::confine::cgroup::{self, Mark, Observed, WorkerCgroup};
 use crate::sys;
 
@@ -58,6 +58,8 @@ pub struct Helper {
     child: std::process::Child,
     socket: OwnedFd,
     cgroup: Option<WorkerCgroup>,
+    /// The request the helper holds: the last one it was sent.
+    holds: Option<CaseRequest>,
 }
 
 /// A case the helper has started.
@@ -71,6 +73,14 @@ pub struct Started {
 impl Helper {
     /// Starts a helper, in a worker cgroup of its own where the machine has cgroups.
     pub fn start() -> io::Result<Helper> {
+        Helper::spawn(true)
+    }
+
+    /// Starts a helper; in a worker cgroup of its own when `cgroup` says and the machine has
+    /// cgroups. It is moved there while it sets itself up: the first move into a cgroup waits
+    /// for a grace period of the kernel's RCU (about 10 ms on cgroup v1), which so overlaps
+    /// with the helper's start.
+    fn spawn(cgroup: bool) -> io::Result<Helper> {
         let (ours, theirs) = sys::seqpacket_pair()?;
         let mut command = helper_command()?;
         command
@@ -83,18 +93,18 @@ impl Helper {
             child,
             socket: ours,
             cgroup: None,
+            holds: None,
         };
-        match wire::receive_reply(helper.socket.as_raw_fd())? {
-            (Reply::Ready, _) => {}
-            (Reply::Failed { error }, _) => return Err(io::Error::other(error)),
-            (other, _) => return Err(io::Error::other(format!("unexpected {other:?}"))),
-        }
-        if let Some(hierarchy) = cgroup::hierarchy() {
+        if let Some(hierarchy) = cgroup.then(cgroup::hierarchy).flatten() {
             let worker = WorkerCgroup::new(&hierarchy)?;
             worker.adopt(helper.child.id())?;
             helper.cgroup = Some(worker);
         }
-        Ok(helper)
+        match wire::receive_reply(helper.socket.as_raw_fd())? {
+            (Reply::Ready, _) => Ok(helper),
+            (Reply::Failed { error }, _) => Err(io::Error::other(error)),
+            (other, _) => Err(io::Error::other(format!("unexpected {other:?}"))),
+        }
     }
 
     /// Starts a case; `Err` when it cannot start (the message says why).
@@ -110,7 +120,14 @@ impl Helper {
             None => Mark::default(),
         };
         let raw: Vec<RawFd> = stdio.iter().map(AsRawFd::as_raw_fd).collect();
-        wire::send(self.socket.as_raw_fd(), request, &raw)?;
+        if self.holds.as_ref() == Some(request) {
+            sys::send(self.socket.as_raw_fd(), SAME_REQUEST, &raw)?;
+        } else {
+            // Forgotten first: a request that fails to go leaves the helper holding none.
+            self.holds = None;
+            wire::send(self.socket.as_raw_fd(), request, &raw)?;
+            self.holds = Some(request.clone());
+        }
         drop(stdio);
         match wire::receive_reply(self.socket.as_raw_fd())? {
             (Reply::Started, mut fds) if fds.len() == 1 => Ok(Started {
@@ -118,6 +135,8 @@ impl Helper {
                 mark,
             }),
             (Reply::Failed { error }, _) => {
+                // Sent again in full next time, whatever the helper made of it.
+                self.holds = None;
                 // The helper still reports the end of the case that never ran.
                 let _ = wire::receive_reply(self.socket.as_raw_fd());
                 Err(io::Error::new(io::ErrorKind::NotFound, error))
@@ -211,11 +230,53 @@ pub fn release() {
     HELPER.with(|slot| drop(slot.borrow_mut().take()));
 }
 
-/// Whether this machine can run the sandbox, found once by starting a helper: `Err` says why
-/// not.
+/// Whether this machine can run the sandbox, found once by starting a helper (without a
+/// cgroup: its limits are not what is asked): `Err` says why not.
 pub fn available() -> Result<(), String> {
     static FOUND: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     FOUND
-        .get_or_init(|| Helper::start().map(drop).map_err(|err| err.to_string()))
+        .get_or_init(|| {
+            Helper::spawn(false)
+                .map(drop)
+                .map_err(|err| err.to_string())
+        })
         .clone()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_repeat_before_any_request_is_refused_and_the_case_ended() {
+        let mut helper = match Helper::start() {
+            Ok(helper) => helper,
+            Err(err) => {
+                eprintln!("skipped: no sandbox helper here ({err})");
+                return;
+            }
+        };
+        let null = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
+        let stdio = [null(), null(), null()];
+        let raw: Vec<RawFd> = stdio.iter().map(AsRawFd::as_raw_fd).collect();
+        sys::send(helper.socket(), SAME_REQUEST, &raw).unwrap();
+        match wire::receive_reply(helper.socket()).unwrap() {
+            (Reply::Failed { error }, _) => assert_eq!(error, "no request to repeat"),
+            (other, _) => panic!("expected a refusal, got {other:?}"),
+        }
+        assert!(matches!(
+            wire::receive_reply(helper.socket()).unwrap(),
+            (Reply::Exited(_), _)
+        ));
+        // The helper still serves: a malformed request is refused the same way.
+        sys::send(helper.socket(), b"{", &raw).unwrap();
+        assert!(matches!(
+            wire::receive_reply(helper.socket()).unwrap(),
+            (Reply::Failed { .. }, _)
+        ));
+        assert!(matches!(
+            wire::receive_reply(helper.socket()).unwrap(),
+            (Reply::Exited(_), _)
+        ));
+    }
 }

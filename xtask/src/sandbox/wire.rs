@@ -14,8 +14,12 @@ use crate::sys;
 /// The argument that makes a program act as the helper (`xtask __sandbox-helper`).
 pub const HELPER_ARG: &str = "__sandbox-helper";
 
+/// What the harness sends instead of a [`CaseRequest`] equal to the last one it sent the
+/// same helper (every case of a plan asks for the same box): no JSON object starts with it.
+pub const SAME_REQUEST: &[u8] = b"=";
+
 /// One case, as the helper needs it.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseRequest {
     /// The command line (the program is looked up on the environment's PATH).
     pub argv: Vec<Vec<u8>>,
