@@ -10,7 +10,7 @@
 //! a harness that was killed (`gridjudge-PID-*` whose PID is gone) are removed at the next start.
 
 use std::fs::File;
-use std::io::{self, Seek, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicU64, Ordering};
 
@@ -188,7 +188,8 @@ impl Mark {
 pub struct WorkerCgroup {
     hierarchy: Hierarchy,
     dirs: Vec<PathBuf>,
-    /// v2's memory.peak, kept open: a write resets the peak seen through this descriptor.
+    /// The peak memory file, kept open (v2's memory.peak, v1's memory.max_usage_in_bytes): a
+    /// write resets the peak (on v2, the one seen through this descriptor).
     peak: Option<File>,
     /// The files read for every case, kept open and read again from the start: a path
     /// lookup in the cgroup file system each time cost more than the reading.
@@ -220,14 +221,18 @@ impl WorkerCgroup {
             kept: std::cell::RefCell::new(Vec::new()),
             limits: None,
         };
-        if let Hierarchy::V2 { .. } = hierarchy {
-            let _ = std::fs::write(cgroup.dirs[0].join("memory.swap.max"), "0");
-            cgroup.peak = std::fs::OpenOptions::new()
-                .read(true)
-                .write(true)
-                .open(cgroup.dirs[0].join("memory.peak"))
-                .ok();
-        }
+        let peak = match hierarchy {
+            Hierarchy::V2 { .. } => {
+                let _ = std::fs::write(cgroup.dirs[0].join("memory.swap.max"), "0");
+                "memory.peak"
+            }
+            Hierarchy::V1 { .. } => "memory.max_usage_in_bytes",
+        };
+        cgroup.peak = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .open(cgroup.dirs[0].join(peak))
+            .ok();
         Ok(cgroup)
     }
 
@@ -286,15 +291,13 @@ impl WorkerCgroup {
     /// Sets the limits for the next case, resets its peak, and returns the counters to compare
     /// with after it.
     pub fn prepare(&mut self, memory: Option<u64>, processes: Option<u64>) -> io::Result<Mark> {
-        match (&self.hierarchy, &mut self.peak) {
-            (Hierarchy::V2 { .. }, Some(peak)) => {
-                let _ = peak.write_all(b"reset");
-            }
-            (Hierarchy::V1 { .. }, _) => {
-                let peak = self.memory_dir().join("memory.max_usage_in_bytes");
-                let _ = std::fs::write(peak, "0");
-            }
-            _ => {}
+        if let Some(peak) = &self.peak {
+            use std::os::unix::fs::FileExt;
+            let reset: &[u8] = match self.hierarchy {
+                Hierarchy::V2 { .. } => b"reset",
+                Hierarchy::V1 { .. } => b"0",
+            };
+            let _ = peak.write_at(reset, 0);
         }
         if self.limits != Some((memory, processes)) {
             self.set_limits(memory, processes)?;
@@ -328,7 +331,6 @@ impl WorkerCgroup {
 
     /// The text of `file` in `dir` now, through a descriptor kept open; empty if unreadable.
     fn read(&self, dir: &Path, file: &str) -> String {
-        use std::os::unix::fs::FileExt;
         let path = dir.join(file);
         let mut kept = self.kept.borrow_mut();
         let at = match kept.iter().position(|(p, _)| *p == path) {
@@ -341,15 +343,7 @@ impl WorkerCgroup {
                 Err(_) => return String::new(),
             },
         };
-        let mut bytes = Vec::with_capacity(512);
-        let mut chunk = [0u8; 512];
-        loop {
-            match kept[at].1.read_at(&mut chunk, bytes.len() as u64) {
-                Ok(0) | Err(_) => break,
-                Ok(n) => bytes.extend_from_slice(&chunk[..n]),
-            }
-        }
-        String::from_utf8(bytes).unwrap_or_default()
+        read_at_start(&kept[at].1)
     }
 
     fn mark(&self) -> Mark {
@@ -376,15 +370,9 @@ impl WorkerCgroup {
     /// What the cgroup saw since `mark`.
     pub fn observed(&mut self, mark: &Mark) -> Observed {
         let now = self.mark();
-        let peak = match (&self.hierarchy, &mut self.peak) {
-            (Hierarchy::V2 { .. }, Some(file)) => {
-                let mut text = String::new();
-                let _ = file.rewind();
-                let _ = io::Read::read_to_string(file, &mut text);
-                text
-            }
-            (Hierarchy::V2 { .. }, None) => self.read(self.memory_dir(), "memory.peak"),
-            (Hierarchy::V1 { .. }, _) => self.read(self.memory_dir(), "memory.max_usage_in_bytes"),
+        let peak = match &self.peak {
+            Some(file) => read_at_start(file),
+            None => String::new(),
         };
         Observed {
             peak_memory: peak.trim().parse().ok(),
@@ -407,6 +395,20 @@ impl Drop for WorkerCgroup {
             }
         }
     }
+}
+
+/// The whole text of an open cgroup file, read from its start; empty if unreadable.
+fn read_at_start(file: &File) -> String {
+    use std::os::unix::fs::FileExt;
+    let mut bytes = Vec::with_capacity(512);
+    let mut chunk = [0u8; 512];
+    loop {
+        match file.read_at(&mut chunk, bytes.len() as u64) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => bytes.extend_from_slice(&chunk[..n]),
+        }
+    }
+    String::from_utf8(bytes).unwrap_or_default()
 }
 
 fn read(dir: &Path, file: &str) -> String {

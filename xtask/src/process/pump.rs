@@ -17,6 +17,10 @@ use crate::sys::{self, Read};
 /// The longest `poll` sleeps, so that an interrupt or a limit is seen in time.
 const TICK: Duration = Duration::from_millis(50);
 
+/// How often a running case's limits (processes, a direct target's memory) are looked at:
+/// not at every wake-up for its output, which a chatty program makes thousands of.
+const LIMITS_EVERY: Duration = Duration::from_millis(5);
+
 /// How long output is still collected after a direct target exits, from processes that
 /// escaped its process group (a sandboxed case has none: its namespace dies with it).
 const DRAIN: Duration = Duration::from_millis(200);
@@ -47,7 +51,7 @@ pub fn pump(
     for fd in [&stdin, &stdout, &stderr] {
         sys::set_nonblocking(fd.as_raw_fd())?;
     }
-    let pump = Pump {
+    let mut pump = Pump {
         direct: matches!(running, Running::Direct { .. }),
         running,
         stdin: (!input.is_empty()).then_some(stdin),
@@ -59,13 +63,24 @@ pub fn pump(
         start,
         deadline: start + bounds.timeout,
         backstop: start + bounds.wall,
+        limits_due: start + LIMITS_EVERY,
         cpu_measured: None,
         killed_at: None,
         ended_at: None,
         pumped: Pumped::default(),
-        buffer: vec![0u8; 64 * 1024],
+        buffer: BUFFER.with(|kept| kept.take()),
     };
-    pump.run()
+    if pump.buffer.is_empty() {
+        pump.buffer = vec![0u8; 64 * 1024];
+    }
+    let pumped = pump.run();
+    BUFFER.with(|kept| kept.set(std::mem::take(&mut pump.buffer)));
+    pumped
+}
+
+thread_local! {
+    /// The pump's read buffer, kept by each thread for its next case.
+    static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// One case being pumped.
@@ -84,6 +99,8 @@ struct Pump<'r, 'a, 'i> {
     deadline: Instant,
     /// When the wall-clock backstop stops the case whatever its CPU time.
     backstop: Instant,
+    /// When the case's limits are next looked at.
+    limits_due: Instant,
     /// Whether the case's CPU time can be measured, once known.
     cpu_measured: Option<bool>,
     killed_at: Option<Instant>,
@@ -93,7 +110,7 @@ struct Pump<'r, 'a, 'i> {
 }
 
 impl Pump<'_, '_, '_> {
-    fn run(mut self) -> io::Result<Pumped> {
+    fn run(&mut self) -> io::Result<Pumped> {
         loop {
             let now = Instant::now();
             if self.check_end(now)? {
@@ -122,7 +139,7 @@ impl Pump<'_, '_, '_> {
         if self.ended_at.is_none() {
             self.pumped.elapsed = self.start.elapsed();
         }
-        Ok(self.pumped)
+        Ok(std::mem::take(&mut self.pumped))
     }
 
     /// Whether the pump is done (the case ended and its output is drained); before that, kills
@@ -149,7 +166,7 @@ impl Pump<'_, '_, '_> {
             self.pumped.run_delay = self.running.run_delay();
         } else if crate::interrupt::interrupted() {
             self.pumped.interrupted = true;
-        } else if let Some(limit) = self.running.limit_now() {
+        } else if let Some(limit) = self.limit_now(now) {
             self.pumped.process_limited = limit == Limit::Processes;
         } else {
             return Ok(false);
@@ -180,6 +197,16 @@ impl Pump<'_, '_, '_> {
                 now >= self.deadline
             }
         }
+    }
+
+    /// A limit the case has reached, looked at every [`LIMITS_EVERY`] (a case that ends
+    /// before is judged by what its cgroup saw at the end).
+    fn limit_now(&mut self, now: Instant) -> Option<Limit> {
+        if now < self.limits_due {
+            return None;
+        }
+        self.limits_due = now + LIMITS_EVERY;
+        self.running.limit_now()
     }
 
     /// Kills the whole case, once.
