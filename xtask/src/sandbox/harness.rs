@@ -249,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_repeat_before_any_request_is_refused_and_the_case_ended() {
-        let mut helper = match Helper::start() {
+        let helper = match Helper::start() {
             Ok(helper) => helper,
             Err(err) => {
                 eprintln!("skipped: no sandbox helper here ({err})");
