@@ -172,6 +172,9 @@ pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usi
 
 /// Plans a check: the suites, their targets and the cases to run (sources built first).
 pub fn prepare(options: &Options) -> Result<Prepared, Error> {
+    if options.program != Program::Reference && options.confine.sandbox {
+        crate::confine::cgroup::prime_migrations();
+    }
     let (built, mut prepared) = begin(options, Instant::now())?;
     let options = built.as_ref().unwrap_or(options);
     let suites = load_all(&options.cases_root)?;
