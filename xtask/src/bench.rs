@@ -464,6 +464,7 @@ pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<Figures, Erro
     let bounds = Bounds {
         timeout: Duration::from_secs(10),
         wall: crate::process::backstop(Duration::from_secs(10)),
+        asleep_after: None,
         stdout_cap: 1 << 20,
         stderr_cap: 4096,
     };

@@ -145,6 +145,7 @@ fn bless_case(
     let bounds = Bounds {
         timeout: suite.timeout().max(Duration::from_secs(10)),
         wall: crate::process::backstop(suite.timeout().max(Duration::from_secs(10))),
+        asleep_after: None,
         stdout_cap: 1 << 30,
         stderr_cap: 4096,
     };

@@ -473,6 +473,7 @@ fn run_case(
         wall: options
             .wall
             .unwrap_or_else(|| crate::process::backstop(timeout)),
+        asleep_after: options.wall.is_none().then_some(timeout),
         stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
         stderr_cap: 64 << 10,
     };

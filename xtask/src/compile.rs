@@ -314,6 +314,7 @@ fn run_build(
     let bounds = Bounds {
         timeout: LIMITS.cpu.unwrap_or(Duration::from_secs(60)),
         wall: crate::process::backstop(LIMITS.cpu.unwrap_or(Duration::from_secs(60))),
+        asleep_after: None,
         stdout_cap: 64 << 10,
         stderr_cap: 64 << 10,
     };

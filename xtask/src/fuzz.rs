@@ -170,6 +170,7 @@ fn judge_of(options: &Options) -> Result<(Judge<'_>, Warnings), Error> {
         bounds: Bounds {
             timeout: options.timeout,
             wall: crate::process::backstop(options.timeout),
+            asleep_after: None,
             stdout_cap: 16 << 20,
             stderr_cap: 64 << 10,
         },

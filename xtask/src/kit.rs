@@ -224,6 +224,7 @@ fn reference_output(
     let bounds = crate::process::Bounds {
         timeout: std::time::Duration::from_secs(30),
         wall: crate::process::backstop(std::time::Duration::from_secs(30)),
+        asleep_after: None,
         stdout_cap: 64 << 20,
         stderr_cap: 4096,
     };

@@ -295,6 +295,7 @@ pub fn trace(reference: &Target, input: &[u8]) -> Option<String> {
     let bounds = Bounds {
         timeout: Duration::from_secs(30),
         wall: crate::process::backstop(Duration::from_secs(30)),
+        asleep_after: None,
         stdout_cap: usize::MAX / 2,
         stderr_cap: 4096,
     };

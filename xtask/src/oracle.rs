@@ -143,6 +143,7 @@ impl Commands {
         Bounds {
             timeout: self.timeout,
             wall: crate::process::backstop(self.timeout),
+            asleep_after: None,
             stdout_cap: 64 << 20,
             stderr_cap: 4 << 10,
         }

@@ -95,6 +95,21 @@ pub fn run_delay(pid: libc::pid_t) -> Option<Duration> {
     Some(Duration::from_nanos(nanos))
 }
 
+/// How long every thread of `pid` has waited, runnable, for a CPU, together.
+pub fn threads_run_delay(pid: libc::pid_t) -> Option<Duration> {
+    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
+    let mut total = Duration::ZERO;
+    for task in tasks.flatten() {
+        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
+            continue;
+        };
+        if let Some(nanos) = stat.split_whitespace().nth(1).and_then(|n| n.parse().ok()) {
+            total += Duration::from_nanos(nanos);
+        }
+    }
+    Some(total)
+}
+
 /// The peak resident memory of `pid` in bytes (VmHWM), while it runs.
 pub fn peak_resident(pid: libc::pid_t) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

@@ -108,6 +108,32 @@ fn a_program_that_sleeps_past_the_wall_backstop_is_a_timeout() {
     }
 }
 
+/// With the default backstop, a confined case that neither runs nor waits for a CPU for as long
+/// as its time limit is stopped then, not at the backstop: it sleeps, and no load of the
+/// machine makes a case look like that (a starved one waits for a CPU). A direct target, whose
+/// children the harness cannot count, still waits for the backstop.
+#[test]
+fn a_program_that_sleeps_is_stopped_once_asleep_for_its_time_limit() {
+    let corpus = Corpus::new(b"x\n", true);
+    let timeout = Duration::from_millis(500);
+    for mut options in both_ways(&corpus, "sleep", timeout) {
+        options.wall = None;
+        let run = check(&options).unwrap();
+        let judgement = &run.results[0].judgement;
+        assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
+        let detail = judgement.detail.clone().unwrap_or_default();
+        assert!(detail.contains("sleeps or waits"), "{detail}");
+        let execution = judgement.execution.as_ref().unwrap();
+        assert!(execution.wall_stopped);
+        let backstop = xtask::process::backstop(timeout);
+        if options.confine.sandbox {
+            assert!(execution.elapsed < backstop, "{execution:?}");
+        } else {
+            assert!(execution.elapsed >= backstop, "{execution:?}");
+        }
+    }
+}
+
 /// The pid of the first process whose command line holds `marker`.
 fn find(marker: &str) -> Option<i32> {
     std::fs::read_dir("/proc")

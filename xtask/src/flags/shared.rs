@@ -114,7 +114,8 @@ pub struct PaceArgs {
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
     /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
-    /// programs that sleep or block (default: 3 times the timeout and 2 more).
+    /// programs that sleep or block (default: 3 times the timeout and 2 more; and a confined
+    /// case that neither runs nor waits for a CPU for as long as its timeout is stopped then)
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub wall: Option<Duration>,
 }

@@ -14,6 +14,10 @@ pub struct Bounds {
     /// Wall-clock time after which the case is stopped whatever its CPU time: a backstop for
     /// programs that sleep or block, well above `timeout`.
     pub wall: Duration,
+    /// Stop sooner a case that for this long neither runs nor waits for a CPU (it sleeps or
+    /// blocks), where every process of it is measured: with the default backstop only, since
+    /// a `--wall` the user gave says how long a program may sleep.
+    pub asleep_after: Option<Duration>,
     /// Bytes of stdout kept; more is an output-limit verdict.
     pub stdout_cap: usize,
     /// Bytes of stderr kept; the rest is read and dropped.

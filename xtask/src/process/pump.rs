@@ -64,6 +64,8 @@ pub fn pump(
         deadline: start + bounds.timeout,
         backstop: start + bounds.wall,
         limits_due: start + LIMITS_EVERY,
+        still: None,
+        asleep_due: start + bounds.asleep_after.unwrap_or_default() / 10,
         cpu_measured: None,
         killed_at: None,
         ended_at: None,
@@ -101,6 +103,11 @@ struct Pump<'r, 'a, 'i> {
     backstop: Instant,
     /// When the case's limits are next looked at.
     limits_due: Instant,
+    /// When the case was last seen active (using or waiting for a CPU), and how much it had
+    /// then; `None` until first looked at.
+    still: Option<(Instant, Duration)>,
+    /// When the case's activity is next looked at.
+    asleep_due: Instant,
     /// Whether the case's CPU time can be measured, once known.
     cpu_measured: Option<bool>,
     killed_at: Option<Instant>,
@@ -161,7 +168,7 @@ impl Pump<'_, '_, '_> {
         }
         if self.over_time_limit(now) {
             self.pumped.timed_out = true;
-        } else if now >= self.backstop {
+        } else if now >= self.backstop || self.asleep(now) {
             self.pumped.wall_stopped = true;
             self.pumped.run_delay = self.running.run_delay();
         } else if crate::interrupt::interrupted() {
@@ -195,6 +202,32 @@ impl Pump<'_, '_, '_> {
             None => {
                 self.cpu_measured = Some(false);
                 now >= self.deadline
+            }
+        }
+    }
+
+    /// Whether the case has for `bounds.asleep_after` neither run nor waited for a CPU (it
+    /// sleeps or blocks: no load of the machine makes a case look like that), looked at ten
+    /// times in that span. Less activity than a twentieth of the span counts as none (a
+    /// sleeping runtime's own timers).
+    fn asleep(&mut self, now: Instant) -> bool {
+        let Some(after) = self.bounds.asleep_after else {
+            return false;
+        };
+        if now < self.asleep_due || self.ended_at.is_some() {
+            return false;
+        }
+        self.asleep_due = now + after / 10;
+        let Some(activity) = self.running.activity() else {
+            return false;
+        };
+        match self.still {
+            Some((since, then)) if activity.saturating_sub(then) < after / 20 => {
+                now >= since + after
+            }
+            _ => {
+                self.still = Some((now, activity));
+                false
             }
         }
     }

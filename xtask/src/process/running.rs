@@ -115,6 +115,18 @@ impl Running<'_> {
         }
     }
 
+    /// The CPU time every process of the case has used and waited for so far, where every
+    /// process of it is measured (a sandboxed case with a cgroup): what a case that sleeps or
+    /// blocks adds nothing to. `None` for a direct target, whose children escape the count.
+    pub fn activity(&self) -> Option<Duration> {
+        match self {
+            Running::Direct { .. } => None,
+            Running::Sandboxed {
+                helper, started, ..
+            } => helper.activity(started),
+        }
+    }
+
     /// How long the case has waited, runnable, for a CPU, where that can be read.
     pub fn run_delay(&self) -> Option<Duration> {
         match self {

@@ -177,6 +177,21 @@ impl Helper {
         )
     }
 
+    /// The CPU time the running case's processes have used and waited for, all their threads
+    /// together, where the worker's cgroup accounts it: what a case that sleeps or blocks adds
+    /// nothing to.
+    pub fn activity(&self, started: &Started) -> Option<std::time::Duration> {
+        let cgroup = self.cgroup.as_ref()?;
+        let helper = self.child.id() as libc::pid_t;
+        let waited: std::time::Duration = cgroup
+            .members()
+            .into_iter()
+            .filter(|&pid| pid != helper)
+            .filter_map(sys::threads_run_delay)
+            .sum();
+        Some(cgroup.cpu_since(&started.mark)? + waited)
+    }
+
     /// Waits for the end of the running case; what the cgroup saw of it.
     pub fn finish(&mut self, started: &Started) -> io::Result<(Exited, Observed)> {
         let exited = match wire::receive_reply(self.socket.as_raw_fd())? {
