@@ -55,18 +55,18 @@ impl Reports {
         for warning in &run.warnings {
             eprintln!("{warning}");
         }
-        let write = |path: &Option<PathBuf>, text: String| match path {
-            Some(path) => write_atomically(path, text.as_bytes()),
+        // Each report is rendered only when it is asked for.
+        let write = |path: &Option<PathBuf>, render: &dyn Fn() -> String| match path {
+            Some(path) => write_atomically(path, render().as_bytes()),
             None => Ok(()),
         };
-        write(&self.json, json::render(&run))?;
-        write(&self.junit, junit::render(&run))?;
-        write(
-            &self.gradescope,
-            gradescope::render(&run, &self.gradescope_settings),
-        )?;
-        write(&self.html, crate::html::check_report(&run))?;
-        write(&self.summary, crate::summary::markdown(&run))?;
+        write(&self.json, &|| json::render(&run))?;
+        write(&self.junit, &|| junit::render(&run))?;
+        write(&self.gradescope, &|| {
+            gradescope::render(&run, &self.gradescope_settings)
+        })?;
+        write(&self.html, &|| crate::html::check_report(&run))?;
+        write(&self.summary, &|| crate::summary::markdown(&run))?;
         github_step_summary(&run)?;
         if self.annotations || on_github_actions() {
             print_report(&crate::summary::annotations(&run))?;
@@ -89,6 +89,9 @@ fn on_github_actions() -> bool {
 
 /// On GitHub Actions, adds the run's Markdown summary to the job's summary.
 fn github_step_summary(run: &Run) -> Result<(), Error> {
+    if std::env::var_os("GITHUB_STEP_SUMMARY").is_none() {
+        return Ok(());
+    }
     append_step_summary(&crate::summary::markdown(run))
 }
 
