@@ -200,7 +200,7 @@ impl Judgement {
         if let (Some(difference), None) = (&self.difference, &self.diff) {
             self.diff = Some(crate::diff::render_around(
                 &self.expected,
-                &execution.stdout,
+                compared(&self.expected, execution),
                 difference.line,
                 "  ",
             ));
@@ -292,8 +292,20 @@ pub fn judge(
     execution: Execution,
     timeout: Duration,
 ) -> Judgement {
-    let difference = compare(rules.compare, &expected, &execution.stdout);
+    let difference = compare(rules.compare, &expected, compared(&expected, &execution));
     decide(rules, expected, execution, timeout, difference)
+}
+
+/// The output to compare with `expected`: all of it, or, past the output limit (a verdict
+/// already decided), its start, the expected length and an excerpt more, where its first
+/// difference is; not the megabytes after.
+fn compared<'e>(expected: &[u8], execution: &'e Execution) -> &'e [u8] {
+    let stdout = &execution.stdout[..];
+    if execution.output_limited {
+        &stdout[..stdout.len().min(expected.len() + EXCERPT)]
+    } else {
+        stdout
+    }
 }
 
 /// The judgement of a hidden case, whose expected output is known by its `hashes` only. It
