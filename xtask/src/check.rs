@@ -177,7 +177,11 @@ pub fn prepare(options: &Options) -> Result<Prepared, Error> {
     }
     let (built, mut prepared) = begin(options, Instant::now())?;
     let options = built.as_ref().unwrap_or(options);
-    let suites = load_all(&options.cases_root)?;
+    // Every suite is loaded only when the run needs more than the one named.
+    let suites = match &options.spec {
+        Some(_) => Vec::new(),
+        None => load_all(&options.cases_root)?,
+    };
     let chosen: Vec<Suite> = match (&options.spec, &options.program, &prepared.build) {
         (Some(spec), _, _) => vec![crate::suite::find(&options.cases_root, spec)?],
         (None, Program::Reference, _) => suites.clone(),

@@ -230,6 +230,17 @@ fn check_numbers(file: &SuiteFile) -> Result<(), String> {
 
 /// The suite called `name` under the corpus `root`.
 pub fn find(root: &Path, name: &str) -> Result<Suite, Error> {
+    // A plain name is looked up directly: the other suites are neither read nor parsed.
+    let plain = Path::new(name).components().count() == 1
+        && matches!(
+            Path::new(name).components().next(),
+            Some(std::path::Component::Normal(_))
+        );
+    if plain {
+        if let Some(suite) = load_dir(root.join(name))? {
+            return Ok(suite);
+        }
+    }
     let suites = load_all(root)?;
     let names: Vec<&str> = suites.iter().map(|s| s.name.as_str()).collect();
     let listed = names.join(", ");
@@ -245,38 +256,43 @@ pub fn find(root: &Path, name: &str) -> Result<Suite, Error> {
         })
 }
 
+/// The suite in `dir` (its `suite.toml`), or `None` when `dir` holds none.
+fn load_dir(dir: PathBuf) -> Result<Option<Suite>, Error> {
+    let path = dir.join("suite.toml");
+    if !dir.is_dir() || !path.exists() {
+        return Ok(None);
+    }
+    let text = std::fs::read_to_string(&path).map_err(|err| Error::io(&path, err))?;
+    let file: SuiteFile = toml::from_str(&text).map_err(|err| {
+        // One line: toml's own rendering quotes the source over several.
+        let line = err
+            .span()
+            .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
+        let at = line.map(|n| format!("line {n}: ")).unwrap_or_default();
+        Error::corpus(&path, format!("{at}{}", err.message().trim()))
+    })?;
+    check_numbers(&file).map_err(|message| Error::corpus(&path, message))?;
+    if let Some(both) = file.groups.keys().find(|g| file.ungraded.contains_key(*g)) {
+        return Err(Error::corpus(
+            &path,
+            format!("group `{both}` is both graded and ungraded"),
+        ));
+    }
+    let name = dir
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .into_owned();
+    Ok(Some(Suite { name, dir, file }))
+}
+
 /// Loads every suite under the corpus `root`, sorted by name.
 pub fn load_all(root: &Path) -> Result<Vec<Suite>, Error> {
     let entries = std::fs::read_dir(root).map_err(|err| Error::io(root, err))?;
     let mut suites = Vec::new();
     for entry in entries {
         let dir = entry.map_err(|err| Error::io(root, err))?.path();
-        let path = dir.join("suite.toml");
-        if !dir.is_dir() || !path.exists() {
-            continue;
-        }
-        let text = std::fs::read_to_string(&path).map_err(|err| Error::io(&path, err))?;
-        let file: SuiteFile = toml::from_str(&text).map_err(|err| {
-            // One line: toml's own rendering quotes the source over several.
-            let line = err
-                .span()
-                .map(|span| text[..span.start.min(text.len())].lines().count().max(1));
-            let at = line.map(|n| format!("line {n}: ")).unwrap_or_default();
-            Error::corpus(&path, format!("{at}{}", err.message().trim()))
-        })?;
-        check_numbers(&file).map_err(|message| Error::corpus(&path, message))?;
-        if let Some(both) = file.groups.keys().find(|g| file.ungraded.contains_key(*g)) {
-            return Err(Error::corpus(
-                &path,
-                format!("group `{both}` is both graded and ungraded"),
-            ));
-        }
-        let name = dir
-            .file_name()
-            .unwrap_or_default()
-            .to_string_lossy()
-            .into_owned();
-        suites.push(Suite { name, dir, file });
+        suites.extend(load_dir(dir)?);
     }
     if suites.is_empty() {
         return Err(Error::corpus(
