@@ -99,8 +99,9 @@ pub fn hierarchy() -> Option<Hierarchy> {
 /// that is not allowed, nothing is lost.
 pub fn prime_migrations() {
     std::thread::spawn(|| {
-        // Not after `hierarchy`'s probe: the sooner the wait starts, the sooner it ends.
-        if let Some(own) = own_cgroup("memory").or_else(|| own_cgroup("")) {
+        // After `hierarchy`'s probe, which makes and removes a cgroup: the kernel holds its
+        // cgroup lock through the wait, and the probe would wait behind it.
+        if let Some(own) = hierarchy().as_ref().and_then(|found| found.parents().first().copied()) {
             let _ = std::fs::write(own.join("cgroup.procs"), std::process::id().to_string());
         }
     });
