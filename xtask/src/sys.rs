@@ -110,6 +110,33 @@ pub fn threads_run_delay(pid: libc::pid_t) -> Option<Duration> {
     Some(total)
 }
 
+/// The CPUs the calling thread may run on, by number; empty where the kernel does not say.
+pub fn allowed_cpus() -> Vec<usize> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity writes at most its size.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0
+    {
+        return Vec::new();
+    }
+    // SAFETY: CPU_ISSET reads the set, for numbers below its capacity.
+    (0..libc::CPU_SETSIZE as usize)
+        .filter(|&cpu| unsafe { libc::CPU_ISSET(cpu, &set) })
+        .collect()
+}
+
+/// Keeps the calling thread (and the processes it starts from now on) on `cpu`.
+pub fn pin_to(cpu: usize) -> io::Result<()> {
+    // SAFETY: a zeroed cpu_set_t is an empty set; CPU_SET writes within it for numbers below
+    // its capacity, which allowed_cpus's are; sched_setaffinity reads it.
+    let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
+    if cpu >= libc::CPU_SETSIZE as usize {
+        return Err(io::Error::from_raw_os_error(libc::EINVAL));
+    }
+    unsafe { libc::CPU_SET(cpu, &mut set) };
+    check(unsafe { libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &set) })
+        .map(drop)
+}
+
 /// The peak resident memory of `pid` in bytes (VmHWM), while it runs.
 pub fn peak_resident(pid: libc::pid_t) -> Option<u64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;

@@ -101,7 +101,10 @@ pub fn prime_migrations() {
     std::thread::spawn(|| {
         // After `hierarchy`'s probe, which makes and removes a cgroup: the kernel holds its
         // cgroup lock through the wait, and the probe would wait behind it.
-        if let Some(own) = hierarchy().as_ref().and_then(|found| found.parents().first().copied()) {
+        if let Some(own) = hierarchy()
+            .as_ref()
+            .and_then(|found| found.parents().first().copied())
+        {
             let _ = std::fs::write(own.join("cgroup.procs"), std::process::id().to_string());
         }
     });
