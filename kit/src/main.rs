@@ -131,8 +131,14 @@ fn parse(args: Vec<OsString>) -> Result<(Bundle, StudentArgs), ExitCode> {
         .name(name)
         .bin_name(name)
         .version(version);
+    // `-j2` as `-j 2`, before the program only.
+    let mut line = args[..1.min(args.len())].to_vec();
+    line.extend(xtask::flags::split_attached_values(
+        &command,
+        args.get(1..).unwrap_or_default(),
+    ));
     let parsed = command
-        .try_get_matches_from(args)
+        .try_get_matches_from(line)
         .and_then(|mut matches| StudentArgs::from_arg_matches_mut(&mut matches));
     match parsed {
         Ok(args) => Ok((bundle, args)),

@@ -1,8 +1,9 @@
 //! The command line's top: [`Cli`], its [`Task`]s, and what a line that did not parse prints.
 
+use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 
 use super::tasks::*;
 
@@ -19,7 +20,109 @@ pub struct Cli {
 impl Cli {
     /// Parses the command line; a bad flag is one `error:` line naming it, exit 2.
     pub fn parse_args() -> Result<Cli, ExitCode> {
-        Cli::try_parse().map_err(parse_error)
+        Cli::try_parse_from(Cli::normalized(std::env::args_os().collect())).map_err(parse_error)
+    }
+
+    /// The command line with `-j2` written `-j 2` before the task's program (see
+    /// [`split_attached_values`]).
+    fn normalized(args: Vec<OsString>) -> Vec<OsString> {
+        let task = args
+            .get(1)
+            .and_then(|name| name.to_str())
+            .and_then(|name| Cli::command().find_subcommand(name).cloned());
+        match task {
+            Some(task) => {
+                let mut split = args[..2].to_vec();
+                split.extend(split_attached_values(&task, &args[2..]));
+                split
+            }
+            None => args,
+        }
+    }
+}
+
+/// `args` (what follows a command's name) with a short option's attached value apart: `-j2` as
+/// `-j 2`. clap reads an attached value only where no positional takes values that start with a
+/// hyphen, and a program's command line does (`check ./prog -x` passes `-x` to the program), so
+/// `check -j2 ./prog` was refused. Only the options before the program are looked at: from the
+/// program (or `--`) on, everything is the program's.
+pub fn split_attached_values(command: &clap::Command, args: &[OsString]) -> Vec<OsString> {
+    let takes_value = |arg: &clap::Arg| arg.get_action().takes_values();
+    let short_with_value = |short: char| {
+        command
+            .get_arguments()
+            .any(|arg| arg.get_short() == Some(short) && takes_value(arg))
+    };
+    let long_with_value = |long: &str| {
+        command
+            .get_arguments()
+            .any(|arg| arg.get_long() == Some(long) && takes_value(arg))
+    };
+    let mut split = Vec::with_capacity(args.len() + 1);
+    let mut rest = args.iter();
+    while let Some(arg) = rest.next() {
+        let text = arg.to_str().unwrap_or_default();
+        if text == "--" || text == "-" || !text.starts_with('-') {
+            split.push(arg.clone());
+            split.extend(rest.cloned());
+            break;
+        }
+        if let Some(long) = text.strip_prefix("--") {
+            split.push(arg.clone());
+            if !long.contains('=') && long_with_value(long) {
+                split.extend(rest.next().cloned());
+            }
+            continue;
+        }
+        let mut chars = text[1..].chars();
+        match chars.next() {
+            Some(short) if short_with_value(short) => {
+                let value = chars.as_str();
+                split.push(format!("-{short}").into());
+                if value.is_empty() {
+                    split.extend(rest.next().cloned());
+                } else {
+                    split.push(value.strip_prefix('=').unwrap_or(value).into());
+                }
+            }
+            _ => split.push(arg.clone()),
+        }
+    }
+    split
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn words(list: &[&str]) -> Vec<OsString> {
+        list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn an_attached_value_is_split_before_the_program_only() {
+        let line = words(&[
+            "xtask", "check", "-j2", "--spec", "go", "./prog", "-j3", "-x",
+        ]);
+        assert_eq!(
+            Cli::normalized(line),
+            words(&["xtask", "check", "-j", "2", "--spec", "go", "./prog", "-j3", "-x"])
+        );
+        let line = words(&["xtask", "check", "--spec", "-j4", "-j=5", "--", "-j6"]);
+        assert_eq!(
+            Cli::normalized(line),
+            words(&["xtask", "check", "--spec", "-j4", "-j", "5", "--", "-j6"])
+        );
+        let Task::Check(check) = Cli::try_parse_from(Cli::normalized(words(&[
+            "xtask", "check", "-j2", "./prog", "-j3",
+        ])))
+        .unwrap()
+        .task
+        else {
+            panic!("not a check");
+        };
+        assert_eq!(check.run.pace.jobs, Some(2));
+        assert_eq!(check.target, words(&["./prog", "-j3"]));
     }
 }
 

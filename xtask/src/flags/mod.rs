@@ -8,7 +8,7 @@ mod shared;
 mod tasks;
 mod values;
 
-pub use command::{parse_error, Cli, Task};
+pub use command::{parse_error, split_attached_values, Cli, Task};
 pub use shared::{current_dir, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs};
 pub use tasks::*;
 pub use values::*;
