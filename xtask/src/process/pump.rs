@@ -1,7 +1,8 @@
 //! The pump: one thread multiplexes a running case with `poll(2)`. It feeds stdin (a target
 //! that exits early or never reads is normal), reads stdout and stderr (capped), watches for
 //! the end (a pidfd, or the helper's report), the time limit (the case's CPU time where it is
-//! measured, else its wall time), the wall-clock backstop, Ctrl-C and the process limit;
+//! measured, else its wall time), the wall-clock backstop (or, sooner, a confined case asleep
+//! for as long as its time limit), Ctrl-C and the process limit;
 //! whatever happens, the whole case is killed (its PID namespace, or its process group) before
 //! it is reaped. Each turn of the loop is four steps: [`Pump::check_end`], [`Pump::watch_list`],
 //! `poll`, [`Pump::serve`].
