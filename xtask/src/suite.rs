@@ -231,12 +231,8 @@ fn check_numbers(file: &SuiteFile) -> Result<(), String> {
 /// The suite called `name` under the corpus `root`.
 pub fn find(root: &Path, name: &str) -> Result<Suite, Error> {
     // A plain name is looked up directly: the other suites are neither read nor parsed.
-    let plain = Path::new(name).components().count() == 1
-        && matches!(
-            Path::new(name).components().next(),
-            Some(std::path::Component::Normal(_))
-        );
-    if plain {
+    let mut parts = Path::new(name).components();
+    if let (Some(std::path::Component::Normal(_)), None) = (parts.next(), parts.next()) {
         if let Some(suite) = load_dir(root.join(name))? {
             return Ok(suite);
         }

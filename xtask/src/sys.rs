@@ -5,6 +5,7 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, FromRawFd, OwnedFd, RawFd};
+use std::path::Path;
 use std::time::Duration;
 
 /// `Err` with the OS error when a call returned a negative value.
@@ -90,24 +91,25 @@ pub fn cpu_time(pid: libc::pid_t) -> Option<Duration> {
 /// How long `pid` has waited, runnable, for a CPU (`/proc/PID/schedstat`): what a starved
 /// process has much of and a sleeping one little.
 pub fn run_delay(pid: libc::pid_t) -> Option<Duration> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/schedstat")).ok()?;
-    let nanos: u64 = stat.split_whitespace().nth(1)?.parse().ok()?;
-    Some(Duration::from_nanos(nanos))
+    schedstat_delay(Path::new(&format!("/proc/{pid}/schedstat")))
 }
 
 /// How long every thread of `pid` has waited, runnable, for a CPU, together.
 pub fn threads_run_delay(pid: libc::pid_t) -> Option<Duration> {
     let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    let mut total = Duration::ZERO;
-    for task in tasks.flatten() {
-        let Ok(stat) = std::fs::read_to_string(task.path().join("schedstat")) else {
-            continue;
-        };
-        if let Some(nanos) = stat.split_whitespace().nth(1).and_then(|n| n.parse().ok()) {
-            total += Duration::from_nanos(nanos);
-        }
-    }
-    Some(total)
+    Some(
+        tasks
+            .flatten()
+            .filter_map(|task| schedstat_delay(&task.path().join("schedstat")))
+            .sum(),
+    )
+}
+
+/// The run delay a `schedstat` file gives (its second field, in nanoseconds).
+fn schedstat_delay(path: &Path) -> Option<Duration> {
+    let stat = std::fs::read_to_string(path).ok()?;
+    let nanos: u64 = stat.split_whitespace().nth(1)?.parse().ok()?;
+    Some(Duration::from_nanos(nanos))
 }
 
 /// The CPUs the calling thread may run on, by number; empty where the kernel does not say.

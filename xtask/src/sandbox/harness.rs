@@ -76,11 +76,11 @@ impl Helper {
         Helper::spawn(true)
     }
 
-    /// Starts a helper; in a worker cgroup of its own when `cgroup` says and the machine has
+    /// Starts a helper; in a worker cgroup of its own when `in_cgroup` says and the machine has
     /// cgroups. It is moved there while it sets itself up: the first move into a cgroup waits
     /// for a grace period of the kernel's RCU (about 10 ms on cgroup v1), which so overlaps
     /// with the helper's start.
-    fn spawn(cgroup: bool) -> io::Result<Helper> {
+    fn spawn(in_cgroup: bool) -> io::Result<Helper> {
         let (ours, theirs) = sys::seqpacket_pair()?;
         let mut command = helper_command()?;
         command
@@ -95,7 +95,7 @@ impl Helper {
             cgroup: None,
             holds: None,
         };
-        if let Some(hierarchy) = cgroup.then(cgroup::hierarchy).flatten() {
+        if let Some(hierarchy) = in_cgroup.then(cgroup::hierarchy).flatten() {
             let worker = WorkerCgroup::new(&hierarchy)?;
             worker.adopt(helper.child.id())?;
             helper.cgroup = Some(worker);
@@ -166,30 +166,27 @@ impl Helper {
     /// How long the running case's processes have waited, runnable, for a CPU, where the
     /// worker's cgroup lists them.
     pub fn run_delay(&self) -> Option<std::time::Duration> {
-        let helper = self.child.id() as libc::pid_t;
-        let members = self.cgroup.as_ref()?.members();
-        Some(
-            members
-                .into_iter()
-                .filter(|&pid| pid != helper)
-                .filter_map(sys::run_delay)
-                .sum(),
-        )
+        Some(self.case_processes()?.filter_map(sys::run_delay).sum())
     }
 
     /// The CPU time the running case's processes have used and waited for, all their threads
     /// together, where the worker's cgroup accounts it: what a case that sleeps or blocks adds
     /// nothing to.
     pub fn activity(&self, started: &Started) -> Option<std::time::Duration> {
-        let cgroup = self.cgroup.as_ref()?;
-        let helper = self.child.id() as libc::pid_t;
-        let waited: std::time::Duration = cgroup
-            .members()
-            .into_iter()
-            .filter(|&pid| pid != helper)
+        let cpu = self.cgroup.as_ref()?.cpu_since(&started.mark)?;
+        let waited: std::time::Duration = self
+            .case_processes()?
             .filter_map(sys::threads_run_delay)
             .sum();
-        Some(cgroup.cpu_since(&started.mark)? + waited)
+        Some(cpu + waited)
+    }
+
+    /// The running case's processes, where the worker's cgroup lists them: its members but
+    /// the helper.
+    fn case_processes(&self) -> Option<impl Iterator<Item = libc::pid_t>> {
+        let helper = self.child.id() as libc::pid_t;
+        let members = self.cgroup.as_ref()?.members();
+        Some(members.into_iter().filter(move |&pid| pid != helper))
     }
 
     /// Waits for the end of the running case; what the cgroup saw of it.

@@ -42,21 +42,12 @@ pub fn helper_main() -> ExitCode {
     // The last request, which the harness does not send again for every case of a plan.
     let mut held: Option<CaseRequest> = None;
     while let Ok(Some((bytes, fds))) = sys::receive(socket) {
-        if bytes != wire::SAME_REQUEST {
-            held = None;
-            match serde_json::from_slice(&bytes) {
-                Ok(request) => held = Some(request),
-                Err(err) => match refuse(socket, err.to_string()) {
-                    Ok(()) => continue,
-                    Err(_) => break,
-                },
-            }
-        }
-        let Some(request) = &held else {
-            match refuse(socket, "no request to repeat".into()) {
+        let request = match take_request(&bytes, &mut held) {
+            Ok(request) => request,
+            Err(error) => match refuse(socket, error) {
                 Ok(()) => continue,
                 Err(_) => break,
-            }
+            },
         };
         let view = request.layers.view_on.then_some(&request.layers.view);
         if let Err(err) = views.enter(view) {
@@ -83,6 +74,19 @@ pub fn helper_main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The request `bytes` says: a new one, which the helper then holds, or a repeat of the one
+/// held. A request that does not parse leaves none held.
+fn take_request<'a>(
+    bytes: &[u8],
+    held: &'a mut Option<CaseRequest>,
+) -> Result<&'a CaseRequest, String> {
+    if bytes != wire::SAME_REQUEST {
+        *held = None;
+        *held = Some(serde_json::from_slice(bytes).map_err(|err| err.to_string())?);
+    }
+    held.as_ref().ok_or_else(|| "no request to repeat".into())
 }
 
 /// Answers a case that cannot start: it failed, and (as for every case) it is over.
