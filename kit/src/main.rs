@@ -9,8 +9,8 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{CommandFactory, FromArgMatches};
+use xtask::cli::{current_dir, RunArgs};
 use xtask::error::Error;
-use xtask::flags::{current_dir, RunArgs};
 use xtask::kit::Bundle;
 
 /// The student kit's command line: `check-<spec> [OPTIONS] [--] TARGET...`.
@@ -88,10 +88,10 @@ fn main() -> ExitCode {
     // Gradescope shows a 0 with the reason, whatever kept the check from running.
     if let (Err(err), Some(path)) = (&result, &reports.gradescope) {
         if !matches!(err, Error::CouldNotRun { .. }) {
-            let reason = xtask::gradescope::redact(&err.to_string(), &reports.student_root);
+            let reason = xtask::report::redact(&err.to_string(), &reports.student_root);
             let _ = xtask::files::write_atomically(
                 path,
-                xtask::gradescope::render_failure(&reason).as_bytes(),
+                xtask::report::render_failure(&reason).as_bytes(),
             );
         }
     }
@@ -133,7 +133,7 @@ fn parse(args: Vec<OsString>) -> Result<(Bundle, StudentArgs), ExitCode> {
         .version(version);
     // `-j2` as `-j 2`, before the program only.
     let mut line = args[..1.min(args.len())].to_vec();
-    line.extend(xtask::flags::split_attached_values(
+    line.extend(xtask::cli::split_attached_values(
         &command,
         args.get(1..).unwrap_or_default(),
     ));
@@ -142,6 +142,6 @@ fn parse(args: Vec<OsString>) -> Result<(Bundle, StudentArgs), ExitCode> {
         .and_then(|mut matches| StudentArgs::from_arg_matches_mut(&mut matches));
     match parsed {
         Ok(args) => Ok((bundle, args)),
-        Err(err) => Err(xtask::flags::parse_error(err)),
+        Err(err) => Err(xtask::cli::parse_error(err)),
     }
 }

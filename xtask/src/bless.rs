@@ -11,11 +11,11 @@ use std::time::Duration;
 use walkdir::WalkDir;
 
 use crate::confine::{Policy, Settings};
-use crate::diff;
+use crate::corpus::{load_all, Suite};
 use crate::error::Error;
 use crate::files::write_atomically;
+use crate::judge::line_diff;
 use crate::process::{execute, Bounds, Exit};
-use crate::suite::{load_all, Suite};
 use crate::target::{Program, Target};
 
 #[derive(Debug, Clone)]
@@ -85,7 +85,7 @@ enum Found {
 pub fn bless(options: &Options) -> Result<Summary, Error> {
     let suites = load_all(&options.cases_root)?;
     let suites: Vec<Suite> = match &options.spec {
-        Some(spec) => vec![crate::suite::find(&options.cases_root, spec)?],
+        Some(spec) => vec![crate::corpus::find(&options.cases_root, spec)?],
         None => suites,
     };
     let mut summary = Summary::default();
@@ -121,7 +121,7 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
             }
         }
     }
-    let found = crate::pool::map(options.jobs, &work, |((suite, target, policy), input)| {
+    let found = crate::process::map(options.jobs, &work, |((suite, target, policy), input)| {
         bless_case(options, suite, target, policy, input)
     })?;
     for found in found {
@@ -194,7 +194,7 @@ fn bless_case(
     let name = name.display().to_string();
     let found = match std::fs::read(&expected_path) {
         Ok(old) if &old == output => return Ok(Found::Unchanged),
-        Ok(old) => Found::Changed(name, diff::render(&old, output, "  ")),
+        Ok(old) => Found::Changed(name, line_diff(&old, output, "  ")),
         Err(err) if err.kind() == std::io::ErrorKind::NotFound => Found::New(name),
         Err(err) => return Err(Error::io(&expected_path, err)),
     };

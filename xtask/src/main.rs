@@ -9,11 +9,11 @@
 use std::process::ExitCode;
 
 use xtask::cli::{print_report, show_progress, warn};
-use xtask::error::Error;
-use xtask::flags::{
+use xtask::cli::{
     AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
     GradeArgs, KitArgs, MergeArgs, NewArgs, Task,
 };
+use xtask::error::Error;
 
 /// Prints `report`: the task is done, exit status 0.
 fn done(report: &str) -> Result<ExitCode, Error> {
@@ -58,7 +58,7 @@ fn run_new(args: NewArgs) -> Result<ExitCode, Error> {
 
 fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
     let (oracle, dir) = args.options()?;
-    let written = xtask::generate::write(&oracle, args.seed, args.count, &dir)?;
+    let written = xtask::tools::write(&oracle, args.seed, args.count, &dir)?;
     done(&format!(
         "wrote {} {} cases into `{}`\n",
         written.len(),
@@ -78,15 +78,15 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
 
 fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
     let options = args.options()?;
-    warn(&xtask::fuzz::warnings(&options)?);
+    warn(&xtask::tools::warnings(&options)?);
     let seed = options.seed;
     eprintln!(
         "fuzzing {} with seed {seed} (repeat with --seed {seed})",
         args.spec
     );
-    let outcome = xtask::fuzz::fuzz(&options, &|event| eprintln!("  {event}"))?;
-    let found = matches!(outcome, xtask::fuzz::Outcome::Found(_));
-    print_report(&xtask::fuzz::report(&options, outcome)?)?;
+    let outcome = xtask::tools::fuzz(&options, &|event| eprintln!("  {event}"))?;
+    let found = matches!(outcome, xtask::tools::Outcome::Found(_));
+    print_report(&xtask::tools::report(&options, outcome)?)?;
     Ok(failed_if(found))
 }
 
@@ -102,7 +102,7 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
-    let grades = xtask::gradebook::merge(&args.files, &args.out, args.allow_partial)?;
+    let grades = xtask::report::merge(&args.files, &args.out, args.allow_partial)?;
     done(&format!(
         "merged {} submissions from {} files into `{}`\n",
         grades.submissions.len(),
@@ -136,7 +136,7 @@ fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
         .kit
         .plan(format!("autograder-{}.zip", args.kit.spec).into())?;
     let (run, packages) = args.plan()?;
-    let built = xtask::autograder::build(&plan, &run, &packages)?;
+    let built = xtask::kit::build_autograder(&plan, &run, &packages)?;
     done(&format!(
         "wrote `{}`: {:.1} MB, the kit of {} run as `{}`\n",
         plan.out.display(),

@@ -171,7 +171,7 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("generate = \"python3 ../../solution.py --gen {seed}\""));
-        let suite = crate::suite::find(&course.join("cases"), "wc").unwrap();
+        let suite = crate::corpus::find(&course.join("cases"), "wc").unwrap();
         assert!(!suite.is_built_in());
         let again = create(&request).unwrap_err().to_string();
         assert!(again.contains("exists already"), "{again}");

@@ -207,7 +207,7 @@ pub fn build(mut command: Command, what: &str) -> Result<(), Error> {
         }
     });
     let status = loop {
-        if crate::interrupt::interrupted() {
+        if crate::sys::interrupted() {
             // SAFETY: kill takes integers; the pid is our child's, not yet reaped.
             unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
             let _ = child.wait();

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 
-use xtask::fuzz::{fuzz, Budget, Event, Found, Options, Outcome};
+use xtask::tools::{fuzz, Budget, Event, Found, Options, Outcome};
 
 use crate::support::fuzz_options;
 

@@ -7,9 +7,9 @@ use std::time::Duration;
 use assert_cmd::Command;
 use predicates::prelude::*;
 use xtask::check::Options as CheckOptions;
+use xtask::corpus::Shard;
 use xtask::grade::{grade, Options};
-use xtask::gradebook::merge;
-use xtask::shard::Shard;
+use xtask::report::merge;
 
 use crate::support::{fixture, reference};
 
@@ -60,7 +60,7 @@ impl Class {
 }
 
 /// Submission `id`'s row of `grades`.
-fn row<'a>(grades: &'a xtask::gradebook::Grades, id: &str) -> &'a xtask::gradebook::Submission {
+fn row<'a>(grades: &'a xtask::report::Grades, id: &str) -> &'a xtask::report::Submission {
     grades
         .submissions
         .iter()
@@ -489,7 +489,7 @@ fn a_huge_sparse_file_or_a_fifo_in_a_submission_stops_nobody() {
     assert_eq!(summary.n_graded, 3);
     let written_row = |dir: &Path, id: &str| {
         let json = std::fs::read_to_string(dir.join("grades.json")).unwrap();
-        let grades: xtask::gradebook::Grades = serde_json::from_str(&json).unwrap();
+        let grades: xtask::report::Grades = serde_json::from_str(&json).unwrap();
         row(&grades, id).clone()
     };
     for id in ["s00", "s01", "s02"] {
@@ -531,7 +531,7 @@ fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
     let error = refused.error.clone().unwrap_or_default();
     assert!(error.contains("links outside the submission"), "{error}");
     let alone = std::fs::read_to_string(dir.path().join("alone/grades.json")).unwrap();
-    let alone: xtask::gradebook::Grades = serde_json::from_str(&alone).unwrap();
+    let alone: xtask::report::Grades = serde_json::from_str(&alone).unwrap();
     let s00 = row(&alone, "s00");
     assert_eq!(s00.score, row(&summary.grades, "s00").score);
     assert_eq!(s00.score, 10.0);
@@ -604,7 +604,7 @@ fn a_regrade_names_whose_score_moved_and_why() {
         "{:?}",
         moved.changes[0]
     );
-    let regrade: Vec<xtask::gradebook::Change> =
+    let regrade: Vec<xtask::report::Change> =
         serde_json::from_slice(&std::fs::read(out.join("regrade.json")).unwrap()).unwrap();
     assert_eq!(regrade, moved.changes);
 }

@@ -4,7 +4,7 @@
 use std::time::{Duration, Instant};
 
 use xtask::check::check;
-use xtask::outcome::Verdict;
+use xtask::judge::Verdict;
 
 use crate::support::{options, Corpus};
 
@@ -187,7 +187,7 @@ fn check_shards_split_the_cases_without_overlap() {
     let mut seen = Vec::new();
     for index in 1..=3 {
         let mut opts = options(&corpus, "right", Duration::from_secs(5));
-        opts.shard = Some(xtask::shard::Shard { index, count: 3 });
+        opts.shard = Some(xtask::corpus::Shard { index, count: 3 });
         let run = check(&opts).unwrap();
         seen.extend(run.results.iter().map(|r| r.case.id()));
     }

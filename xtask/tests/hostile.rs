@@ -7,8 +7,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use xtask::check::{check, Options};
-use xtask::limits::ResourceLimits;
-use xtask::outcome::Verdict;
+use xtask::confine::ResourceLimits;
+use xtask::judge::Verdict;
 use xtask::target::Program;
 
 use crate::support::{fixture, options, survivors, Corpus, EXPECTED};
@@ -134,7 +134,7 @@ fn run_hostile(
 }
 
 fn sandbox_available() -> bool {
-    xtask::confine::landlock::version() > 0
+    xtask::confine::version() > 0
 }
 
 #[test]
@@ -248,16 +248,16 @@ fn fuzz_confines_its_target_like_check() {
         "go",
         vec![fixture(), "read-corpus".into(), corpus_file.clone().into()],
         Path::new("/nonexistent/reference"),
-        xtask::fuzz::Budget::Runs(4),
+        xtask::tools::Budget::Runs(4),
         1,
     );
     options.max_shrink_runs = 5;
-    match xtask::fuzz::fuzz(&options, &|_| {}).unwrap() {
-        xtask::fuzz::Outcome::Found(found) => {
+    match xtask::tools::fuzz(&options, &|_| {}).unwrap() {
+        xtask::tools::Outcome::Found(found) => {
             let detail = found.judgement.detail.unwrap_or_default();
             assert!(detail.contains("sandbox denied"), "{detail}");
         }
-        xtask::fuzz::Outcome::Clean { .. } => panic!("the target read the corpus unhindered"),
+        xtask::tools::Outcome::Clean { .. } => panic!("the target read the corpus unhindered"),
     }
     assert_eq!(std::fs::read(&corpus_file).unwrap(), before);
 }

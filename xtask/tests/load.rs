@@ -6,9 +6,9 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use xtask::check::{check, Options as CheckOptions};
+use xtask::corpus::Shard;
 use xtask::grade::{grade, Options};
-use xtask::outcome::Verdict;
-use xtask::shard::Shard;
+use xtask::judge::Verdict;
 use xtask::target::Program;
 
 use crate::support::{fixture, options, Corpus};
@@ -19,7 +19,7 @@ struct Busy(Vec<std::process::Child>);
 impl Busy {
     /// `per_core` busy loops per core.
     fn start(per_core: usize) -> Busy {
-        let n = per_core * xtask::pool::cpus();
+        let n = per_core * xtask::process::cpus();
         let children = (0..n)
             .map(|_| {
                 std::process::Command::new("sh")
@@ -254,6 +254,6 @@ fn the_same_class_gets_the_same_grades_on_a_busy_machine() {
         quiet,
         "{quiet_text}"
     );
-    xtask::gradebook::merge(&shards, &dir.path().join("merged"), false).unwrap();
+    xtask::report::merge(&shards, &dir.path().join("merged"), false).unwrap();
     assert_eq!(grade_files(&dir.path().join("merged")), quiet);
 }

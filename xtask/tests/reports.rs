@@ -9,7 +9,7 @@ use crate::support::{options, Corpus, EXPECTED};
 
 /// A corpus of two groups: `basic` (4 points, 1 of 2 cases passes) and `extra` (6 points, 1 of
 /// 1 passes), checked with the fixture that prints the expected output of case 001.
-fn run() -> (Corpus, xtask::run::Run) {
+fn run() -> (Corpus, xtask::judge::Run) {
     let corpus = Corpus::new(b"x\n", true);
     corpus.add("002-fails", b"x\n", b"different\n");
     let suite = corpus.root().join("demo");
@@ -25,7 +25,7 @@ fn run() -> (Corpus, xtask::run::Run) {
 #[test]
 fn json_lists_every_case_with_its_verdict_and_first_difference() {
     let (_corpus, run) = run();
-    let json: serde_json::Value = serde_json::from_str(&xtask::json::render(&run)).unwrap();
+    let json: serde_json::Value = serde_json::from_str(&xtask::report::json_report(&run)).unwrap();
     assert_eq!(json["schema"], 1);
     assert_eq!(
         (json["passed"].as_u64(), json["failed"].as_u64()),
@@ -54,7 +54,7 @@ fn json_lists_every_case_with_its_verdict_and_first_difference() {
 #[test]
 fn junit_parses_back_with_one_testcase_per_case() {
     let (_corpus, run) = run();
-    let report = Report::deserialize_from_str(&xtask::junit::render(&run)).unwrap();
+    let report = Report::deserialize_from_str(&xtask::report::junit_report(&run)).unwrap();
     assert_eq!((report.tests, report.failures), (3, 1));
     let suite = &report.test_suites[0];
     assert_eq!(suite.name.as_str(), "demo");
@@ -81,12 +81,12 @@ fn junit_parses_back_with_one_testcase_per_case() {
 #[test]
 fn gradescope_has_one_test_per_case_with_what_a_student_needs() {
     let (_corpus, run) = run();
-    let settings = xtask::gradescope::Settings {
+    let settings = xtask::report::Settings {
         hidden: false,
         visibility: Some("after_published".into()),
     };
     let json: serde_json::Value =
-        serde_json::from_str(&xtask::gradescope::render(&run, &settings)).unwrap();
+        serde_json::from_str(&xtask::report::gradescope_report(&run, &settings)).unwrap();
     let tests = json["tests"].as_array().unwrap();
     let names: Vec<&str> = tests.iter().map(|t| t["name"].as_str().unwrap()).collect();
     assert_eq!(
@@ -117,12 +117,12 @@ fn gradescope_has_one_test_per_case_with_what_a_student_needs() {
     }
     assert_eq!(json["score"].as_f64(), Some(8.0));
     // A hidden corpus shows no expected text.
-    let hidden = xtask::gradescope::Settings {
+    let hidden = xtask::report::Settings {
         hidden: true,
         visibility: None,
     };
     let json: serde_json::Value =
-        serde_json::from_str(&xtask::gradescope::render(&run, &hidden)).unwrap();
+        serde_json::from_str(&xtask::report::gradescope_report(&run, &hidden)).unwrap();
     let output = json["tests"][1]["output"].as_str().unwrap();
     assert!(
         !output.contains("expected:") && output.contains("got:"),
@@ -134,7 +134,7 @@ fn gradescope_has_one_test_per_case_with_what_a_student_needs() {
 #[test]
 fn a_junit_failure_carries_the_case_block() {
     let (_corpus, run) = run();
-    let xml = xtask::junit::render(&run);
+    let xml = xtask::report::junit_report(&run);
     let report = Report::deserialize_from_str(&xml).unwrap();
     let failing = &report.test_suites[0].test_cases[1];
     let description = match &failing.status {
@@ -160,7 +160,7 @@ fn a_junit_failure_carries_the_case_block() {
 fn the_markdown_summary_reads_as_a_heading_a_table_and_a_list_of_causes() {
     use pulldown_cmark::{Event, Options, Parser, Tag, TagEnd};
     let (_corpus, run) = run();
-    let markdown = xtask::summary::markdown(&run);
+    let markdown = xtask::report::markdown(&run);
     let mut headings = Vec::new();
     let mut table_cells: Vec<String> = Vec::new();
     let mut items: Vec<String> = Vec::new();

@@ -128,13 +128,13 @@ pub fn fuzz_options(
     spec: &str,
     target: Vec<OsString>,
     reference: &Path,
-    budget: xtask::fuzz::Budget,
+    budget: xtask::tools::Budget,
     seed: u64,
-) -> xtask::fuzz::Options {
+) -> xtask::tools::Options {
     let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
-    xtask::fuzz::Options {
-        oracle: xtask::oracle::Oracle::BuiltIn(xtask::tools::find(spec).unwrap()),
-        suite: xtask::suite::find(&cases, spec).unwrap(),
+    xtask::tools::Options {
+        oracle: xtask::tools::Oracle::BuiltIn(xtask::tools::find(spec).unwrap()),
+        suite: xtask::corpus::find(&cases, spec).unwrap(),
         cases_root: cases,
         confine: xtask::confine::Settings::default(),
         seed,

@@ -10,8 +10,8 @@ use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use gridjudge::driver::run_bytes;
-use xtask::discover::discover;
-use xtask::suite::load_all;
+use xtask::corpus::discover;
+use xtask::corpus::load_all;
 
 fn cases_root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases")

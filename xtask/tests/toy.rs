@@ -9,9 +9,9 @@ use std::path::Path;
 use gridjudge::program::{Flow, InputError, Program, Unspecified};
 use gridjudge::spec::Spec;
 use xtask::check::{check, Options};
-use xtask::random::{Generated, Rng};
 use xtask::target::Program as Run;
 use xtask::tools::{missing, Assignment, Tools};
+use xtask::tools::{Generated, Rng};
 
 use crate::support::fixture;
 
@@ -63,7 +63,7 @@ fn generate(rng: &mut Rng) -> Generated {
 }
 
 fn shrink(lines: &[&str]) -> Vec<String> {
-    xtask::shrink::drop_chunks(lines, 0, lines.len())
+    xtask::tools::drop_chunks(lines, 0, lines.len())
 }
 
 static ECHO_TOOLS: Tools = Tools {
@@ -143,8 +143,8 @@ fn a_toy_assignment_registers_through_the_same_tables() {
 
     // Generated cases stay in the graded domain (no tab), with the reference's output.
     let generated = root.path().join("cases/echo/generated");
-    let written = xtask::generate::write(
-        &xtask::oracle::Oracle::BuiltIn(ECHO_ASSIGNMENT),
+    let written = xtask::tools::write(
+        &xtask::tools::Oracle::BuiltIn(ECHO_ASSIGNMENT),
         1,
         12,
         &generated,
@@ -176,14 +176,14 @@ fn a_toy_assignment_registers_through_the_same_tables() {
     assert_eq!(wrong.totals().passed, 0);
 
     // `fuzz` finds the wrong program and shrinks its input to one line.
-    let suite = xtask::suite::find(&cases_root, "echo").unwrap();
-    let fuzz_options = xtask::fuzz::Options {
-        oracle: xtask::oracle::Oracle::BuiltIn(ECHO_ASSIGNMENT),
+    let suite = xtask::corpus::find(&cases_root, "echo").unwrap();
+    let fuzz_options = xtask::tools::Options {
+        oracle: xtask::tools::Oracle::BuiltIn(ECHO_ASSIGNMENT),
         suite,
         cases_root: cases_root.clone(),
         confine: xtask::confine::Settings::default(),
         seed: 1,
-        budget: xtask::fuzz::Budget::Runs(50),
+        budget: xtask::tools::Budget::Runs(50),
         jobs: 2,
         target: vec![fixture(), "shout".into(), "unused".into()],
         dir: root.path().to_path_buf(),
@@ -192,10 +192,10 @@ fn a_toy_assignment_registers_through_the_same_tables() {
         reference: "/nonexistent/reference".into(),
         out: root.path().join("found"),
     };
-    match xtask::fuzz::fuzz(&fuzz_options, &|_| {}).unwrap() {
-        xtask::fuzz::Outcome::Found(found) => {
+    match xtask::tools::fuzz(&fuzz_options, &|_| {}).unwrap() {
+        xtask::tools::Outcome::Found(found) => {
             assert_eq!(found.shrunk.lines().count(), 1, "{}", found.shrunk)
         }
-        xtask::fuzz::Outcome::Clean { .. } => panic!("fuzz missed a program that shouts"),
+        xtask::tools::Outcome::Clean { .. } => panic!("fuzz missed a program that shouts"),
     }
 }

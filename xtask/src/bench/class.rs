@@ -417,8 +417,8 @@ fn spawn_floor(
     counts: &[(usize, PathBuf)],
     spent: &[Duration],
 ) -> Result<(usize, Duration, String), Error> {
-    let suite = crate::suite::find(&base.cases_root, &settings.spec)?;
-    let (cases, _, _) = crate::check::select(check, crate::discover::discover(&suite)?);
+    let suite = crate::corpus::find(&base.cases_root, &settings.spec)?;
+    let (cases, _, _) = crate::check::select(check, crate::corpus::discover(&suite)?);
     let inputs: Vec<Vec<u8>> = cases
         .iter()
         .map(|case| std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err)))
@@ -431,7 +431,7 @@ fn spawn_floor(
             continue;
         }
         let started = Instant::now();
-        crate::pool::map(settings.jobs, &inputs, |input| {
+        crate::process::map(settings.jobs, &inputs, |input| {
             raw_run(run, dir, input, settings.timeout, cap);
         })?;
         let each = started.elapsed();
@@ -450,7 +450,7 @@ fn spawn_floor(
 }
 
 /// The class's verdicts, counted, and the distinct reasons submissions could not run.
-fn tally(grades: &crate::gradebook::Grades) -> (Vec<String>, String) {
+fn tally(grades: &crate::report::Grades) -> (Vec<String>, String) {
     let verdicts = grades.submissions.iter().fold(
         std::collections::BTreeMap::<String, usize>::new(),
         |mut all, s| {

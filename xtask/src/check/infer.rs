@@ -1,9 +1,9 @@
 //! Inferring the spec of a program run without `--spec`: once each suite's handout cases have
 //! run, the suite whose handout output the program's comes closest to is chosen.
 
+use crate::corpus::Suite;
 use crate::error::Error;
-use crate::outcome::CaseResult;
-use crate::suite::Suite;
+use crate::judge::CaseResult;
 
 /// Below this closeness to every handout output, with no handout case passed, a program is for
 /// none of the specs (a wrong prompt, CRLF line endings or a crash after a right start stay

@@ -8,7 +8,7 @@ use std::io;
 
 use serde::{Deserialize, Serialize};
 
-use crate::limits::ResourceLimits;
+use super::limits::ResourceLimits;
 
 /// One rlimit to set: the resource, its soft and its hard limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

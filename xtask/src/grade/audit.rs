@@ -12,7 +12,7 @@ use super::cache::{keys_of, previous_result, Keys, ResultFile};
 use super::options::Options;
 use crate::error::Error;
 use crate::files::write_atomically;
-use crate::gradebook::{Change, Submission};
+use crate::report::{Change, Submission};
 
 /// What changed since a result was graded.
 enum Changed {
@@ -181,7 +181,7 @@ pub fn read(out: &Path) -> Vec<Change> {
 /// `--dry-run`: per submission, what a grading would do (reuse, or run again and why).
 pub fn dry_run(
     options: &Options,
-    suite: &crate::suite::Suite,
+    suite: &crate::corpus::Suite,
     run_text: &str,
     run_key: u64,
     results_dir: &Path,

@@ -10,7 +10,7 @@ use serde::{Deserialize, Serialize};
 
 use super::options::Options;
 use crate::error::Error;
-use crate::gradebook::Submission;
+use crate::report::Submission;
 
 /// A submission's own result file.
 #[derive(Debug, Serialize, Deserialize)]
@@ -49,7 +49,7 @@ pub fn hash(parts: &[&[u8]]) -> u64 {
         bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
         bytes.extend_from_slice(part);
     }
-    crate::shard::fnv1a(&bytes)
+    crate::corpus::fnv1a(&bytes)
 }
 
 /// How much of a folder [`folder_key`] may read: a submission's files cost the student
@@ -153,7 +153,7 @@ fn file_hash(path: &Path, len: u64) -> Result<Vec<u8>, Error> {
 
 /// What every result of a grading depends on besides the submission: the corpus of the suite,
 /// the reference, the harness's version, the command, the timeout and every limit.
-pub fn run_key(options: &Options, suite: &crate::suite::Suite) -> Result<u64, Error> {
+pub fn run_key(options: &Options, suite: &crate::corpus::Suite) -> Result<u64, Error> {
     let corpus = folder_key(&suite.dir, Budget::UNLIMITED)?;
     let reference = std::fs::read(&options.check.reference)
         .map(|bytes| hash(&[&bytes]))
@@ -227,7 +227,7 @@ pub fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
 pub fn previous_result(
     results_dir: &Path,
     id: &str,
-    suite: &crate::suite::Suite,
+    suite: &crate::corpus::Suite,
     run_text: &str,
 ) -> Option<ResultFile> {
     read_result(results_dir, id)

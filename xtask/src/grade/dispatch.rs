@@ -18,11 +18,11 @@ use super::options::Options;
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
-use crate::gradebook::{
+use crate::judge::Run;
+use crate::judge::{CaseResult, Verdict};
+use crate::report::{
     submission_of, verdict_counts, write_outputs_with, Change, Grades, Submission,
 };
-use crate::outcome::{CaseResult, Verdict};
-use crate::run::Run;
 use crate::target::{display_argv, Program};
 
 /// What `grade` did.
@@ -75,13 +75,13 @@ pub enum Step<'a> {
 
 /// Grades every submission (of the shard), reusing finished results; writes the outputs.
 pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summary, Error> {
-    let suite = crate::suite::find(&options.check.cases_root, &options.spec)?;
+    let suite = crate::corpus::find(&options.check.cases_root, &options.spec)?;
     let run_text = match options.run.is_empty() {
         true => BUILT.to_string(),
         false => display_argv(&options.run),
     };
     let results_dir = options.out.join("results");
-    let cases = crate::discover::discover(&suite)?;
+    let cases = crate::corpus::discover(&suite)?;
     let mut grades = empty_gradebook(options, &suite, &cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let Scan { found, skipped } = super::folder::scan(options)?;
@@ -167,8 +167,8 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
 /// empty `found` group is worth nothing yet).
 fn empty_gradebook(
     options: &Options,
-    suite: &crate::suite::Suite,
-    cases: &[crate::discover::Case],
+    suite: &crate::corpus::Suite,
+    cases: &[crate::corpus::Case],
     run_text: &str,
 ) -> Grades {
     let groups: BTreeMap<String, f64> = suite
@@ -249,9 +249,9 @@ enum Slot {
 /// last case is judged, and only the submissions in flight hold case results in memory.
 struct Class<'a> {
     options: &'a Options,
-    suite: &'a crate::suite::Suite,
+    suite: &'a crate::corpus::Suite,
     /// The cases every submission runs, loaded once.
-    cases: &'a [crate::discover::Case],
+    cases: &'a [crate::corpus::Case],
     run_text: &'a str,
     run_key: u64,
     results_dir: &'a Path,
@@ -278,7 +278,7 @@ impl Class<'_> {
         let per = self.cases.len().max(1);
         let total = self.found.len() * per;
         let next = AtomicUsize::new(0);
-        crate::pool::workers(self.options.check.jobs, || loop {
+        crate::process::workers(self.options.check.jobs, || loop {
             let k = next.fetch_add(1, Ordering::Relaxed);
             if k >= total {
                 return;
@@ -379,7 +379,7 @@ impl Class<'_> {
     /// The start of submission `id` in `dir`: its earlier result if that still holds, else
     /// its check, planned.
     fn start(&self, id: &str, entry: &Result<PathBuf, String>) -> Slot {
-        if crate::interrupt::interrupted() {
+        if crate::sys::interrupted() {
             return Slot::Done(Some(Ok(Graded::Interrupted)));
         }
         let dir = match entry {
@@ -409,7 +409,7 @@ impl Class<'_> {
                 true => Program::Sources(dir.to_path_buf()),
                 false => Program::Command(run.clone()),
             },
-            custom_build: (!build.is_empty()).then(|| crate::compile::Custom {
+            custom_build: (!build.is_empty()).then(|| crate::submission::Custom {
                 build: build.clone(),
                 run: run.clone(),
             }),
@@ -476,7 +476,7 @@ impl Class<'_> {
                 warnings = run.warnings.clone();
                 blocks = representative_blocks(&run);
                 if let Some(settings) = &options.gradescope {
-                    let text = crate::gradescope::render(&run, settings);
+                    let text = crate::report::gradescope_report(&run, settings);
                     write_gradescope(&options.out, id, &text)?;
                 }
                 submission_of(id, &run)
@@ -485,7 +485,7 @@ impl Class<'_> {
                 let mut verdicts = verdict_counts();
                 verdicts.insert(Verdict::CouldNotRun.slug().into(), self.cases_each as usize);
                 if options.gradescope.is_some() {
-                    let text = crate::gradescope::render_failure(&err.to_string());
+                    let text = crate::report::render_failure(&err.to_string());
                     write_gradescope(&options.out, id, &text)?;
                 }
                 Submission {
@@ -539,7 +539,7 @@ pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
         submissions,
         ..grades.clone()
     };
-    let report = crate::html::class_report(&whole, &audit::read(out), &|id| {
+    let report = crate::report::class_report(&whole, &audit::read(out), &|id| {
         blocks.get(id).cloned().unwrap_or_default()
     });
     write_atomically(&out.join("report.html"), report.as_bytes())?;
@@ -554,7 +554,7 @@ fn representative_blocks(run: &Run) -> BTreeMap<String, String> {
         .iter()
         .filter_map(|cause| run.cases_of(cause).find(|r| r.case.graded))
         .map(|r| {
-            let block = crate::message::case_block(&r.case.id(), true, &r.judgement);
+            let block = crate::report::case_block(&r.case.id(), true, &r.judgement);
             (
                 r.case.id(),
                 anstream::adapter::strip_str(&block).to_string(),

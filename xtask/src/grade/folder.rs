@@ -1,5 +1,5 @@
 //! The submissions folder: what each entry is. A folder is a submission; a `.zip`, `.tar.gz` or
-//! `.tgz` file is one too, unpacked safely into a folder of its own ([`crate::archive`]: an
+//! `.tgz` file is one too, unpacked safely into a folder of its own ([`crate::submission`]: an
 //! archive it refuses is a row with the reason); so is a lone source file (`alice.cpp`). Any
 //! other entry is skipped, with why. A name that is not UTF-8 is graded under a lossless id
 //! (`caf%E9` for the bytes `caf\xe9`), from a copy of its folder.
@@ -9,8 +9,8 @@ use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
 use super::options::Options;
-use crate::archive;
 use crate::error::Error;
+use crate::submission::{archive_extension, copy_folder, lone_source, unpack};
 
 /// One submission of the folder: its id and its folder, or why it cannot be graded.
 pub type Found = (String, Result<PathBuf, String>);
@@ -75,14 +75,14 @@ pub fn scan(options: &Options) -> Result<Scan, Error> {
         let (id, found) = match kind(&path) {
             Kind::Folder if name.to_str().is_some() => (shown.clone(), Ok(path)),
             // A program is run by paths that must be text: a copy under a name that is.
-            Kind::Folder => (shown.clone(), archive::copy_folder(&path, &shown)),
+            Kind::Folder => (shown.clone(), copy_folder(&path, &shown)),
             Kind::Archive(extension) => {
                 let id = shown[..shown.len() - extension.len()].to_string();
-                (id, archive::unpack(&path, extension))
+                (id, unpack(&path, extension))
             }
             Kind::Source => {
                 let stem = path.file_stem().map(lossless_id).unwrap_or_default();
-                (stem, archive::lone_source(&path))
+                (stem, lone_source(&path))
             }
             Kind::Other(why) => {
                 scan.skipped.push((shown, why));
@@ -118,7 +118,7 @@ fn kind(path: &Path) -> Kind {
     if !path.is_file() {
         return Kind::Other("neither a folder nor a file".into());
     }
-    if let Some(extension) = archive::extension(path) {
+    if let Some(extension) = archive_extension(path) {
         return Kind::Archive(extension);
     }
     if crate::language::of_file(path).is_some() {

@@ -5,7 +5,7 @@ use std::ffi::OsString;
 use std::path::PathBuf;
 
 use crate::check::Options as CheckOptions;
-use crate::shard::Shard;
+use crate::corpus::Shard;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -24,7 +24,7 @@ pub struct Options {
     /// Say what a grading would do, and do nothing.
     pub dry_run: bool,
     /// Write gradescope/<id>/results.json for each submission, shown this way.
-    pub gradescope: Option<crate::gradescope::Settings>,
+    pub gradescope: Option<crate::report::Settings>,
     /// Write `report.html` beside `grades.csv`.
     pub html: bool,
 }

@@ -56,7 +56,7 @@ pub fn spawn_direct(
         let ruleset = if policy.layers.landlock {
             let mut readable = policy.readable.clone();
             readable.extend(
-                crate::confine::mounts::SYSTEM
+                crate::confine::SYSTEM
                     .iter()
                     .map(std::path::PathBuf::from)
                     .filter(|p| p.exists()),

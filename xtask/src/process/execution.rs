@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::limits::ResourceLimits;
+use crate::confine::ResourceLimits;
 
 /// How long a run may take and how much of its output is kept.
 #[derive(Debug, Clone, Copy)]

@@ -10,9 +10,13 @@
 
 mod direct;
 mod execution;
+mod fair;
+mod pool;
 mod pump;
 mod running;
 mod spawn;
 
 pub use execution::{backstop, classify, Bounds, Execution, Exit, Limit, Signs};
+pub use fair::{execute_fairly, jobs_warning, load_warning};
+pub use pool::{cpus, map, workers};
 pub use spawn::{execute, plan};

@@ -172,7 +172,7 @@ impl Pump<'_, '_, '_> {
         } else if now >= self.backstop || self.asleep(now) {
             self.pumped.wall_stopped = true;
             self.pumped.run_delay = self.running.run_delay();
-        } else if crate::interrupt::interrupted() {
+        } else if crate::sys::interrupted() {
             self.pumped.interrupted = true;
         } else if let Some(limit) = self.limit_now(now) {
             self.pumped.process_limited = limit == Limit::Processes;

@@ -7,8 +7,8 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::time::Duration;
 
 use super::execution::{classify, Execution, Exit, Limit, Signs};
-use crate::confine::cgroup::Observed;
-use crate::limits::ResourceLimits;
+use crate::confine::Observed;
+use crate::confine::ResourceLimits;
 use crate::sandbox::{Exited, Helper, Started};
 use crate::sys;
 

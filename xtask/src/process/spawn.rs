@@ -11,7 +11,7 @@ use super::direct::spawn_direct;
 use super::execution::{Bounds, Execution};
 use super::pump::pump;
 use super::running::{finish, Running};
-use crate::confine::cgroup::Observed;
+use crate::confine::Observed;
 use crate::confine::{environment, Mode, Policy};
 use crate::sys;
 use crate::target::Target;
@@ -23,7 +23,7 @@ use crate::target::Target;
 pub fn plan(
     program: &crate::target::Program,
     settings: &crate::confine::Settings,
-    suite: &crate::suite::Suite,
+    suite: &crate::corpus::Suite,
     corpus_root: &Path,
     reference: &Path,
     dir: &Path,
@@ -100,7 +100,7 @@ fn request(
     cwd: &Path,
     policy: &Policy,
 ) -> crate::sandbox::CaseRequest {
-    let env = environment::with_temp(&policy.env, Path::new(crate::confine::mounts::TEMP));
+    let env = environment::with_temp(&policy.env, Path::new(crate::confine::TEMP));
     crate::sandbox::CaseRequest {
         argv: argv.iter().map(|a| a.as_bytes().to_vec()).collect(),
         env: env
@@ -108,7 +108,7 @@ fn request(
             .map(|(k, v)| (k.as_bytes().to_vec(), v.as_bytes().to_vec()))
             .collect(),
         cwd: if cwd.as_os_str().is_empty() {
-            crate::confine::mounts::TEMP.as_bytes().to_vec()
+            crate::confine::TEMP.as_bytes().to_vec()
         } else {
             cwd.as_os_str().as_bytes().to_vec()
         },

@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 
 use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG, SAME_REQUEST};
-use crate::confine::cgroup::{self, Mark, Observed, WorkerCgroup};
+use crate::confine::{cgroup, Mark, Observed, WorkerCgroup};
 use crate::sys;
 
 /// Set by a program that is its own helper under another name than `xtask` (the student kit).

@@ -2,8 +2,8 @@
 //! each side's empty columns within its own half), with colours clustered so that groups of
 //! four or more are common.
 
-use crate::random::{Generated, Rng};
-use crate::shrink::{emptied_cells, join, owned, symbols};
+use super::random::{Generated, Rng};
+use super::shrink::{emptied_cells, join, owned, symbols};
 
 pub fn generate(rng: &mut Rng) -> Generated {
     let large = rng.chance(1, 10);

@@ -3,8 +3,8 @@
 
 use gridjudge::columns::{Command, Field, Status, COLORS};
 
-use crate::random::{Generated, Rng};
-use crate::shrink::{drop_chunks, emptied_cells, join, owned, symbols};
+use super::random::{Generated, Rng};
+use super::shrink::{drop_chunks, emptied_cells, join, owned, symbols};
 
 pub fn generate(rng: &mut Rng) -> Generated {
     let large = rng.chance(1, 8);
@@ -248,7 +248,7 @@ mod tests {
     #[test]
     fn every_candidate_is_smaller_or_simpler() {
         let input = "5\n4\nCONTENTS\n    \n    \n  S \n TXS\nSTVW\nF 2 X Y Z\n\n\nR\nQ\n";
-        let all = crate::tools::find("columns")
+        let all = crate::tools::table::find("columns")
             .unwrap()
             .tools
             .candidates(input);

@@ -3,8 +3,8 @@
 
 use gridjudge::connect4::{parse_column, Grid, COLS};
 
-use crate::random::{Generated, Rng};
-use crate::shrink::{drop_chunks, join, owned};
+use super::random::{Generated, Rng};
+use super::shrink::{drop_chunks, join, owned};
 
 /// The invalid inputs `connect4.md` grades (a full column is added when there is one).
 const INVALID: [&str; 7] = ["8", "9", "x", "10", "-1", "3.0", ""];

@@ -1,8 +1,8 @@
 //! Random Go boards of every legal size, with clustered stones; some inputs carry a graded
 //! error instead (an illegal size, or one illegal character on a board line).
 
-use crate::random::{Generated, Rng};
-use crate::shrink::{emptied_cells, join, owned, symbols};
+use super::random::{Generated, Rng};
+use super::shrink::{emptied_cells, join, owned, symbols};
 
 const BAD_SIZES: [&str; 7] = ["8", "10", "20", "0", "-9", "abc", ""];
 const ILLEGAL: [u8; 9] = [b'b', b'w', b'1', b' ', b'X', b'O', b'\t', b'#', b'*'];

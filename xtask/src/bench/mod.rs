@@ -1,0 +1,11 @@
+//! `cargo xtask bench`: what the harness costs on top of running the targets.
+//!
+//! [`measure`] times `check` against the floor (a C fork/exec loop the bench compiles) and an
+//! in-process baseline, per `--jobs` value and per confinement layer, as text or JSON rows;
+//! [`class`] is the synthetic class of submissions and its spawn floor.
+
+mod class;
+mod measure;
+
+pub use class::Settings;
+pub use measure::{measure, spawn_main, write_json, Measure, SPAWN_ARG};

@@ -1,0 +1,515 @@
+//! `cargo xtask check`: choose the suites and the target, run every case in parallel, judge.
+//!
+//! This module decides; it prints nothing but the spec-inference note. Reports are written by
+//! `message` (the terminal) and the report-file modules from the [`Run`] it returns.
+
+use super::infer;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+
+use crate::confine::{Policy, Settings};
+use crate::corpus::{discover, Case};
+use crate::corpus::{load_all, Suite};
+use crate::error::Error;
+use crate::judge::Run;
+use crate::judge::{judge, judge_hidden, CaseResult, Judgement, Verdict};
+use crate::process::Bounds;
+use crate::submission::Outcome;
+use crate::target::{Program, Target};
+
+/// What the user asked for.
+#[derive(Debug, Clone)]
+pub struct Options {
+    pub cases_root: PathBuf,
+    pub spec: Option<String>,
+    pub filter: Option<String>,
+    pub jobs: usize,
+    /// CPU time a case may use (default: the suite's timeout).
+    pub timeout: Option<Duration>,
+    /// Wall time after which a case is stopped whatever its CPU time (default:
+    /// [`crate::process::backstop`] of the timeout).
+    pub wall: Option<Duration>,
+    pub fail_fast: bool,
+    pub include_unspecified: bool,
+    /// What runs: the reference (with each suite's arguments) or the user's program.
+    pub program: Program,
+    /// The reference binary, for localising differences and for checking the reference.
+    pub reference: PathBuf,
+    /// Where targets run.
+    pub dir: PathBuf,
+    pub progress: bool,
+    /// How targets other than the reference are confined.
+    pub confine: Settings,
+    /// Only this shard's cases (by case id).
+    pub shard: Option<crate::corpus::Shard>,
+    /// How sources are built and run instead of the language table's way (`--build`).
+    pub custom_build: Option<crate::submission::Custom>,
+}
+
+impl Options {
+    /// Checking the reference against every suite of the corpus at `cases_root`, in `dir`,
+    /// with every other setting at its default: the start of every other set of options.
+    pub fn new(cases_root: PathBuf, reference: PathBuf, dir: PathBuf) -> Options {
+        Options {
+            cases_root,
+            spec: None,
+            filter: None,
+            jobs: crate::process::cpus(),
+            timeout: None,
+            wall: None,
+            fail_fast: false,
+            include_unspecified: false,
+            program: Program::Reference,
+            reference,
+            dir,
+            progress: false,
+            confine: Settings::default(),
+            shard: None,
+            custom_build: None,
+        }
+    }
+}
+
+/// A suite with the target that runs its cases, and how that target is confined.
+struct Plan {
+    suite: Suite,
+    target: Target,
+    cases: Vec<Case>,
+    policy: Policy,
+    /// The compiler's message when the sources did not build: every case's verdict.
+    failed_build: Option<String>,
+}
+
+/// The target to run for `suite` and its confinement: none for the reference alone.
+fn plan_target(
+    options: &Options,
+    suite: &Suite,
+    warnings: &mut Vec<String>,
+) -> Result<(Target, Policy), Error> {
+    crate::process::plan(
+        &options.program,
+        &options.confine,
+        suite,
+        &options.cases_root,
+        &options.reference,
+        &options.dir,
+        warnings,
+    )
+}
+
+/// A check planned and not yet run: each chosen suite with its target and cases.
+pub struct Prepared {
+    plans: Vec<Plan>,
+    n_filtered: usize,
+    n_ungraded_left_out: usize,
+    inferred: Option<String>,
+    warnings: Vec<String>,
+    start: Instant,
+    /// What runs, as the user named it.
+    program: Program,
+    /// How the sources were built, for a check of sources.
+    build: Option<Outcome>,
+}
+
+impl Prepared {
+    /// A check of `options`' program with no suite planned yet, started at `start`.
+    fn new(options: &Options, inferred: Option<String>, start: Instant) -> Prepared {
+        Prepared {
+            plans: Vec::new(),
+            n_filtered: 0,
+            n_ungraded_left_out: 0,
+            inferred,
+            warnings: crate::process::jobs_warning(options.jobs)
+                .into_iter()
+                .collect(),
+            start,
+            program: options.program.clone(),
+            build: None,
+        }
+    }
+
+    /// The cases to run, over every suite.
+    pub fn len(&self) -> usize {
+        self.plans.iter().map(|p| p.cases.len()).sum()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// The plan and case at position `k` of all the cases to run.
+    fn work(&self, mut k: usize) -> Option<(&Plan, &Case)> {
+        for plan in &self.plans {
+            match plan.cases.get(k) {
+                Some(case) => return Some((plan, case)),
+                None => k -= plan.cases.len(),
+            }
+        }
+        None
+    }
+}
+
+/// The cases of a suite (as `discover` found them) that `options` select; the counts left out
+/// by the filter and for being ungraded.
+pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usize) {
+    cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
+    let before = cases.len();
+    cases.retain(|case| case.graded || options.include_unspecified);
+    let n_ungraded_left_out = before - cases.len();
+    let before = cases.len();
+    cases.retain(|case| {
+        options.filter.as_ref().is_none_or(|pattern| {
+            case.group.contains(pattern.as_str()) || case.id().contains(pattern.as_str())
+        })
+    });
+    let n_filtered = before - cases.len();
+    (cases, n_filtered, n_ungraded_left_out)
+}
+
+/// Plans a check: the suites, their targets and the cases to run (sources built first).
+pub fn prepare(options: &Options) -> Result<Prepared, Error> {
+    if options.program != Program::Reference && options.confine.sandbox {
+        crate::confine::prime_migrations();
+    }
+    let (built, mut prepared) = begin(options, Instant::now())?;
+    let options = built.as_ref().unwrap_or(options);
+    // Every suite is loaded only when the run needs more than the one named.
+    let suites = match &options.spec {
+        Some(_) => Vec::new(),
+        None => load_all(&options.cases_root)?,
+    };
+    let chosen: Vec<Suite> = match (&options.spec, &options.program, &prepared.build) {
+        (Some(spec), _, _) => vec![crate::corpus::find(&options.cases_root, spec)?],
+        (None, Program::Reference, _) => suites.clone(),
+        (None, _, Some(Outcome::Failed(failed))) if suites.len() > 1 => {
+            return Err(Error::Build(format!(
+                "{} (and with no --spec, no way to tell which assignment it is for)",
+                failed.message.trim_end()
+            )))
+        }
+        (None, _, Some(Outcome::Failed(_))) => suites.clone(),
+        (None, _, _) => {
+            let (suite, note) = infer_spec(options, &suites)?;
+            prepared.inferred = Some(note);
+            vec![suite]
+        }
+    };
+    for suite in chosen {
+        let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
+        prepared.n_filtered += n_filtered;
+        prepared.n_ungraded_left_out += n_ungraded_left_out;
+        prepared = prepare_cases(options, suite, cases, prepared)?;
+    }
+    if prepared.is_empty() {
+        // A gate that runs nothing must not pass.
+        return Err(Error::Usage(match (&options.filter, prepared.n_filtered) {
+            (Some(pattern), 1..) => format!("--filter `{pattern}` matches no case"),
+            _ => format!(
+                "no case to run in `{}` (an empty corpus, or every case left out)",
+                options.cases_root.display()
+            ),
+        }));
+    }
+    Ok(prepared)
+}
+
+/// Plans a check of `cases` of `suite`, loaded once by the caller (`grade`, for a whole class).
+pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result<Prepared, Error> {
+    let (built, prepared) = begin(options, Instant::now())?;
+    let options = built.as_ref().unwrap_or(options);
+    prepare_cases(options, suite.clone(), cases.to_vec(), prepared)
+}
+
+/// A check of `options`' program begun at `start`: its sources built, if it is sources; the
+/// options it runs with when they are not `options` (the built program's command), and the
+/// check with no suite planned yet.
+fn begin(options: &Options, start: Instant) -> Result<(Option<Options>, Prepared), Error> {
+    let mut warnings = Vec::new();
+    let (built, build) = built(options, &mut warnings)?;
+    let mut prepared = Prepared::new(built.as_ref().unwrap_or(options), None, start);
+    // Reports name the program as the user did (`Main.java`), not as it was built.
+    prepared.program = options.program.clone();
+    prepared.warnings.extend(warnings);
+    prepared.build = build;
+    Ok((built, prepared))
+}
+
+fn prepare_cases(
+    options: &Options,
+    suite: Suite,
+    cases: Vec<Case>,
+    mut prepared: Prepared,
+) -> Result<Prepared, Error> {
+    let failed_build = match &prepared.build {
+        Some(Outcome::Failed(failed)) => Some(failed.message.clone()),
+        _ => None,
+    };
+    // Sources that did not build run nothing: there is no target to plan.
+    let (target, policy) = match failed_build {
+        Some(_) => (Target::command(&[], &options.dir), Policy::trusted()),
+        None => plan_target(options, &suite, &mut prepared.warnings)?,
+    };
+    prepared.plans.push(Plan {
+        suite,
+        target,
+        cases,
+        policy,
+        failed_build,
+    });
+    Ok(prepared)
+}
+
+/// Sources to check are built first, and the check runs what they built: `options` with that
+/// command (`None` for a check of no sources), and how the build went.
+fn built(
+    options: &Options,
+    warnings: &mut Vec<String>,
+) -> Result<(Option<Options>, Option<Outcome>), Error> {
+    let Program::Sources(sources) = &options.program else {
+        return Ok((None, None));
+    };
+    let pin = match &options.spec {
+        Some(spec) => crate::corpus::find(&options.cases_root, spec)?.file.build,
+        None => Default::default(),
+    };
+    let (confine, root) = (&options.confine, &options.cases_root);
+    let outcome = match &options.custom_build {
+        Some(custom) => crate::submission::build_custom(sources, custom, confine, root, warnings)?,
+        None => crate::submission::build(sources, &pin, confine, root, warnings)?,
+    };
+    let mut built = options.clone();
+    if let Outcome::Ready(ready) = &outcome {
+        built.program = Program::Command(ready.run.clone());
+        built.dir = ready.dir.clone();
+        built.confine.cwd = Some(ready.dir.clone());
+    }
+    Ok((Some(built), Some(outcome)))
+}
+
+/// Runs case `k` of a prepared check and judges it.
+pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseResult, Error> {
+    let (plan, case) = prepared
+        .work(k)
+        .ok_or_else(|| Error::Internal(format!("no case {k} in this check")))?;
+    run_case(options, plan, case, &AtomicBool::new(false))
+}
+
+/// The finished run of a prepared check, from the results of its cases in order.
+pub fn finish(mut prepared: Prepared, mut results: Vec<CaseResult>) -> Result<Run, Error> {
+    crate::judge::settle_run_ties(results.iter_mut().map(|result| &mut result.judgement));
+    could_not_run(&prepared.plans, &results)?;
+    never_ran(&prepared.program, &results)?;
+    crate::confine::note_once(
+        &mut prepared.warnings,
+        crate::process::load_warning().into_iter().collect(),
+    );
+    Ok(Run {
+        suites: prepared.plans.into_iter().map(|p| p.suite).collect(),
+        summaries: crate::judge::Summaries::of(&results),
+        results,
+        n_filtered: prepared.n_filtered,
+        n_ungraded_left_out: prepared.n_ungraded_left_out,
+        target: prepared.program.display(),
+        elapsed: prepared.start.elapsed(),
+        inferred: prepared.inferred,
+        warnings: prepared.warnings,
+        interrupted: crate::sys::interrupted(),
+        build: prepared.build,
+    })
+}
+
+pub fn check(options: &Options) -> Result<Run, Error> {
+    let prepared = prepare(options)?;
+    let results = run_plans(options, &prepared.plans)?;
+    finish(prepared, results)
+}
+
+/// A target that could not be started is the harness's error, said once, not a verdict per case.
+fn could_not_run(plans: &[Plan], results: &[CaseResult]) -> Result<(), Error> {
+    match results
+        .iter()
+        .find(|r| r.judgement.verdict == Verdict::CouldNotRun)
+    {
+        Some(failed) => Err(Error::CouldNotRun {
+            command: plans
+                .iter()
+                .find(|p| p.suite.name == failed.case.spec)
+                .map(|p| p.target.display())
+                .unwrap_or_default(),
+            message: failed.judgement.detail.clone().unwrap_or_default(),
+        }),
+        None => Ok(()),
+    }
+}
+
+/// A program that failed every graded case the same way, printing nothing and the same
+/// stderr each time (`can't open file`, a missing class, a syntax error), never ran: that is
+/// said once, as an error, not as a verdict per case.
+fn never_ran(program: &Program, results: &[CaseResult]) -> Result<(), Error> {
+    let graded: Vec<&CaseResult> = results.iter().filter(|r| r.case.graded).collect();
+    // One case failing is no evidence that the program never ran.
+    let (Some(first), true) = (graded.first(), graded.len() >= 2) else {
+        return Ok(());
+    };
+    let stderr_of = |r: &CaseResult| r.judgement.execution.as_ref().map(|e| e.stderr.clone());
+    let same_failure = graded.iter().all(|r| {
+        let silent = r
+            .judgement
+            .execution
+            .as_ref()
+            .is_some_and(|e| e.stdout.is_empty());
+        // A program killed by a signal did start: a crash is a runtime error, named.
+        let by_signal = r
+            .judgement
+            .execution
+            .as_ref()
+            .is_some_and(|e| matches!(e.exit, crate::process::Exit::Signal(_)));
+        let crashed_or_wrong = matches!(
+            r.judgement.verdict,
+            Verdict::WrongOutput | Verdict::RuntimeError | Verdict::ExitStatus
+        ) && !by_signal;
+        silent && crashed_or_wrong && stderr_of(r) == stderr_of(first)
+    });
+    if !same_failure || *program == Program::Reference {
+        return Ok(());
+    }
+    Err(Error::CouldNotRun {
+        command: program.display(),
+        message: format!(
+            "every case failed with no output: {}",
+            first.judgement.last_stderr_line()
+        ),
+    })
+}
+
+/// Runs each suite's `handout` group and picks the one suite the target passes.
+fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
+    let mut plans = Vec::new();
+    for suite in suites {
+        let mut cases = discover(suite)?;
+        cases.retain(|case| case.group == "handout");
+        if !cases.is_empty() {
+            let (target, policy) = plan_target(options, suite, &mut Vec::new())?;
+            plans.push(Plan {
+                suite: suite.clone(),
+                target,
+                cases,
+                policy,
+                failed_build: None,
+            });
+        }
+    }
+    let quiet = Options {
+        progress: false,
+        fail_fast: false,
+        ..options.clone()
+    };
+    let results = run_plans(&quiet, &plans)?;
+    could_not_run(&plans, &results)?;
+    let tried: Vec<&Suite> = plans.iter().map(|plan| &plan.suite).collect();
+    infer::choose(suites, &tried, &results)
+}
+
+fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error> {
+    let work: Vec<(&Plan, &Case)> = plans
+        .iter()
+        .flat_map(|plan| plan.cases.iter().map(move |case| (plan, case)))
+        .collect();
+    let progress = if options.progress {
+        let bar =
+            ProgressBar::with_draw_target(Some(work.len() as u64), ProgressDrawTarget::stderr());
+        bar.set_style(
+            ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed}")
+                .unwrap_or_else(|_| ProgressStyle::default_bar()),
+        );
+        bar
+    } else {
+        ProgressBar::hidden()
+    };
+    let stop = AtomicBool::new(false);
+    let results = crate::process::map(options.jobs, &work, |(plan, case)| {
+        let result = run_case(options, plan, case, &stop);
+        progress.inc(1);
+        result
+    })?;
+    progress.finish_and_clear();
+    results.into_iter().collect()
+}
+
+fn run_case(
+    options: &Options,
+    plan: &Plan,
+    case: &Case,
+    stop: &AtomicBool,
+) -> Result<CaseResult, Error> {
+    let input = std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err))?;
+    let expected = std::fs::read(&case.expected).map_err(|err| Error::io(&case.expected, err))?;
+    // A hidden case's expected output is known by its hashes only.
+    let (expected, hashes) = if case.hidden {
+        let text = String::from_utf8_lossy(&expected);
+        let hashes = crate::judge::Hashes::parse(&text, &case.expected)?;
+        (Vec::new(), Some(hashes))
+    } else {
+        (expected, None)
+    };
+    let timeout = options.timeout.unwrap_or_else(|| plan.suite.timeout());
+    let input_lines = memchr::memchr_iter(b'\n', &input).count();
+    let result = |judgement| CaseResult {
+        case: case.clone(),
+        judgement,
+        input_lines,
+    };
+    if let Some(message) = &plan.failed_build {
+        return Ok(result(Judgement::could_not_build(
+            message.clone(),
+            expected,
+        )));
+    }
+    if stop.load(Ordering::Relaxed) || crate::sys::interrupted() {
+        return Ok(result(Judgement::skipped(expected)));
+    }
+    let bounds = Bounds {
+        timeout,
+        wall: options
+            .wall
+            .unwrap_or_else(|| crate::process::backstop(timeout)),
+        asleep_after: options.wall.is_none().then_some(timeout),
+        stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
+        stderr_cap: 64 << 10,
+    };
+    let (execution, busy) =
+        crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds);
+    let mut judgement = match (execution, &hashes) {
+        (Ok(execution), Some(hashes)) => {
+            judge_hidden(plan.suite.rules(), hashes, execution, timeout)
+        }
+        (Ok(execution), None) => judge(plan.suite.rules(), expected, execution, timeout),
+        (Err(err), _) => Judgement::could_not_run(err.to_string(), expected),
+    };
+    if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
+        judgement.verdict = Verdict::Unreliable;
+        judgement.detail = Some(format!(
+            "stopped twice at the wall-clock backstop, the second time after waiting {:.1} s for \
+             a CPU: the machine was too busy to measure it, so there is no verdict on the \
+             program; grade it again on a quieter machine",
+            waited.as_secs_f64()
+        ));
+    }
+    if !judgement.verdict.passed() && case.graded && options.fail_fast {
+        stop.store(true, Ordering::Relaxed);
+    }
+    if !judgement.verdict.passed() {
+        judgement.place_difference(
+            &plan.suite,
+            &options.reference,
+            &options.dir,
+            &input,
+            &case.input.with_extension("trace"),
+        );
+    }
+    judgement.bound();
+    Ok(result(judgement))
+}

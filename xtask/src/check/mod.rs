@@ -1,0 +1,11 @@
+//! `cargo xtask check`: choose the suites and the target, run every case in parallel, judge.
+//!
+//! [`engine`] builds sources first, plans suites and targets, runs the cases and returns the
+//! [`Run`](crate::judge::Run); it prints nothing, and reports its progress through the
+//! callback it is given. [`infer`] chooses the spec from the handout cases' results when none
+//! is named. `grade` and `bench` use its steps (`prepare_suite`, `run_one`, `finish`).
+
+mod engine;
+mod infer;
+
+pub use engine::{check, finish, prepare_suite, run_one, select, Options, Prepared};

@@ -1,0 +1,23 @@
+//! The command lines: what is parsed, converted and printed; nothing here decides.
+//!
+//! [`command`] is [`Cli`] and its [`Task`]s; [`tasks`] one argument struct per task and its
+//! conversion into the task's options; [`shared`] the flag groups several tasks flatten (the
+//! corpus, the pace, the confinement, the reports, a run); [`values`] the value parsers, where
+//! every flag value is range-checked once. [`output`] is what both command lines (`cargo xtask`
+//! and the student kit) print and write: report files, the printed report and its exit status,
+//! the progress bars (the only place indicatif is used), and the closing lines of each task.
+
+mod command;
+mod output;
+mod shared;
+mod tasks;
+mod values;
+
+pub use command::{parse_error, split_attached_values, Cli, Task};
+pub use output::{
+    conclude, grade_report, print_report, show_progress, start, warn, write_grade_summary,
+    GradeProgress,
+};
+pub use shared::{current_dir, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs};
+pub use tasks::*;
+pub use values::*;

@@ -1,0 +1,292 @@
+//! What the command lines print and write, beyond `message`'s check report: the reports a
+//! check writes, the printed report and its exit status (shared by `cargo xtask` and the
+//! student kit), when to draw progress bars, and a grading's progress bar and closing lines.
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use crate::error::Error;
+use crate::files::write_atomically;
+use crate::judge::Run;
+use crate::report::{
+    gradescope_report, json_report, junit_report, redact, render_failure, text_report,
+    Settings as GradescopeSettings,
+};
+
+/// The report files a check writes, and how it prints.
+pub struct Reports {
+    pub json: Option<PathBuf>,
+    pub junit: Option<PathBuf>,
+    pub gradescope: Option<PathBuf>,
+    pub html: Option<PathBuf>,
+    /// A Markdown job summary to write.
+    pub summary: Option<PathBuf>,
+    /// Print one `::error` workflow command per cause (GitHub Actions annotations).
+    pub annotations: bool,
+    pub gradescope_settings: GradescopeSettings,
+    pub verbose: bool,
+    /// The folder a student's messages may name paths in (the submission's); any other
+    /// absolute path in a could-not-run message is cut to its last component.
+    pub student_root: PathBuf,
+}
+
+impl Reports {
+    /// Fails now, before any case runs, if a report file cannot be written.
+    pub fn check_writable(&self) -> Result<(), Error> {
+        writable("--json", &self.json)?;
+        writable("--junit", &self.junit)?;
+        writable("--gradescope", &self.gradescope)?;
+        writable("--html", &self.html)?;
+        writable("--summary", &self.summary)
+    }
+
+    /// Writes the reports of a finished check and prints it; the exit status: 0 when every
+    /// graded case passed, 1 when one failed, 130 when interrupted.
+    pub fn finish(&self, run: Result<Run, Error>) -> Result<ExitCode, Error> {
+        let run = match run {
+            Ok(run) => run,
+            Err(err) => {
+                // Gradescope shows a 0 with the reason rather than "the autograder failed".
+                if let (Some(path), Error::CouldNotRun { .. }) = (&self.gradescope, &err) {
+                    let reason = redact(&err.to_string(), &self.student_root);
+                    write_atomically(path, render_failure(&reason).as_bytes())?;
+                }
+                return Err(err);
+            }
+        };
+        for warning in &run.warnings {
+            eprintln!("{warning}");
+        }
+        // Each report is rendered only when it is asked for.
+        let write = |path: &Option<PathBuf>, render: &dyn Fn() -> String| match path {
+            Some(path) => write_atomically(path, render().as_bytes()),
+            None => Ok(()),
+        };
+        write(&self.json, &|| json_report(&run))?;
+        write(&self.junit, &|| junit_report(&run))?;
+        write(&self.gradescope, &|| {
+            gradescope_report(&run, &self.gradescope_settings)
+        })?;
+        write(&self.html, &|| crate::report::check_report(&run))?;
+        write(&self.summary, &|| crate::report::markdown(&run))?;
+        github_step_summary(&run)?;
+        if self.annotations || on_github_actions() {
+            print_report(&crate::report::annotations(&run))?;
+        }
+        print_report(&text_report(&run, self.verbose))?;
+        Ok(if run.interrupted {
+            ExitCode::from(130)
+        } else if run.all_graded_passed() {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        })
+    }
+}
+
+/// Whether this runs in a GitHub Actions job.
+fn on_github_actions() -> bool {
+    std::env::var_os("GITHUB_ACTIONS").is_some_and(|value| value == "true")
+}
+
+/// On GitHub Actions, adds the run's Markdown summary to the job's summary.
+fn github_step_summary(run: &Run) -> Result<(), Error> {
+    if std::env::var_os("GITHUB_STEP_SUMMARY").is_none() {
+        return Ok(());
+    }
+    append_step_summary(&crate::report::markdown(run))
+}
+
+/// Writes a grading's Markdown summary to `path` (if given) and to the GitHub job summary (on
+/// Actions); nothing for `--dry-run`.
+pub fn write_grade_summary(
+    summary: &crate::grade::Summary,
+    path: &Option<PathBuf>,
+) -> Result<(), Error> {
+    if !summary.plan.is_empty() {
+        return Ok(());
+    }
+    let markdown = crate::report::class_markdown(&summary.grades, &summary.changes);
+    if let Some(path) = path {
+        write_atomically(path, markdown.as_bytes())?;
+    }
+    append_step_summary(&markdown)
+}
+
+/// Appends `markdown` to the GitHub job summary (the file named by `GITHUB_STEP_SUMMARY`,
+/// which every step appends to), when there is one.
+pub fn append_step_summary(markdown: &str) -> Result<(), Error> {
+    let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").map(PathBuf::from) else {
+        return Ok(());
+    };
+    let mut file = std::fs::OpenOptions::new()
+        .append(true)
+        .create(true)
+        .open(&path)
+        .map_err(|err| Error::io(&path, err))?;
+    file.write_all(markdown.as_bytes())
+        .map_err(|err| Error::io(&path, err))
+}
+
+/// Checks before a run that a report can be written at `path`: its folder exists and takes a
+/// new file. A bad path is found now, not after the whole run.
+fn writable(flag: &str, path: &Option<PathBuf>) -> Result<(), Error> {
+    let Some(path) = path else {
+        return Ok(());
+    };
+    let dir = match path.parent() {
+        Some(dir) if !dir.as_os_str().is_empty() => dir,
+        _ => std::path::Path::new("."),
+    };
+    tempfile::NamedTempFile::new_in(dir)
+        .map(drop)
+        .map_err(|err| Error::Usage(format!("{flag}: cannot write `{}`: {err}", path.display())))
+}
+
+/// Whether to draw progress bars: on a terminal, outside CI.
+pub fn show_progress() -> bool {
+    std::io::IsTerminal::is_terminal(&std::io::stderr()) && std::env::var_os("CI").is_none()
+}
+
+/// Prints a report on stdout; a reader that went away is not an error.
+pub fn print_report(report: &str) -> Result<(), Error> {
+    let mut stdout = anstream::stdout();
+    match stdout
+        .write_all(report.as_bytes())
+        .and_then(|()| stdout.flush())
+    {
+        Err(err) if err.kind() != std::io::ErrorKind::BrokenPipe => {
+            Err(Error::Write(format!("failed to write the report: {err}")))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// What `grade` prints when it is done; `out` is where it wrote.
+pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> String {
+    if !summary.plan.is_empty() {
+        let mut report = String::from("--dry-run: nothing graded; a grading would\n");
+        for (id, what) in &summary.plan {
+            report += &format!("  {id}: {what}\n");
+        }
+        return report;
+    }
+    let failed = summary.grades.could_not_run();
+    let mut report = format!(
+        "{} submissions: {} graded now, {} reused from an earlier run, {} could not be graded (run, built or unpacked: their `error`)\n",
+        summary.grades.submissions.len(),
+        summary.n_graded,
+        summary.n_reused,
+        failed
+    );
+    for (name, why) in &summary.grades.skipped {
+        report += &format!("skipped `{name}`: {why}\n");
+    }
+    if !summary.changes.is_empty() {
+        report += &format!(
+            "regrade: {} scores moved since the earlier grading{}\n",
+            summary.changes.len(),
+            summary
+                .earlier
+                .as_ref()
+                .map(|kept| format!(" (kept as `{}`)", kept.display()))
+                .unwrap_or_default()
+        );
+        for change in &summary.changes {
+            report += &format!(
+                "  {}: {:.2} → {:.2}: {}\n",
+                change.id, change.old_score, change.new_score, change.why
+            );
+        }
+    }
+    if summary.interrupted {
+        report += "stopped (Ctrl-C, or --fail-fast at a failing case): run the same command \
+                   again to grade the rest\n";
+    } else {
+        report += &format!(
+            "wrote `{}` and `{}`\n",
+            out.join("grades.csv").display(),
+            out.join("grades.json").display()
+        );
+        if summary.html {
+            report += &format!("wrote `{}`\n", out.join("report.html").display());
+        }
+    }
+    report
+}
+
+/// The progress bar of a grading: cases run of all, submissions done and the last one's id.
+pub struct GradeProgress {
+    bar: indicatif::ProgressBar,
+    submissions: std::sync::atomic::AtomicU64,
+}
+
+impl GradeProgress {
+    /// A bar on stderr when `show`, a hidden one otherwise.
+    pub fn new(show: bool) -> GradeProgress {
+        let bar = if show {
+            indicatif::ProgressBar::new(0)
+        } else {
+            indicatif::ProgressBar::hidden()
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases, {msg} {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        GradeProgress {
+            bar,
+            submissions: std::sync::atomic::AtomicU64::new(0),
+        }
+    }
+
+    pub fn step(&self, step: crate::grade::Step) {
+        match step {
+            crate::grade::Step::Planned { cases } => self.bar.set_length(cases),
+            crate::grade::Step::Graded { id, cases } => {
+                let done = self
+                    .submissions
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+                    + 1;
+                self.bar.inc(cases);
+                self.bar
+                    .set_message(format!("{done} submissions graded, last {id}"));
+            }
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Lines for the user's eye (warnings, notes), on stderr.
+pub fn warn(lines: &[String]) {
+    for line in lines {
+        eprintln!("{line}");
+    }
+}
+
+/// What every command line does first, after its sandbox-helper dispatch: large buffers given
+/// back to the system (before any thread starts) and Ctrl-C and SIGTERM handled.
+pub fn start() {
+    crate::sys::return_large_buffers();
+    crate::sys::catch_interrupts();
+}
+
+/// What every command line does last: this thread's sandbox helper (and its cgroup) ended, an
+/// error said in one `error:` line, and the exit status (2 for an error).
+pub fn conclude(result: Result<ExitCode, Error>) -> ExitCode {
+    crate::sandbox::release();
+    match result {
+        Ok(code) => code,
+        Err(Error::Interrupted) => {
+            eprintln!("interrupted");
+            ExitCode::from(130)
+        }
+        Err(err) => {
+            eprintln!("error: {err}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,305 @@
+//! The flag groups several tasks share, flattened into each: where the corpus and the
+//! reference are ([`CorpusArgs`]), how targets are confined ([`ConfineArgs`]), how reports show
+//! cases ([`ReportArgs`]), and how a check runs and reports ([`RunArgs`], `cargo xtask check`'s
+//! and the student kit's). Each converts into the options its tasks take; none decides.
+
+use std::ffi::OsString;
+use std::path::PathBuf;
+use std::time::Duration;
+
+use super::values::{command_line, count, jobs, mebibytes, seconds};
+use crate::confine::ResourceLimits;
+use crate::confine::Settings;
+use crate::error::Error;
+use crate::target::Program;
+use crate::workspace;
+
+/// Where the cases and the reference are: the flags every task that reads the corpus takes.
+#[derive(clap::Args, Clone, Default)]
+pub struct CorpusArgs {
+    /// Another corpus root (a folder of `<spec>/suite.toml` and `<spec>/<group>/` cases).
+    #[arg(long, value_name = "DIR")]
+    pub cases: Option<PathBuf>,
+    /// Use this reference binary instead of building it.
+    #[arg(long, value_name = "PATH")]
+    pub reference: Option<PathBuf>,
+}
+
+impl CorpusArgs {
+    /// The corpus: the one given, or the bundled one.
+    pub fn root(&self) -> Result<PathBuf, Error> {
+        cases_root(&self.cases)
+    }
+
+    /// The reference binary: the one given, or a fresh release build; none (an empty path)
+    /// for a corpus whose every suite names its own reference, which needs no build.
+    pub fn reference(&self) -> Result<PathBuf, Error> {
+        let own = |root: &PathBuf| {
+            crate::corpus::load_all(root)
+                .is_ok_and(|suites| suites.iter().all(|suite| !suite.is_built_in()))
+        };
+        match (&self.reference, &self.cases) {
+            (None, Some(root)) if own(root) => Ok(PathBuf::new()),
+            _ => reference_binary(&self.reference),
+        }
+    }
+}
+
+#[derive(clap::Args, Clone, Default)]
+pub struct ConfineArgs {
+    /// Run targets without the sandbox (namespaces, seccomp, Landlock): with rlimits and a
+    /// scrubbed environment only.
+    #[arg(long)]
+    no_sandbox: bool,
+    /// Seconds of CPU time per case.
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    cpu: Option<Duration>,
+    /// MiB of memory per case.
+    #[arg(long, value_name = "MIB", value_parser = mebibytes, allow_hyphen_values = true)]
+    memory: Option<u64>,
+    /// Processes and threads per case.
+    #[arg(long, value_name = "N", value_parser = count, allow_hyphen_values = true)]
+    processes: Option<u64>,
+    /// MiB one written file may grow to.
+    #[arg(long, value_name = "MIB", value_parser = mebibytes, allow_hyphen_values = true)]
+    file_size: Option<u64>,
+    /// Open files per process.
+    #[arg(long, value_name = "N", value_parser = count, allow_hyphen_values = true)]
+    open_files: Option<u64>,
+    /// Pass this environment variable through to targets (besides PATH and LANG; HOME and TMPDIR
+    /// are the case's temporary folder). Repeatable.
+    #[arg(long, value_name = "VAR")]
+    pass_env: Vec<String>,
+    /// Fail (exit 2) rather than warn when a layer of the sandbox is missing on this machine.
+    #[arg(long)]
+    require_isolation: bool,
+    /// Run targets in DIR instead of the folder of their program; a file the command line
+    /// names relative to DIR must then be in DIR (a link out of it is refused).
+    #[arg(long, value_name = "DIR")]
+    cwd: Option<PathBuf>,
+    /// Keep PATH out of every target's sight too (besides the checkout, the corpus, the
+    /// reference and the reports), even inside a folder the target may read. Repeatable.
+    #[arg(long, value_name = "PATH")]
+    hide: Vec<PathBuf>,
+}
+
+impl ConfineArgs {
+    /// The settings as given; what must stay out of sight is decided where the run is planned.
+    pub fn settings(&self) -> Settings {
+        Settings {
+            sandbox: !self.no_sandbox,
+            require_isolation: self.require_isolation,
+            cwd: self.cwd.clone(),
+            protected: self.hide.clone(),
+            writable: Vec::new(),
+            limits: ResourceLimits {
+                cpu: self.cpu,
+                memory: self.memory,
+                processes: self.processes,
+                file_size: self.file_size,
+                open_files: self.open_files,
+            },
+            pass_env: self.pass_env.clone(),
+        }
+    }
+}
+
+/// How many cases run at once and how long each may take: `check`'s, the kit's and `grade`'s.
+#[derive(clap::Args, Clone, Default)]
+pub struct PaceArgs {
+    /// Cases run at once (default: the number of CPUs).
+    #[arg(long, short = 'j', value_name = "N", value_parser = jobs, allow_hyphen_values = true)]
+    pub jobs: Option<usize>,
+    /// Seconds of CPU time a case may use, all its processes together (default: the suite's).
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub timeout: Option<Duration>,
+    /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
+    /// programs that sleep or block (default: 3 times the timeout and 2 more; and a confined
+    /// case that neither runs nor waits for a CPU for as long as its timeout is stopped then)
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub wall: Option<Duration>,
+}
+
+/// How reports show cases to students.
+#[derive(clap::Args, Clone, Default)]
+pub struct ReportArgs {
+    /// The corpus is hidden: reports show no expected text.
+    #[arg(long)]
+    pub hidden: bool,
+    /// Gradescope's visibility of each test.
+    #[arg(long, value_name = "WHEN", value_parser = ["visible", "hidden", "after_due_date", "after_published"])]
+    pub gradescope_visibility: Option<String>,
+}
+
+impl ReportArgs {
+    pub fn gradescope(&self) -> crate::report::Settings {
+        crate::report::Settings {
+            hidden: self.hidden,
+            visibility: self.gradescope_visibility.clone(),
+        }
+    }
+}
+
+/// The reference binary: the one given, or a fresh release build.
+pub fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
+    match given {
+        Some(path) if path.is_file() => Ok(path.clone()),
+        Some(path) => Err(Error::Usage(format!(
+            "--reference: `{}` is not a file",
+            path.display()
+        ))),
+        None => workspace::build_reference(),
+    }
+}
+
+/// The corpus: the one given, or the bundled one.
+pub fn cases_root(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
+    let root = given.clone().unwrap_or_else(workspace::cases);
+    if !root.is_dir() {
+        return Err(Error::Usage(format!(
+            "--cases: `{}` is not a folder",
+            root.display()
+        )));
+    }
+    Ok(root)
+}
+
+pub fn current_dir() -> Result<PathBuf, Error> {
+    std::env::current_dir().map_err(|err| Error::io(&PathBuf::from("."), err))
+}
+
+/// How a check runs and what it reports: the options `cargo xtask check` and the student kit
+/// share.
+#[derive(clap::Args)]
+pub struct RunArgs {
+    /// Only cases whose group or `spec/group/name` contains PATTERN.
+    #[arg(long, value_name = "PATTERN")]
+    pub filter: Option<String>,
+    #[command(flatten)]
+    pub pace: PaceArgs,
+    /// Stop at the first failing graded case.
+    #[arg(long)]
+    pub fail_fast: bool,
+    /// Also run the cases that touch unspecified behaviour (reported, never graded).
+    #[arg(long)]
+    pub include_unspecified: bool,
+    /// Also show passing cases, and a full block for every failing one.
+    #[arg(long, short = 'v')]
+    pub verbose: bool,
+    /// Write every case's result as JSON.
+    #[arg(long, value_name = "FILE")]
+    pub json: Option<PathBuf>,
+    /// Write a JUnit XML report.
+    #[arg(long, value_name = "FILE")]
+    pub junit: Option<PathBuf>,
+    /// Write Gradescope's results.json.
+    #[arg(long, value_name = "FILE")]
+    pub gradescope: Option<PathBuf>,
+    /// Write an HTML report: a card per cause of failure, the boards side by side.
+    #[arg(long, value_name = "FILE")]
+    pub html: Option<PathBuf>,
+    /// Write a Markdown summary (totals, a table of groups, each cause with its first
+    /// difference); on GitHub Actions it also goes into the job summary.
+    #[arg(long, value_name = "FILE")]
+    pub summary: Option<PathBuf>,
+    /// Print one `::error` annotation per cause (on by itself on GitHub Actions).
+    #[arg(long)]
+    pub annotations: bool,
+    /// Build first with CMD (`make`, `g++ -O2 -o main *.cpp`), confined, in a copy of the
+    /// current folder; the program then runs in that copy (`--build make ./main`).
+    #[arg(long, value_name = "CMD", value_parser = command_line)]
+    pub build: Option<super::values::CommandLine>,
+    #[command(flatten)]
+    pub report: ReportArgs,
+    #[command(flatten)]
+    pub confine: ConfineArgs,
+}
+
+impl RunArgs {
+    /// What `target`, typed in `dir`, asks to run: as [`interpret_target`] says, or, with
+    /// `--build`, the command as typed (it names what the build makes).
+    pub fn program(&self, target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
+        match (&self.build, target.is_empty()) {
+            (Some(_), true) => Err(Error::Usage(
+                "--build needs the command that runs what it builds (`--build make ./main`)".into(),
+            )),
+            (Some(_), false) => Ok(Program::Command(target.to_vec())),
+            (None, _) => interpret_target(target, dir),
+        }
+    }
+
+    /// `base` with these settings.
+    pub fn apply(
+        &self,
+        base: crate::check::Options,
+        program: Program,
+        progress: bool,
+    ) -> crate::check::Options {
+        let mut confine = self.confine.settings();
+        // The reports this run writes are its outputs: no target reads an earlier one.
+        let reports = [
+            &self.json,
+            &self.junit,
+            &self.gradescope,
+            &self.html,
+            &self.summary,
+        ];
+        confine
+            .protected
+            .extend(reports.into_iter().flatten().cloned());
+        // With --build, the program is the folder, built as the user says, then run.
+        let (program, custom_build) = match (&self.build, program) {
+            (Some(build), Program::Command(run)) => (
+                Program::Sources(base.dir.clone()),
+                Some(crate::submission::Custom {
+                    build: build.words(),
+                    run,
+                }),
+            ),
+            (_, program) => (program, None),
+        };
+        crate::check::Options {
+            custom_build,
+            filter: self.filter.clone(),
+            jobs: self.pace.jobs.unwrap_or(base.jobs),
+            timeout: self.pace.timeout,
+            wall: self.pace.wall,
+            fail_fast: self.fail_fast,
+            include_unspecified: self.include_unspecified,
+            program,
+            progress,
+            confine,
+            ..base
+        }
+    }
+
+    /// The reports to write and print.
+    pub fn reports(&self) -> super::output::Reports {
+        super::output::Reports {
+            json: self.json.clone(),
+            junit: self.junit.clone(),
+            gradescope: self.gradescope.clone(),
+            html: self.html.clone(),
+            summary: self.summary.clone(),
+            annotations: self.annotations,
+            gradescope_settings: self.report.gradescope(),
+            verbose: self.verbose,
+            student_root: std::env::current_dir().unwrap_or_default(),
+        }
+    }
+}
+
+/// What `target`, typed in `dir`, asks to run: sources to build (one folder or source file of
+/// a compiled language), the command that runs it, or (empty) the reference; a hint when it
+/// cannot be run.
+fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
+    if let Some(sources) = crate::submission::names_sources(target, dir).map_err(Error::Usage)? {
+        return Ok(Program::Sources(sources));
+    }
+    crate::target::interpret(target.to_vec(), dir)
+        .map(Program::from_argv)
+        .map_err(|hint| Error::CouldNotRun {
+            command: crate::target::display_argv(target),
+            message: hint,
+        })
+}

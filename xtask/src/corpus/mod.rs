@@ -1,0 +1,12 @@
+//! Finding cases: suite files, the cases of a folder, and the split of a corpus across machines.
+//!
+//! [`suite`] reads `cases/<spec>/suite.toml` ([`Suite`], [`Rules`], `find` by name); [`discover`]
+//! lists a suite's [`Case`]s, sorted by path; [`shard`] is the FNV-1a split behind `--shard`.
+
+mod discover;
+mod shard;
+mod suite;
+
+pub use discover::{discover, Case};
+pub use shard::{fnv1a, Shard};
+pub use suite::{find, load_all, CompareMode, Rules, Suite};

@@ -1,0 +1,384 @@
+//! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
+//! cause), its stable id, and its words, with and without the case's own input line.
+
+use std::path::Path;
+
+use super::locate::locate;
+use super::outcome::{killed_by, Judgement, Verdict};
+use crate::corpus::Suite;
+
+impl Judgement {
+    /// Says where this failure's first difference shows and which rule of the spec decided
+    /// the expected output there ([`locate`]), for `suite`'s case `input`: what the cause is
+    /// keyed on. `stored` is the trace the student kit holds beside the case.
+    pub fn place_difference(
+        &mut self,
+        suite: &Suite,
+        reference: &Path,
+        dir: &Path,
+        input: &[u8],
+        stored: &Path,
+    ) {
+        let Some(difference) = &self.difference else {
+            return;
+        };
+        let stdout = self.execution.as_ref().map_or(&[][..], |e| &e.stdout[..]);
+        let found = locate(
+            suite,
+            reference,
+            dir,
+            input,
+            difference.telling_offset(),
+            stdout,
+            stored,
+        );
+        self.answers = found.as_ref().and_then(|l| l.command.clone());
+        self.rule = found.as_ref().and_then(|l| l.rule.clone());
+        self.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
+        self.location = found.map(|l| l.phrase);
+    }
+
+    /// What a failure is, in words: the verdict, the kind of difference, and an example of the
+    /// kind of input line where it shows (this case's).
+    pub fn cause(&self) -> String {
+        match (&self.difference, self.verdict) {
+            (Some(difference), Verdict::PresentationError) => {
+                format!("{}: {}", self.verdict, difference.cause)
+            }
+            (Some(difference), Verdict::WrongOutput) => {
+                let answers = match self.answers.as_deref() {
+                    None => String::new(),
+                    Some("") => " (in the output after an empty line)".into(),
+                    Some(line) => format!(
+                        " (in the output after a line like `{}`)",
+                        super::diff::line(line)
+                    ),
+                };
+                format!("{}: {}{answers}", self.verdict, difference.cause)
+            }
+            (_, Verdict::RuntimeError) => match self.signal() {
+                Some(signal) => format!("runtime error: {}", killed_by(signal)),
+                None => format!("runtime error: {}", self.last_stderr_line()),
+            },
+            (_, Verdict::ExitStatus) => match self.signal() {
+                Some(signal) => format!("exit status: {}", killed_by(signal)),
+                None => "exit status: right output, non-zero exit status".into(),
+            },
+            (_, Verdict::CouldNotBuild) => format!(
+                "could not build: {}",
+                build_headline(self.detail.as_deref().unwrap_or_default())
+            ),
+            (_, verdict) => verdict.to_string(),
+        }
+    }
+
+    /// The key failures are grouped by. One bug makes one kind of difference, shown after one
+    /// kind of input line, whatever the expected text is: the verdict, the kind of difference
+    /// (or the crash's message), and the shape of that input line ([`command_kind`]). The first
+    /// divergence is the cause: a program that printed a wrong line and then crashed (at the
+    /// end of its input, say) is keyed by the wrong line, the crash being its consequence.
+    ///
+    /// Where the reference names the rule of the spec that decided the expected output at the
+    /// difference, the rule takes the input line's place, and the kind of difference is
+    /// coarsened to what one bug keeps making ([`Judgement::kind_under_rule`]): one misread rule
+    /// is one cause, whatever command showed it and however far a number is off.
+    pub fn cause_key(&self) -> (Verdict, String, String) {
+        match (self.divergence(), &self.rule) {
+            (Some((verdict, _)), Some(rule)) if rule.misread => {
+                (verdict, "misread".into(), format!("rule {}", rule.slug))
+            }
+            (Some((verdict, _)), Some(rule)) => (
+                verdict,
+                self.kind_under_rule(),
+                format!("rule {}", rule.slug),
+            ),
+            (Some((verdict, difference)), None) => (
+                verdict,
+                difference.to_string(),
+                self.answers
+                    .as_deref()
+                    .map(command_kind)
+                    .unwrap_or_default(),
+            ),
+            (None, _) => (self.verdict, self.cause_text(), String::new()),
+        }
+    }
+
+    /// The kind of difference a cause keyed by a rule keeps: a difference of presentation
+    /// (spaces, line endings, the final newline) or of length (output cut short, extra output
+    /// after the end) as it is; any other as one kind, since where one bug shows, what it prints
+    /// instead (a letter, a number, a bracket, a line too many) depends on the case.
+    fn kind_under_rule(&self) -> String {
+        let Some(difference) = &self.difference else {
+            return String::new();
+        };
+        if difference.presentation_only
+            || difference.actual_line.is_none()
+            || difference.expected_line.is_none()
+        {
+            difference.cause.clone()
+        } else {
+            "the output differs".into()
+        }
+    }
+
+    /// When the cause is where the output parted from the expected one: the verdict it is
+    /// keyed by (a crash after a wrong line is keyed as that wrong line) and the kind of
+    /// difference.
+    fn divergence(&self) -> Option<(Verdict, &str)> {
+        let difference = self.difference.as_ref()?;
+        match self.verdict {
+            Verdict::WrongOutput | Verdict::PresentationError => {
+                Some((self.verdict, &difference.cause))
+            }
+            Verdict::RuntimeError if self.diverged_before_the_end() => {
+                Some((Verdict::WrongOutput, &difference.cause))
+            }
+            _ => None,
+        }
+    }
+
+    /// The stable short name of [`Judgement::cause_key`]: six hex digits of its FNV-1a hash,
+    /// the same in every run and every report.
+    pub fn cause_id(&self) -> String {
+        let (verdict, difference, kind) = self.cause_key();
+        let hash =
+            crate::corpus::fnv1a(format!("{}\0{difference}\0{kind}", verdict.slug()).as_bytes());
+        format!("{:06x}", (hash ^ (hash >> 32)) & 0xff_ffff)
+    }
+
+    /// Whether the program printed a wrong line before it stopped (rather than stopping short
+    /// of a right output, or in the middle of a right line).
+    pub fn diverged_before_the_end(&self) -> bool {
+        self.difference.as_ref().is_some_and(|d| {
+            let cut_short = match (&d.expected_line, &d.actual_line) {
+                (Some(expected), Some(actual)) => expected.starts_with(actual.as_str()),
+                (_, None) => true,
+                (None, Some(_)) => false,
+            };
+            !cut_short && !d.presentation_only
+        })
+    }
+
+    /// The cause in words that hold no case's input or output: what reports show as the cause
+    /// of every case it groups (the example case shows the literal lines).
+    pub fn cause_text(&self) -> String {
+        let Some((verdict, difference)) = self.divergence() else {
+            return self.cause();
+        };
+        let then = match self.verdict {
+            Verdict::RuntimeError => ", then it crashed",
+            _ => "",
+        };
+        match &self.rule {
+            Some(rule) if rule.misread => return format!("{verdict}: {}{then}", rule.words),
+            Some(rule) => {
+                return format!(
+                    "{verdict}: {}, where “{}” decides the output{then}",
+                    self.kind_under_rule(),
+                    rule.words
+                )
+            }
+            None => {}
+        }
+        let after = match self.answers.as_deref().map(command_kind).as_deref() {
+            None => "",
+            Some("(empty line)") => " (in the output after an empty input line)",
+            Some("#") => " (in the output after an input line starting with a number)",
+            Some("A") => " (in the output after an input line starting with a word)",
+            Some("(space)") => " (in the output after an input line starting with a space)",
+            Some(_) => " (in the output after an input line starting with punctuation)",
+        };
+        format!("{verdict}: {difference}{after}{then}")
+    }
+}
+
+/// Where several misreadings explain a case's failure equally well: which to name, so that one
+/// program's failures are explained by as few misreadings as can be. Each case lists its
+/// candidates' names, best first; the one named by most cases of the run wins (the first
+/// listed, between equals). Returns the chosen index per case.
+pub fn settle_ties(candidates: &[Vec<&str>]) -> Vec<usize> {
+    let mut counts: std::collections::HashMap<&str, usize> = std::collections::HashMap::new();
+    for names in candidates {
+        for name in names {
+            *counts.entry(name).or_default() += 1;
+        }
+    }
+    candidates
+        .iter()
+        .map(|names| {
+            let mut chosen = 0;
+            for (k, name) in names.iter().enumerate() {
+                if counts[name] > counts[names[chosen]] {
+                    chosen = k;
+                }
+            }
+            chosen
+        })
+        .collect()
+}
+
+impl Judgement {
+    /// Names the misreading [`settle_ties`] chose among this failure's equally good ones.
+    fn choose_rule(&mut self, chosen: usize) {
+        if chosen > 0 && chosen <= self.tied.len() {
+            if let Some(rule) = self.rule.take() {
+                let pick = self.tied.remove(chosen - 1);
+                self.tied.insert(chosen - 1, rule);
+                self.rule = Some(pick);
+            }
+        }
+    }
+
+    /// The names of the rules that explain this failure equally well, the named one first.
+    fn candidates(&self) -> Vec<&str> {
+        self.rule
+            .iter()
+            .chain(&self.tied)
+            .map(|rule| rule.slug.as_str())
+            .collect()
+    }
+}
+
+/// Settles the ties of every failure of one program's run ([`settle_ties`]).
+pub fn settle_run_ties<'a>(judgements: impl Iterator<Item = &'a mut Judgement>) {
+    let mut judgements: Vec<&mut Judgement> = judgements.collect();
+    let chosen = settle_ties(
+        &judgements
+            .iter()
+            .map(|judgement| judgement.candidates())
+            .collect::<Vec<_>>(),
+    );
+    for (judgement, chosen) in judgements.iter_mut().zip(chosen) {
+        judgement.choose_rule(chosen);
+    }
+}
+
+/// The kind of an input line, for grouping: how it starts. An empty line, a number (a move, a
+/// size), a word (a command such as `F 2 X Y Z` or `R`, a row of jewels), a space (a row with
+/// holes), or punctuation (`<`, `>`, `-1`).
+pub fn command_kind(line: &str) -> String {
+    match line.chars().next() {
+        None => "(empty line)".into(),
+        Some(c) if c.is_ascii_digit() => "#".into(),
+        Some(c) if c.is_alphabetic() => "A".into(),
+        Some(' ') => "(space)".into(),
+        Some(_) => "(punctuation)".into(),
+    }
+}
+
+/// The line of a failed build's message that says most: the compiler's first error line, else
+/// its first line.
+pub fn build_headline(message: &str) -> String {
+    // The message's first two lines say which command failed and how.
+    let lines = || {
+        message
+            .lines()
+            .skip(2)
+            .map(str::trim)
+            .filter(|l| !l.is_empty())
+    };
+    let line = lines()
+        .find(|line| line.to_ascii_lowercase().contains("error"))
+        .or_else(|| lines().next())
+        .unwrap_or("the build failed");
+    super::diff::line(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use super::*;
+    use crate::process::{Execution, Exit};
+
+    #[test]
+    fn input_lines_group_by_kind() {
+        assert_eq!(command_kind("F 2 X Y Z"), command_kind("F 10 S T V"));
+        assert_eq!(command_kind("XXX"), command_kind("S  V  STS"));
+        assert_eq!(command_kind(" X  "), command_kind("  Z  X"));
+        assert_eq!(command_kind("<"), command_kind(">"));
+        assert_ne!(command_kind("<"), command_kind("R"));
+        assert_eq!(command_kind("3"), command_kind("10"));
+        assert_eq!(command_kind(""), "(empty line)");
+    }
+
+    use crate::corpus::{CompareMode, Rules};
+
+    /// The judgement of a program that printed `stdout` and ended with `exit` (and `stderr`),
+    /// where `expected` was right and the difference answers the input line `answers`.
+    fn judged(expected: &str, stdout: &str, exit: Exit, stderr: &str, answers: &str) -> Judgement {
+        let execution =
+            Execution::finished(exit, stdout.as_bytes().to_vec(), stderr.as_bytes().to_vec());
+        let rules = Rules {
+            compare: CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let mut judgement = crate::judge::outcome::judge(
+            rules,
+            expected.as_bytes().to_vec(),
+            execution,
+            Duration::from_secs(1),
+        );
+        judgement.answers = Some(answers.to_string());
+        judgement
+    }
+
+    #[test]
+    fn one_kind_of_difference_after_one_kind_of_line_is_one_cause_whatever_the_text() {
+        let a = judged("|X|\n", "|Y|\n", Exit::Code(0), "", "F 2 X Y Z");
+        let b = judged("|S|\n|T|\n", "|S|\n|V|\n", Exit::Code(0), "", "F 10 S T V");
+        assert_eq!(a.cause_id(), b.cause_id());
+        assert_eq!(a.cause_text(), b.cause_text());
+        // The words hold no case's input; the per-case cause does.
+        assert!(!a.cause_text().contains("F 2 X Y Z"), "{}", a.cause_text());
+        assert!(a.cause().contains("F 2 X Y Z"));
+        // Another kind of input line, or another kind of difference: another cause.
+        let c = judged("|X|\n", "|Y|\n", Exit::Code(0), "", "<");
+        let d = judged("|X|\n", "|X|\n|extra|\n", Exit::Code(0), "", "F 2 X Y Z");
+        assert_ne!(a.cause_id(), c.cause_id());
+        assert_ne!(a.cause_id(), d.cause_id());
+        assert_eq!(a.cause_id().len(), 6);
+    }
+
+    #[test]
+    fn a_crash_after_a_wrong_line_is_the_wrong_line_s_consequence() {
+        let wrong = judged("|X|\n|Z|\n", "|Y|\n|Z|\n", Exit::Code(0), "", "R");
+        let then_crashed = judged(
+            "|X|\n|Z|\n",
+            "|Y|\n",
+            Exit::Code(1),
+            "EOFError: EOF when reading a line\n",
+            "R",
+        );
+        assert_eq!(then_crashed.verdict, Verdict::RuntimeError);
+        assert_eq!(wrong.cause_id(), then_crashed.cause_id());
+        assert!(then_crashed.cause_text().ends_with(", then it crashed"));
+        // A crash that cut a right output short is the crash itself.
+        let cut_short = judged(
+            "|X|\n|Z|\n",
+            "|X|\n|Z",
+            Exit::Code(1),
+            "ZeroDivisionError: division by zero\n",
+            "R",
+        );
+        assert_ne!(wrong.cause_id(), cut_short.cause_id());
+        assert_eq!(
+            cut_short.cause_text(),
+            "runtime error: ZeroDivisionError: division by zero"
+        );
+    }
+
+    #[test]
+    fn ties_go_to_the_misreading_most_failures_share() {
+        // Case 1 is explained by a or b, case 2 by b alone, case 3 by b or c: b, everywhere.
+        let chosen = settle_ties(&[vec!["a", "b"], vec!["b"], vec!["b", "c"]]);
+        assert_eq!(chosen, [1, 0, 0]);
+        // Case 3 by c or a: a is as common as b, so case 1 keeps a and case 3 takes a.
+        let chosen = settle_ties(&[vec!["a", "b"], vec!["b"], vec!["c", "a"]]);
+        assert_eq!(chosen, [0, 0, 1]);
+        // Between equals, the first listed.
+        assert_eq!(settle_ties(&[vec!["a", "b"], vec!["b", "a"]]), [0, 0]);
+        assert_eq!(settle_ties(&[vec![], vec!["a"]]), [0, 0]);
+    }
+}

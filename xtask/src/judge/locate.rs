@@ -1,0 +1,448 @@
+//! Saying which input line an output difference answers.
+//!
+//! The reference binary writes, with `--trace FILE`, the number of output bytes that exist
+//! after each input line. The first trace entry past the difference's offset in the expected
+//! output names the input line whose answer holds the difference. The trace's `@ GAP LENGTH
+//! SLUG` lines (each span's start relative to the previous span's; `= SLUG WORDS` gives each
+//! rule's words once) say which rule of the spec decided each span of the expected output: the
+//! innermost span holding the difference names the rule whose output went wrong first.
+
+use std::path::Path;
+use std::sync::Arc;
+use std::time::Duration;
+
+use crate::confine::Policy;
+use crate::corpus::Suite;
+use crate::process::{execute, Bounds};
+use crate::target::Target;
+
+/// Where a difference shows, in terms of the input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Location {
+    /// A phrase like ``in the output after input line 12: `R` ``.
+    pub phrase: String,
+    /// The input line the output answers (without its line ending); `None` where it answers
+    /// the whole input or none of it.
+    pub command: Option<String>,
+    /// The rule of the spec that decided the expected output where it differs, when the
+    /// reference says.
+    pub rule: Option<RuleAt>,
+    /// Other misreadings that explain the program's output there as well as `rule` does.
+    pub tied: Vec<RuleAt>,
+}
+
+/// A rule of the spec, as the reference's trace names it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RuleAt {
+    /// Its stable short name (`match-horizontal`).
+    pub slug: String,
+    /// The rule in the spec document's words.
+    pub words: String,
+    /// The program's output there is what a misreading of the rule prints.
+    pub misread: bool,
+}
+
+/// The rules whose output went wrong at byte `offset` of the expected output, where `actual`
+/// is the program's output: the misreadings holding `offset` that explain most of what the
+/// program shows there (at least its first wrong byte; several when they explain as much),
+/// else the rule of the innermost span holding `offset` (a span `START..END`, or an empty span
+/// at `offset`: output that should have been there and is missing; the later of two equal
+/// spans wins). Empty when the trace names none.
+fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
+    // Each rule's words, given once (`= SLUG WORDS`) before its first span.
+    let words_of: std::collections::HashMap<&str, &str> = trace
+        .lines()
+        .filter_map(|line| line.strip_prefix("= ")?.split_once(' '))
+        .collect();
+    let mut best: Option<(usize, &str, &str)> = None;
+    let mut misread: (usize, Vec<RuleAt>) = (0, Vec::new());
+    let mut last_start = 0usize;
+    for line in trace.lines() {
+        let (misreading, rest) = match line.split_at_checked(2) {
+            Some(("@ ", rest)) => (false, rest),
+            Some(("? ", rest)) => (true, rest),
+            _ => continue,
+        };
+        let mut words = rest.splitn(if misreading { 6 } else { 4 }, ' ');
+        let (Some(first), Some(second), Some(slug)) = (words.next(), words.next(), words.next())
+        else {
+            continue;
+        };
+        let (start, end) = if misreading {
+            let (Ok(start), Ok(end)) = (first.parse::<usize>(), second.parse::<usize>()) else {
+                continue;
+            };
+            (start, end)
+        } else {
+            // A span: its start relative to the previous span's, and its length.
+            let (Ok(gap), Ok(length)) = (first.parse::<i64>(), second.parse::<usize>()) else {
+                continue;
+            };
+            let Some(start) = last_start.checked_add_signed(gap as isize) else {
+                continue;
+            };
+            last_start = start;
+            (start, start + length)
+        };
+        // A misreading may explain past the bytes it shows (its hash covers the rest).
+        let holds = (start <= offset && offset < end)
+            || (start == end && start == offset)
+            || (misreading && start <= offset);
+        if !holds {
+            continue;
+        }
+        if misreading {
+            // How much of what the program shows from `start` on the misreading explains: it
+            // must explain the line where the outputs part; the one explaining most wins.
+            let shows = words.next().and_then(from_hex).unwrap_or_default();
+            let printed = actual.get(start..).unwrap_or_default();
+            let whole = words
+                .next()
+                .and_then(|hash| u64::from_str_radix(hash, 16).ok());
+            // A program printing all the misreading prints explains all of it.
+            let explained = if whole == Some(crate::corpus::fnv1a(printed)) {
+                usize::MAX
+            } else {
+                printed
+                    .iter()
+                    .zip(&shows)
+                    .take_while(|(a, s)| a == s)
+                    .count()
+            };
+            // It must explain the program's whole line where the outputs part, not a
+            // coincidence of a few bytes.
+            let line_end = printed
+                .iter()
+                .skip(offset - start)
+                .position(|&byte| byte == b'\n')
+                .map_or(printed.len(), |at| offset - start + at + 1);
+            if explained >= line_end.max(offset - start + 1) && explained >= misread.0 {
+                if explained > misread.0 {
+                    misread = (explained, Vec::new());
+                }
+                misread.1.push(RuleAt {
+                    slug: slug.into(),
+                    words: words.next().unwrap_or_default().into(),
+                    misread: true,
+                });
+            }
+        } else if best.is_none_or(|(length, _, _)| end - start <= length) {
+            let words = words_of.get(slug).copied().unwrap_or_default();
+            best = Some((end - start, slug, words));
+        }
+    }
+    if !misread.1.is_empty() {
+        return misread.1;
+    }
+    best.map(|(_, slug, words)| RuleAt {
+        slug: slug.into(),
+        words: words.into(),
+        misread: false,
+    })
+    .into_iter()
+    .collect()
+}
+
+/// The bytes of a string of hex digits.
+fn from_hex(hex: &str) -> Option<Vec<u8>> {
+    (0..hex.len())
+        .step_by(2)
+        .map(|at| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok())
+        .collect()
+}
+
+/// Where the byte `offset` of the expected output of `suite`'s case `input` shows, and which
+/// rule decided it, where the program printed `actual`. A built-in spec's engine says, in this
+/// process; else the bundled `reference` binary's `--trace` (it runs trusted, in `dir`); else the trace
+/// `stored` beside the case when the student kit was built. An instructor's own reference
+/// cannot say: `None`.
+pub fn locate(
+    suite: &Suite,
+    reference: &Path,
+    dir: &Path,
+    input: &[u8],
+    offset: usize,
+    actual: &[u8],
+    stored: &Path,
+) -> Option<Location> {
+    if !suite.is_built_in() {
+        return None;
+    }
+    let trace = reference_trace(suite, reference, dir, input)
+        .or_else(|| std::fs::read_to_string(stored).ok().map(Arc::new))?;
+    phrase_of(&trace, input, offset, actual)
+}
+
+/// The trace of the bundled reference for `suite`'s case `input`: made in this process for a
+/// built-in spec, else by the `reference` binary's `--trace` (it runs trusted, in `dir`).
+pub fn reference_trace(
+    suite: &Suite,
+    reference: &Path,
+    dir: &Path,
+    input: &[u8],
+) -> Option<Arc<String>> {
+    built_in_trace(suite.file.args.as_deref().unwrap_or_default(), input).or_else(|| {
+        reference
+            .is_file()
+            .then(|| trace(&suite.reference_target(reference, dir), input).map(Arc::new))
+            .flatten()
+    })
+}
+
+/// Where the byte `offset` of the expected output shows, from a trace's text (one the
+/// reference wrote in this process, say).
+pub fn from_trace_text(
+    trace: &str,
+    input: &[u8],
+    offset: usize,
+    actual: &[u8],
+) -> Option<Location> {
+    phrase_of(trace, input, offset, actual)
+}
+
+/// How many bytes of a wrong variant's output a trace keeps from where it parts from the
+/// reference's: enough to tell one misreading from another.
+#[cfg(feature = "reference")]
+const MISREADING_BYTES: usize = 128;
+
+/// The trace of the bundled reference for `input`, computed in this process by the reference's
+/// own engine, for the built-in spec among `args` (a suite's `args`): the reference's
+/// `--trace` lines, and a misreading line (`? START END VARIANT HEX HASH WORDS`) for each
+/// wrong variant that prints something else: where its output parts from the reference's, what
+/// it prints there (its first bytes in hex, and the FNV-1a hash of all it prints from there),
+/// so that a program printing the same is told which rule it misread.
+/// `None` in a build without the reference (the student kit, which holds the traces written
+/// when it was built).
+pub fn built_in_trace(args: &[String], input: &[u8]) -> Option<Arc<String>> {
+    #[cfg(feature = "reference")]
+    return remembered(args, input);
+    #[cfg(not(feature = "reference"))]
+    {
+        let _ = (args, input);
+        None
+    }
+}
+
+/// How many bytes of traces a process keeps, so that grading a class makes each case's trace
+/// once and not once per submission that fails it.
+#[cfg(feature = "reference")]
+const REMEMBERED_BYTES: usize = 16 << 20;
+
+/// The trace of `input` under `args`, made once per process (while the traces kept stay under
+/// [`REMEMBERED_BYTES`]).
+#[cfg(feature = "reference")]
+fn remembered(args: &[String], input: &[u8]) -> Option<Arc<String>> {
+    use sha2::{Digest, Sha256};
+    use std::collections::HashMap;
+    use std::sync::{Mutex, OnceLock};
+    /// The traces kept, by the hash of their arguments and input, and their bytes in all.
+    type Kept = (HashMap<Vec<u8>, Arc<String>>, usize);
+    static KEPT: OnceLock<Mutex<Kept>> = OnceLock::new();
+    let mut key = Sha256::new();
+    for arg in args {
+        key.update((arg.len() as u64).to_le_bytes());
+        key.update(arg.as_bytes());
+    }
+    key.update(input);
+    let key = key.finalize().to_vec();
+    let kept = KEPT.get_or_init(Mutex::default);
+    if let Some(trace) = kept.lock().ok()?.0.get(&key) {
+        return Some(Arc::clone(trace));
+    }
+    let trace = Arc::new(make_trace(args, input)?);
+    let mut kept = kept.lock().ok()?;
+    if kept.1 + trace.len() <= REMEMBERED_BYTES {
+        kept.1 += trace.len();
+        kept.0.insert(key, Arc::clone(&trace));
+    }
+    Some(trace)
+}
+
+#[cfg(feature = "reference")]
+fn make_trace(args: &[String], input: &[u8]) -> Option<String> {
+    use std::fmt::Write as _;
+    let spec = args.iter().find_map(|arg| gridjudge::spec::find(arg))?;
+    let (mut trace, mut output) = (Vec::new(), Vec::new());
+    // Input the reference refuses still has its trace up to there.
+    let _ = gridjudge::driver::run(spec, input, &mut output, Some(&mut trace));
+    let mut trace = String::from_utf8(trace).ok()?;
+    for misreading in gridjudge::misread::misreadings(spec, input, &output) {
+        let rest = &misreading.output[misreading.start..];
+        let shows = &rest[..rest.len().min(MISREADING_BYTES)];
+        let hex: String = shows.iter().map(|byte| format!("{byte:02x}")).collect();
+        let variant = misreading.variant;
+        let _ = writeln!(
+            trace,
+            "? {} {} {} {hex} {:016x} {} (the handout: {})",
+            misreading.start,
+            misreading.start + shows.len(),
+            variant.name,
+            crate::corpus::fnv1a(rest),
+            variant.what,
+            variant.rule
+        );
+    }
+    Some(trace)
+}
+
+/// The trace the reference writes for `input`: the text of its `--trace` file.
+pub fn trace(reference: &Target, input: &[u8]) -> Option<String> {
+    let dir = tempfile::tempdir().ok()?;
+    let trace_path = dir.path().join("trace");
+    let mut traced = reference.clone();
+    traced.args.push("--trace".into());
+    traced.args.push(trace_path.clone().into());
+    let bounds = Bounds {
+        timeout: Duration::from_secs(30),
+        wall: crate::process::backstop(Duration::from_secs(30)),
+        asleep_after: None,
+        stdout_cap: usize::MAX / 2,
+        stderr_cap: 4096,
+    };
+    execute(&traced, input, &bounds, &Policy::trusted()).ok()?;
+    std::fs::read_to_string(&trace_path).ok()
+}
+
+fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
+    let entries: Vec<(usize, usize)> = trace
+        .lines()
+        .filter_map(|line| {
+            let (input_line, output_end) = line.split_once(' ')?;
+            Some((
+                input_line.parse::<usize>().ok()?,
+                output_end.parse::<usize>().ok()?,
+            ))
+        })
+        .collect();
+    let mut rules = rules_at(trace, offset, actual).into_iter();
+    let rule = rules.next();
+    let tied: Vec<RuleAt> = rules.collect();
+    let at = |phrase: &str| {
+        Some(Location {
+            phrase: phrase.into(),
+            command: None,
+            rule: rule.clone(),
+            tied: tied.clone(),
+        })
+    };
+    let Some(&(input_line, _)) = entries.iter().find(|&&(_, output_end)| output_end > offset)
+    else {
+        return at("after the end of the expected output");
+    };
+    if input_line == 0 {
+        return at("in the output written before any input is read");
+    }
+    // A program that answers only once it has read everything (go, collapse): the output
+    // answers the whole input, not its last line.
+    let before_last = entries.iter().rev().nth(1).map_or(0, |&(_, end)| end);
+    if entries.last().is_some_and(|&(line, _)| line == input_line) && before_last == 0 {
+        return at("in the output after the whole input");
+    }
+    let text = input.split(|&b| b == b'\n').nth(input_line - 1)?;
+    let text = String::from_utf8_lossy(text.strip_suffix(b"\r").unwrap_or(text));
+    let shown = if text.is_empty() {
+        "(an empty line)".to_string()
+    } else {
+        format!("`{text}`")
+    };
+    Some(Location {
+        phrase: format!("in the output after input line {input_line}: {shown}"),
+        command: Some(text.into_owned()),
+        rule,
+        tied,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn offsets_map_to_the_line_whose_output_holds_them() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace");
+        std::fs::write(&path, "0 0\n1 0\n2 0\n3 10\n4 20\n5 30\n").unwrap();
+        let input = b"4\n3\nEMPTY\nR\n\n";
+        let trace = std::fs::read_to_string(&path).unwrap();
+        let at = |offset| from_trace_text(&trace, input, offset, b"").unwrap().phrase;
+        assert_eq!(at(0), "in the output after input line 3: `EMPTY`");
+        assert_eq!(at(15), "in the output after input line 4: `R`");
+        assert_eq!(at(29), "in the output after input line 5: (an empty line)");
+        assert_eq!(at(30), "after the end of the expected output");
+        let command = |offset| from_trace_text(&trace, input, offset, b"").unwrap().command;
+        assert_eq!(command(15), Some("R".into()));
+        assert_eq!(command(29), Some(String::new()));
+    }
+
+    #[test]
+    fn output_written_only_at_the_end_answers_the_whole_input() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("trace");
+        std::fs::write(&path, "0 0\n1 0\n2 0\n3 0\n4 90\n").unwrap();
+        let trace = std::fs::read_to_string(&path).unwrap();
+        let found = from_trace_text(&trace, b"9\n..B\n...\n.W.\n", 40, b"").unwrap();
+        assert_eq!(found.phrase, "in the output after the whole input");
+        assert_eq!(found.command, None);
+    }
+
+    #[test]
+    fn the_innermost_span_names_the_rule() {
+        // Spans 0..30, 4..7 and an empty one at 30, each start after the previous one's.
+        let trace = "0 0\n= display every command is followed by a display\n@ 0 30 display\n\
+                     = landing fallers land when they cannot move down\n@ 4 3 landing\n\
+                     = game-over-line GAME OVER on its own line\n@ 26 0 game-over-line\n1 30\n";
+        let slug = |offset| {
+            rules_at(trace, offset, b"")
+                .first()
+                .map(|rule| rule.slug.clone())
+        };
+        assert_eq!(slug(5).as_deref(), Some("landing"));
+        assert_eq!(
+            rules_at(trace, 4, b"")[0].words,
+            "fallers land when they cannot move down"
+        );
+        assert_eq!(slug(3).as_deref(), Some("display"));
+        assert_eq!(slug(7).as_deref(), Some("display"));
+        assert_eq!(slug(30).as_deref(), Some("game-over-line"));
+        assert_eq!(slug(31), None);
+        assert_eq!(rules_at("0 0\n1 10\n", 5, b""), vec![]);
+    }
+
+    #[test]
+    fn a_misreading_the_program_shows_names_the_misread_rule() {
+        // Expected ` 4` at 10..13; counted per stone, the program would show ` 2` and go on
+        // as expected (a newline: its hash), with diagonal liberties ` 7` and a newline (its
+        // first bytes).
+        let newline = format!("{:016x}", crate::corpus::fnv1a(b" 2\n"));
+        let trace = format!(
+            "= liberties every stone shows its group's liberties\n@ 10 3 liberties\n\
+             ? 10 13 liberties-shared 2032 {newline} a group shares its liberties\n\
+             ? 10 13 liberties-nsew 20370a 0 liberties are N, S, E, W only\n"
+        );
+        let trace = trace.as_str();
+        let actual = |cell: &str| format!("0123456789{cell}\n").into_bytes();
+        let slug = |cell| rules_at(trace, 11, &actual(cell))[0].slug.clone();
+        assert_eq!(slug(" 2"), "liberties-shared");
+        assert_eq!(slug(" 7"), "liberties-nsew");
+        assert_eq!(slug(" 5"), "liberties");
+        // Explaining the first wrong bytes but not the rest of the line is no explanation.
+        let short = "? 10 13 liberties-shared 2032 0 a group shares its liberties\n";
+        assert_eq!(rules_at(short, 11, &actual(" 2")), vec![]);
+        // Printing all of a misreading beats printing its first bytes.
+        let tied = format!("{trace}? 10 13 liberties-other 2032 0 another misreading\n");
+        let slugs = |trace: &str, cell| -> Vec<String> {
+            rules_at(trace, 11, &actual(cell))
+                .into_iter()
+                .map(|rule| rule.slug)
+                .collect()
+        };
+        assert_eq!(slugs(&tied, " 2"), ["liberties-shared"]);
+        // Two that explain as much are both named, in the trace's order.
+        let even = format!("{tied}? 10 13 liberties-again 2032 {newline} the same again\n");
+        assert_eq!(slugs(&even, " 2"), ["liberties-shared", "liberties-again"]);
+        assert_eq!(
+            rules_at(trace, 11, &actual(" 2"))[0].words,
+            "a group shares its liberties"
+        );
+    }
+}

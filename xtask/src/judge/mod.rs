@@ -1,0 +1,24 @@
+//! Judging one case and the result model of a run.
+//!
+//! [`compare`] holds the canonical forms two outputs share exactly when they compare equal;
+//! [`outcome`] the closed [`Verdict`], the [`Judgement`] of a case and [`judge`] (with
+//! [`judge_hidden`] for a hidden case, redacted, by the salted hashes of [`hidden`]); [`cause`]
+//! where a difference shows and the rule behind it; [`locate`] the input line of a difference,
+//! from the reference's trace; [`diff`] the line diff with invisible characters made visible;
+//! [`run`] the finished [`Run`] and its summaries, computed once, which every reporter only
+//! formats.
+
+mod cause;
+mod compare;
+mod diff;
+mod hidden;
+mod locate;
+mod outcome;
+mod run;
+
+pub use cause::{build_headline, settle_run_ties, settle_ties};
+pub use diff::{line as visible_line, render as line_diff, visible};
+pub use hidden::{from_hex, mask, to_hex, Hashes};
+pub use locate::{built_in_trace, from_trace_text, reference_trace};
+pub use outcome::{judge, judge_hidden, killed_by, CaseResult, Judgement, Verdict};
+pub use run::{stderr_tail, Cause, Run, Summaries, Totals};

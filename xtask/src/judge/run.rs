@@ -1,0 +1,253 @@
+//! The result model every reporter reads: a finished [`Run`] of cases and its summaries,
+//! computed once when the run is finished: its causes of failure ([`Cause`], in first-seen
+//! order, each with its first case and the others), its groups with their passes and failures
+//! ([`GroupTally`]), its [`Totals`] and scored groups, and the tail of a case's stderr
+//! ([`stderr_tail`]). `check` builds it; `message`, `html`, `json`, `junit`, `gradescope` and
+//! `grade` only format it.
+
+use std::time::Duration;
+
+use super::outcome::{CaseResult, Judgement, Verdict};
+use crate::corpus::Suite;
+
+/// A finished run: every selected case's result, in path order.
+#[derive(Debug)]
+pub struct Run {
+    pub suites: Vec<Suite>,
+    pub results: Vec<CaseResult>,
+    /// Cases left out by `--filter`.
+    pub n_filtered: usize,
+    /// Ungraded cases left out because `--include-unspecified` was not given.
+    pub n_ungraded_left_out: usize,
+    pub target: String,
+    pub elapsed: Duration,
+    /// The note printed when the spec was inferred.
+    pub inferred: Option<String>,
+    /// Lines about the confinement the user should see once.
+    pub warnings: Vec<String>,
+    /// Ctrl-C stopped the run: the results are partial.
+    pub interrupted: bool,
+    /// The causes and group tallies of `results`, computed once by [`Summaries::of`].
+    pub summaries: Summaries,
+    /// How the sources were built, for a check of sources.
+    pub build: Option<crate::submission::Outcome>,
+}
+
+/// Lines of stderr shown under a failing case, in every report.
+pub const STDERR_LINES: usize = 12;
+
+/// What makes two failures one cause (see [`Judgement::cause_key`]).
+pub type CauseKey = (Verdict, String, String);
+
+/// One cause of failure: the failing cases whose judgements share a key.
+#[derive(Debug, Clone)]
+pub struct Cause {
+    pub key: CauseKey,
+    /// A short name of the key, the same in every run and report
+    /// ([`Judgement::cause_id`]).
+    pub id: String,
+    /// Indices into [`Run::results`]: its example first (the smallest public hand-written
+    /// case, see [`example_order`]), then the others in case order.
+    pub cases: Vec<usize>,
+}
+
+/// How good an example of its cause a failing case is, lower first: public before hidden,
+/// hand-written before generated, fewer input lines, then case order.
+fn example_order(result: &CaseResult, k: usize) -> (bool, bool, usize, usize) {
+    (
+        result.case.hidden,
+        result.case.group == "generated",
+        result.input_lines,
+        k,
+    )
+}
+
+/// One group of a run (graded or not) with its passes and failures; skipped cases count in
+/// neither.
+#[derive(Debug, Clone)]
+pub struct GroupTally {
+    pub spec: String,
+    pub group: String,
+    pub passed: usize,
+    pub failed: usize,
+    pub graded: bool,
+}
+
+/// A run's summaries: what every reporter would otherwise compute for itself.
+#[derive(Debug, Clone, Default)]
+pub struct Summaries {
+    /// Every cause of failure, in the order of its first case.
+    pub causes: Vec<Cause>,
+    /// For each result, the index of its cause in `causes` (`None`: passed or skipped).
+    pub cause_of: Vec<Option<usize>>,
+    /// Every group of the run, in spec then group order.
+    pub groups: Vec<GroupTally>,
+}
+
+impl Summaries {
+    /// The summaries of `results` (in case order).
+    pub fn of(results: &[CaseResult]) -> Summaries {
+        let mut causes: Vec<Cause> = Vec::new();
+        let mut index: std::collections::HashMap<CauseKey, usize> = Default::default();
+        let mut cause_of = Vec::with_capacity(results.len());
+        let mut groups: std::collections::BTreeMap<(&str, &str), GroupTally> = Default::default();
+        for (k, result) in results.iter().enumerate() {
+            let verdict = result.judgement.verdict;
+            let tally = groups
+                .entry((&result.case.spec, &result.case.group))
+                .or_insert_with(|| GroupTally {
+                    spec: result.case.spec.clone(),
+                    group: result.case.group.clone(),
+                    passed: 0,
+                    failed: 0,
+                    graded: result.case.graded,
+                });
+            match verdict {
+                Verdict::Pass => tally.passed += 1,
+                Verdict::Skipped => {}
+                _ => tally.failed += 1,
+            }
+            if verdict.passed() || verdict == Verdict::Skipped {
+                cause_of.push(None);
+                continue;
+            }
+            let key = result.judgement.cause_key();
+            let at = *index.entry(key.clone()).or_insert_with(|| {
+                causes.push(Cause {
+                    id: result.judgement.cause_id(),
+                    key,
+                    cases: Vec::new(),
+                });
+                causes.len() - 1
+            });
+            causes[at].cases.push(k);
+            cause_of.push(Some(at));
+        }
+        for cause in &mut causes {
+            let best = (0..cause.cases.len())
+                .min_by_key(|&j| example_order(&results[cause.cases[j]], cause.cases[j]));
+            if let Some(best) = best {
+                let example = cause.cases.remove(best);
+                cause.cases.insert(0, example);
+            }
+        }
+        Summaries {
+            causes,
+            cause_of,
+            groups: groups.into_values().collect(),
+        }
+    }
+}
+
+/// The last [`STDERR_LINES`] lines of a case's stderr (a traceback ends with its error).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StderrTail {
+    pub lines: Vec<String>,
+    /// Lines before them that are not shown.
+    pub skipped: usize,
+    /// The harness kept only the start of a longer stderr.
+    pub truncated: bool,
+}
+
+/// The tail of `judgement`'s stderr; `None` when it printed nothing there (or never ran).
+pub fn stderr_tail(judgement: &Judgement) -> Option<StderrTail> {
+    let execution = judgement.execution.as_ref()?;
+    if execution.stderr.is_empty() {
+        return None;
+    }
+    let text = String::from_utf8_lossy(&execution.stderr);
+    let lines: Vec<&str> = text.lines().collect();
+    let skipped = lines.len().saturating_sub(STDERR_LINES);
+    Some(StderrTail {
+        lines: lines[skipped..].iter().map(|l| l.to_string()).collect(),
+        skipped,
+        truncated: execution.stderr_truncated,
+    })
+}
+
+/// One graded group of a run, scored: its points times the fraction of its cases that pass.
+pub struct GroupScore<'a> {
+    pub suite: &'a Suite,
+    pub group: &'a str,
+    pub points: f64,
+    pub cases: Vec<&'a CaseResult>,
+    pub passed: usize,
+}
+
+impl GroupScore<'_> {
+    pub fn score(&self) -> f64 {
+        self.points * self.passed as f64 / self.cases.len() as f64
+    }
+}
+
+/// The graded cases of a run, counted as the verdict line reports them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Totals {
+    pub passed: usize,
+    pub failed: usize,
+    /// Not run: left out by `--filter`, or stopped by `--fail-fast` or Ctrl-C.
+    pub skipped: usize,
+}
+
+impl Run {
+    /// The id of the cause result `k` fails by (`None`: it passed or was skipped).
+    pub fn cause_id_of(&self, k: usize) -> Option<&str> {
+        let cause = (*self.summaries.cause_of.get(k)?)?;
+        Some(&self.summaries.causes[cause].id)
+    }
+
+    /// The results of cause `cause`: its example, then the others.
+    pub fn cases_of<'a>(&'a self, cause: &'a Cause) -> impl Iterator<Item = &'a CaseResult> + 'a {
+        cause.cases.iter().map(|&k| &self.results[k])
+    }
+
+    /// The counts of the verdict line `N passed, N failed, N skipped`.
+    pub fn totals(&self) -> Totals {
+        let graded = || self.results.iter().filter(|r| r.case.graded);
+        let passed = graded().filter(|r| r.judgement.verdict.passed()).count();
+        let not_run = graded()
+            .filter(|r| r.judgement.verdict == Verdict::Skipped)
+            .count();
+        Totals {
+            passed,
+            failed: graded().count() - passed - not_run,
+            skipped: not_run + self.n_filtered,
+        }
+    }
+
+    /// Each graded group that has cases in this run, scored, in suite then group order.
+    pub fn group_scores(&self) -> Vec<GroupScore<'_>> {
+        let mut scores = Vec::new();
+        for suite in &self.suites {
+            for (group, points) in &suite.file.groups {
+                let cases: Vec<&CaseResult> = self
+                    .results
+                    .iter()
+                    .filter(|r| r.case.spec == suite.name && &r.case.group == group)
+                    .collect();
+                if !cases.is_empty() {
+                    let passed = cases
+                        .iter()
+                        .filter(|r| r.judgement.verdict.passed())
+                        .count();
+                    scores.push(GroupScore {
+                        suite,
+                        group,
+                        points: *points,
+                        cases,
+                        passed,
+                    });
+                }
+            }
+        }
+        scores
+    }
+
+    /// Whether every graded case that ran passed.
+    pub fn all_graded_passed(&self) -> bool {
+        self.results
+            .iter()
+            .filter(|r| r.case.graded)
+            .all(|r| r.judgement.verdict.passed())
+    }
+}

@@ -1,0 +1,226 @@
+//! Everything `check` prints for a person: failing-case blocks, causes, totals, the verdict line.
+//!
+//! All terminal wording lives here; other modules decide and hand over data. Output is in case
+//! order, so two runs of the same corpus print the same text. Failures that differ the same
+//! way are grouped under one cause, and only the first case of each cause gets a full block
+//! (all of them with `-v`), so a student reads causes, not hundreds of diffs.
+
+use std::fmt::Write;
+
+use anstyle::{AnsiColor, Effects, Style};
+
+use crate::judge::{line_diff, visible, visible_line};
+use crate::judge::{stderr_tail, Cause, Run, Totals};
+use crate::judge::{CaseResult, Judgement, Verdict};
+
+const FAIL: Style = AnsiColor::Red.on_default().effects(Effects::BOLD);
+const PASS: Style = AnsiColor::Green.on_default().effects(Effects::BOLD);
+const DIM: Style = Style::new().effects(Effects::DIMMED);
+
+/// The full report for a finished run, with ANSI styles (print through `anstream`).
+pub fn text_report(run: &Run, verbose: bool) -> String {
+    let mut out = String::new();
+    if run.interrupted {
+        let _ = writeln!(
+            out,
+            "interrupted: every running target was killed; the results below are partial"
+        );
+    }
+    if let Some(build) = &run.build {
+        let _ = writeln!(out, "{}", build.summary());
+    }
+    if let Some(note) = &run.inferred {
+        let _ = writeln!(out, "{note}");
+    }
+    let summaries = &run.summaries;
+    for (k, result) in run.results.iter().enumerate() {
+        let id = result.case.id();
+        let ungraded = if result.case.graded {
+            ""
+        } else {
+            " (ungraded)"
+        };
+        let verdict = result.judgement.verdict;
+        if verdict.passed() {
+            if verbose {
+                let _ = writeln!(out, "{PASS}PASS{PASS:#} {id}{ungraded}");
+            }
+            continue;
+        }
+        let Some(cause) = summaries.cause_of[k] else {
+            continue;
+        };
+        let cases = &summaries.causes[cause].cases;
+        if verbose {
+            out += &case_block(&id, result.case.graded, &result.judgement);
+        } else if cases[0] == k {
+            // The cause's example in full; the other cases of the cause folded into a line.
+            out += &case_block(&id, result.case.graded, &result.judgement);
+            out += &folded(run, &summaries.causes[cause]);
+        }
+    }
+    if !summaries.causes.is_empty() {
+        let _ = writeln!(out, "\ncauses:");
+        let mut by_size: Vec<&Cause> = summaries.causes.iter().collect();
+        by_size.sort_by(|a, b| b.cases.len().cmp(&a.cases.len()).then(a.key.cmp(&b.key)));
+        for cause in by_size {
+            let results: Vec<&CaseResult> = run.cases_of(cause).collect();
+            let n = results.len();
+            let plural = if n == 1 { "case" } else { "cases" };
+            let _ = writeln!(
+                out,
+                "  {n} {plural} [{}]: {}",
+                cause.id,
+                results[0].judgement.cause_text()
+            );
+            let names: Vec<String> = results.iter().take(5).map(|r| r.case.id()).collect();
+            let more = if n > 5 {
+                format!(", and {} more", n - 5)
+            } else {
+                String::new()
+            };
+            let _ = writeln!(out, "    {DIM}{}{more}{DIM:#}", names.join(", "));
+        }
+    }
+    out += &totals(run);
+    out
+}
+
+/// The other cases of `cause` on one line, counted per group: `  and 163 more cases of this
+/// cause: generated 80, size-9 7 (-v shows each)`.
+fn folded(run: &Run, cause: &Cause) -> String {
+    let others = &cause.cases[1..];
+    if others.is_empty() {
+        return String::new();
+    }
+    let mut groups: Vec<(String, usize)> = Vec::new();
+    for &k in others {
+        let case = &run.results[k].case;
+        let group = format!("{}/{}", case.spec, case.group);
+        match groups.iter_mut().find(|(g, _)| *g == group) {
+            Some((_, n)) => *n += 1,
+            None => groups.push((group, 1)),
+        }
+    }
+    let counts: Vec<String> = groups.iter().map(|(g, n)| format!("{g} {n}")).collect();
+    let n = others.len();
+    format!(
+        "  {DIM}and {n} more {} of this cause [{}]: {} (-v shows each){DIM:#}\n",
+        if n == 1 { "case" } else { "cases" },
+        cause.id,
+        counts.join(", ")
+    )
+}
+
+/// The full block for one failing case `id`: verdict, first difference, diff and stderr.
+pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
+    let mut out = String::new();
+    let ungraded = if graded { "" } else { " (ungraded)" };
+    let _ = writeln!(
+        out,
+        "{FAIL}FAIL{FAIL:#} {id}{ungraded}: {}",
+        judgement.verdict
+    );
+    if let Some(detail) = &judgement.detail {
+        // A compiler's message is several lines: each indented under the case.
+        for line in detail.lines() {
+            let _ = writeln!(out, "  {line}");
+        }
+    }
+    // A crash is told by its stderr: it comes first, before what the output lacks.
+    let crashed = judgement.verdict == Verdict::RuntimeError;
+    if crashed {
+        out += &stderr_block(judgement);
+    }
+    if let Some(difference) = &judgement.difference {
+        let location = judgement
+            .location
+            .as_deref()
+            .map(|l| format!(", {l}"))
+            .unwrap_or_default();
+        let _ = writeln!(
+            out,
+            "  first difference: line {}, column {}{location}",
+            difference.line, difference.column
+        );
+        let _ = writeln!(out, "  {}", difference.cause);
+        let show = |line: &Option<String>| match line {
+            Some(line) if line.is_empty() => "(an empty line)".into(),
+            // A long line comes cut, with its note at the end: the note is no part of the text.
+            Some(line) => match line.rsplit_once(" … ") {
+                Some((body, note)) if note.ends_with(" more bytes") => {
+                    format!("`{}` … {note}", visible(body))
+                }
+                _ => format!("`{}`", visible(line)),
+            },
+            None => "(nothing)".into(),
+        };
+        let _ = writeln!(out, "  expected: {}", show(&difference.expected_line));
+        let _ = writeln!(out, "       got: {}", show(&difference.actual_line));
+        match (&judgement.diff, &judgement.execution) {
+            (Some(rendered), _) => out += rendered,
+            (None, Some(execution)) => {
+                out += &line_diff(&judgement.expected, &execution.stdout, "  ")
+            }
+            (None, None) => {}
+        }
+    }
+    if !crashed {
+        out += &stderr_block(judgement);
+    }
+    out
+}
+
+/// The last lines of a case's stderr (a traceback ends with its error), escaped and cut.
+fn stderr_block(judgement: &Judgement) -> String {
+    let mut out = String::new();
+    let Some(tail) = stderr_tail(judgement) else {
+        return out;
+    };
+    let _ = writeln!(out, "  stderr:");
+    if tail.skipped > 0 || tail.truncated {
+        let _ = writeln!(out, "  {DIM}| … ({} lines before){DIM:#}", tail.skipped);
+    }
+    for line in &tail.lines {
+        let _ = writeln!(out, "  {DIM}|{DIM:#} {}", visible_line(line));
+    }
+    out
+}
+
+fn totals(run: &Run) -> String {
+    let mut out = String::from("\n");
+    for tally in &run.summaries.groups {
+        let ungraded = if tally.graded { "" } else { " (ungraded)" };
+        let _ = writeln!(
+            out,
+            "  {:<9} {:<28} {:>4} passed, {:>3} failed{ungraded}",
+            tally.spec, tally.group, tally.passed, tally.failed
+        );
+    }
+    let Totals {
+        passed,
+        failed,
+        skipped,
+    } = run.totals();
+    let _ = writeln!(
+        out,
+        "\n{} cases of {} in {:.1} s",
+        run.results.len(),
+        run.target,
+        run.elapsed.as_secs_f64()
+    );
+    if run.n_ungraded_left_out > 0 {
+        let _ = writeln!(
+            out,
+            "{} ungraded cases (unspecified behaviour) not run: --include-unspecified runs them",
+            run.n_ungraded_left_out
+        );
+    }
+    let skipped = if skipped > 0 {
+        format!(", {skipped} skipped")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "{passed} passed, {failed} failed{skipped}");
+    out
+}

@@ -1,0 +1,25 @@
+//! The reporters: each formats a finished [`Run`](crate::judge::Run) and decides nothing.
+//!
+//! [`message`] is the terminal ([`text_report`]); [`json`], [`junit`] and [`gradescope`] the
+//! report files (with [`redact`], which keeps grader paths out of a student's reason); [`html`]
+//! the check and class reports; [`summary`] the Markdown job summary and GitHub annotations;
+//! [`gradebook`] what `grades.csv`, `grades.json` and `regrade.json` hold, a submission's row
+//! from its run, and the `merge` of shards.
+
+mod gradebook;
+mod gradescope;
+mod html;
+mod json;
+mod junit;
+mod message;
+mod summary;
+
+pub use gradebook::{
+    merge, submission_of, verdict_counts, write_outputs_with, Change, Grades, Submission,
+};
+pub use gradescope::{gradescope_report, redact, render_failure, Settings};
+pub use html::{check_report, class_report};
+pub use json::json_report;
+pub use junit::junit_report;
+pub use message::{case_block, text_report};
+pub use summary::{annotations, class_markdown, markdown};

@@ -1,0 +1,229 @@
+//! Submissions handed in as files: a `.zip`, `.tar.gz` or `.tgz` unpacked safely into a folder
+//! of its own (no path out of it, no link, at most [`MAX_FILES`] files and [`MAX_BYTES`] bytes,
+//! whatever its headers claim), a lone source file given a folder, and a folder whose name is
+//! not text copied under one that is. Each goes under the build cache, named by a hash of what
+//! it holds, outside `--out` and the corpus (which no program may see); each error is a
+//! sentence for the submission's row.
+
+use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
+use std::os::unix::fs::MetadataExt;
+use std::path::{Component, Path, PathBuf};
+
+use sha2::{Digest, Sha256};
+
+/// The most files an archive may unpack to.
+pub const MAX_FILES: usize = 2000;
+/// The most bytes an archive may unpack to.
+pub const MAX_BYTES: u64 = 64 << 20;
+
+/// The archive extension the name of `path` ends with (in any case), if any.
+pub fn extension(path: &Path) -> Option<&'static str> {
+    let name = path
+        .file_name()
+        .unwrap_or_default()
+        .to_string_lossy()
+        .to_ascii_lowercase();
+    [".zip", ".tar.gz", ".tgz"]
+        .into_iter()
+        .find(|extension| name.ends_with(extension) && name.len() > extension.len())
+}
+
+/// The folder a submission's file is unpacked into: named by a hash of its bytes, under the
+/// build cache, outside `--out` and the corpus (which no program may see).
+fn unpacked_folder(path: &Path) -> Result<PathBuf, String> {
+    let bytes = std::fs::read(path).map_err(|err| format!("cannot read it: {err}"))?;
+    let mut hash = Sha256::new();
+    // The name counts: two students' equal files are two folders.
+    hash.update(path.file_name().unwrap_or_default().as_bytes());
+    hash.update([0]);
+    hash.update(&bytes);
+    let digest: [u8; 32] = hash.finalize().into();
+    Ok(crate::files::cache_root()
+        .join("unpacked")
+        .join(crate::judge::to_hex(&digest[..12])))
+}
+
+/// A lone source file as a submission: a folder holding a copy of it.
+pub fn lone_source(path: &Path) -> Result<PathBuf, String> {
+    let folder = unpacked_folder(path)?;
+    let name = path.file_name().unwrap_or_default();
+    if !folder.join(name).is_file() {
+        make_folder(&folder)?;
+        std::fs::copy(path, folder.join(name)).map_err(|err| format!("cannot copy it: {err}"))?;
+    }
+    Ok(folder)
+}
+
+/// A copy of the folder at `path` (its regular files, links left out, within the caps) in a
+/// folder of its own, for a submission whose name is not text.
+pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {
+    let (files, key) = listing(path, id.as_bytes())?;
+    let folder = crate::files::cache_root().join("copied").join(key);
+    let done = folder.with_extension("done");
+    if done.exists() {
+        return Ok(folder);
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+    if let Err(why) = copy_files(path, &files, &folder) {
+        let _ = std::fs::remove_dir_all(&folder);
+        return Err(format!("the folder was not copied: {why}"));
+    }
+    std::fs::write(&done, b"").map_err(|err| format!("cannot copy it: {err}"))?;
+    Ok(folder)
+}
+
+/// The regular files under `path` (relative, sorted; links left out) and a key naming them:
+/// a hash of `salt` and each file's path, size and modification time.
+pub fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), String> {
+    let mut hash = Sha256::new();
+    hash.update(salt);
+    let mut files = Vec::new();
+    for entry in walkdir::WalkDir::new(path)
+        .sort_by_file_name()
+        .into_iter()
+        .flatten()
+    {
+        if entry.file_type().is_file() && files.len() <= MAX_FILES {
+            let relative = entry
+                .path()
+                .strip_prefix(path)
+                .unwrap_or(entry.path())
+                .to_path_buf();
+            let meta = entry.metadata().map_err(|err| err.to_string())?;
+            hash.update(relative.as_os_str().as_bytes());
+            hash.update(meta.len().to_le_bytes());
+            hash.update(meta.mtime().to_le_bytes());
+            files.push(relative);
+        }
+    }
+    let digest: [u8; 32] = hash.finalize().into();
+    Ok((files, crate::judge::to_hex(&digest[..12])))
+}
+
+/// Copies `files` (relative to `from`) into `to`, within the caps.
+pub fn copy_files(from: &Path, files: &[PathBuf], to: &Path) -> Result<(), String> {
+    make_folder(to)?;
+    let mut budget = Budget { files: 0, bytes: 0 };
+    for relative in files {
+        let target = inside(to, relative)?;
+        let mut file = std::fs::File::open(from.join(relative)).map_err(|err| err.to_string())?;
+        write_entry(&target, &mut file, &mut budget)?;
+    }
+    Ok(())
+}
+
+/// Unpacks the archive at `path` (by `extension`) into its own folder, or says why not.
+pub fn unpack(path: &Path, extension: &str) -> Result<PathBuf, String> {
+    let folder = unpacked_folder(path)?;
+    let done = folder.with_extension("done");
+    if done.exists() {
+        return Ok(folder);
+    }
+    let _ = std::fs::remove_dir_all(&folder);
+    make_folder(&folder)?;
+    let file = std::fs::File::open(path).map_err(|err| format!("cannot read it: {err}"))?;
+    let mut budget = Budget { files: 0, bytes: 0 };
+    let unpacked = match extension {
+        ".zip" => unzip(file, &folder, &mut budget),
+        _ => untar(file, &folder, &mut budget),
+    };
+    match unpacked {
+        Ok(()) => {
+            std::fs::write(&done, b"").map_err(|err| format!("cannot unpack it: {err}"))?;
+            Ok(folder)
+        }
+        Err(why) => {
+            let _ = std::fs::remove_dir_all(&folder);
+            Err(format!("the archive was not unpacked: {why}"))
+        }
+    }
+}
+
+struct Budget {
+    files: usize,
+    bytes: u64,
+}
+
+/// The path of an archive entry inside `folder`, if it stays there.
+fn inside(folder: &Path, name: &Path) -> Result<PathBuf, String> {
+    let stays = name
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !stays || name.as_os_str().is_empty() {
+        return Err(format!("`{}` would leave its folder", name.display()));
+    }
+    Ok(folder.join(name))
+}
+
+/// Writes one entry's bytes at `path`, within the budget.
+fn write_entry(path: &Path, reader: &mut dyn Read, budget: &mut Budget) -> Result<(), String> {
+    budget.files += 1;
+    if budget.files > MAX_FILES {
+        return Err(format!("more than {MAX_FILES} files"));
+    }
+    if let Some(parent) = path.parent() {
+        make_folder(parent)?;
+    }
+    let left = MAX_BYTES - budget.bytes;
+    let mut file = std::fs::File::create(path).map_err(|err| err.to_string())?;
+    // One byte past what is left tells a file over the cap, whatever its header says.
+    let copied =
+        std::io::copy(&mut reader.take(left + 1), &mut file).map_err(|err| err.to_string())?;
+    budget.bytes += copied;
+    if budget.bytes > MAX_BYTES {
+        return Err(format!("more than {} MiB once unpacked", MAX_BYTES >> 20));
+    }
+    Ok(())
+}
+
+fn unzip(file: std::fs::File, folder: &Path, budget: &mut Budget) -> Result<(), String> {
+    let mut archive = zip::ZipArchive::new(file).map_err(|err| format!("not a zip file: {err}"))?;
+    for k in 0..archive.len() {
+        let mut entry = archive.by_index(k).map_err(|err| err.to_string())?;
+        let name = PathBuf::from(entry.name().map_err(|err| err.to_string())?.into_owned());
+        let path = inside(folder, &name)?;
+        if entry.is_symlink() {
+            return Err(format!("`{}` is a link", name.display()));
+        }
+        if entry.is_dir() {
+            make_folder(&path)?;
+            continue;
+        }
+        write_entry(&path, &mut entry, budget)?;
+    }
+    Ok(())
+}
+
+fn untar(file: std::fs::File, folder: &Path, budget: &mut Budget) -> Result<(), String> {
+    let mut archive = tar::Archive::new(flate2::read::GzDecoder::new(file));
+    let entries = archive
+        .entries()
+        .map_err(|err| format!("not a .tar.gz file: {err}"))?;
+    for entry in entries {
+        let mut entry = entry.map_err(|err| format!("not a .tar.gz file: {err}"))?;
+        let name = entry.path().map_err(|err| err.to_string())?.into_owned();
+        let path = inside(folder, &name)?;
+        match entry.header().entry_type() {
+            tar::EntryType::Directory => make_folder(&path)?,
+            tar::EntryType::Regular | tar::EntryType::Continuous => {
+                write_entry(&path, &mut entry, budget)?
+            }
+            // PAX and GNU headers carry names and times for the entries after them.
+            tar::EntryType::XHeader | tar::EntryType::XGlobalHeader => {}
+            tar::EntryType::GNULongName | tar::EntryType::GNULongLink => {}
+            _ => return Err(format!("`{}` is a link or a device", name.display())),
+        }
+    }
+    Ok(())
+}
+
+/// A folder the sandbox's user can read.
+fn make_folder(path: &Path) -> Result<(), String> {
+    use std::os::unix::fs::DirBuilderExt;
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o755)
+        .create(path)
+        .map_err(|err| format!("cannot make `{}`: {err}", path.display()))
+}

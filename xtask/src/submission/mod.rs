@@ -1,0 +1,12 @@
+//! Submissions handed in as sources or archives: unpacked safely, built once, then run.
+//!
+//! [`archive`] unpacks zips and tarballs safely (a lone file or a non-UTF-8 folder gets a folder
+//! of its own); [`compile`] builds sources once per content hash, confined with only its output
+//! folder writable, into an [`Outcome`]: ready to run, or failed with the compiler's first
+//! lines.
+
+mod archive;
+mod compile;
+
+pub use archive::{copy_folder, extension as archive_extension, lone_source, unpack};
+pub use compile::{build, build_custom, names_sources, Custom, Outcome};

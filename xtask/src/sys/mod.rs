@@ -1,0 +1,15 @@
+//! The ground under the runner and the sandbox: the process's dealings with the kernel.
+//!
+//! [`calls`] wraps each system call once (pipes, socket pairs, pidfds, signals, `wait4`,
+//! descriptor passing, the effective uid), keeping its `unsafe` to itself; [`interrupt`] is
+//! Ctrl-C and SIGTERM, one flag every long loop looks at.
+
+mod calls;
+mod interrupt;
+
+pub use calls::{
+    allowed_cpus, check, cpu_time, has_exited, kill_pidfd, peak_resident, pidfd_open, pin_to, pipe,
+    read_exact, read_fd, reap, receive, return_large_buffers, run_delay, send, seqpacket_pair,
+    set_nonblocking, stdio_pipes, threads_run_delay, timeval, wait4, write_fd, Read, Stack,
+};
+pub use interrupt::{catch_interrupts, interrupted};
