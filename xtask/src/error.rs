@@ -1,6 +1,6 @@
 //! The harness's own errors: what stops a run before any verdict (bad arguments, a missing or
 //! invalid corpus, a target that cannot be started). A misbehaving target is never an error;
-//! it is a [`crate::judge::Verdict`].
+//! it is a `Verdict` (in `judge`).
 
 use std::fmt;
 use std::io;

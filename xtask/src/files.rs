@@ -79,3 +79,20 @@ pub fn cache_root() -> PathBuf {
         None => std::env::temp_dir().join(format!("gridjudge-{}", unsafe { libc::getuid() })),
     }
 }
+
+/// The lowercase hex digits of `bytes`: how digests are written (cache folders' names, a hidden
+/// case's hashes, the kit's corpus id).
+pub fn to_hex(bytes: &[u8]) -> String {
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The bytes of hex text, or `None` if it is not hex (an odd length included).
+pub fn from_hex(text: &str) -> Option<Vec<u8>> {
+    if !text.len().is_multiple_of(2) {
+        return None;
+    }
+    (0..text.len())
+        .step_by(2)
+        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
+        .collect()
+}

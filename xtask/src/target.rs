@@ -1,7 +1,7 @@
 //! What runs: a command line and its folder ([`Target`]), and whether the user asked for the
 //! bundled reference or a program of their own ([`Program`]).
 //!
-//! A `Target` says nothing about trust: how it is confined is the [`crate::confine::Policy`]
+//! A `Target` says nothing about trust: how it is confined is the `confine::Policy`
 //! every run is given alongside it.
 
 use std::ffi::OsString;

@@ -43,7 +43,7 @@ pub fn cases() -> PathBuf {
 /// `root`, as sentences naming each missing file: its spec document and the handout's examples
 /// (`docs/specs/`), its suite file and handout cases (`cases/`), and its rule tests (`tests/`).
 /// The two tables (the reference's `SPECS`, the harness's `tools::TOOLS`) are checked by
-/// [`crate::tools::missing`].
+/// `tools::missing`.
 pub fn missing_pieces(root: &Path, name: &str) -> Vec<String> {
     let has_example = |dir: &Path| {
         std::fs::read_dir(dir).is_ok_and(|entries| {

@@ -317,8 +317,30 @@ pub fn finish(mut prepared: Prepared, mut results: Vec<CaseResult>) -> Result<Ru
         inferred: prepared.inferred,
         warnings: prepared.warnings,
         interrupted: crate::sys::interrupted(),
-        build: prepared.build,
+        build: prepared.build.as_ref().map(build_summary),
     })
+}
+
+/// The result model's account of a build.
+fn build_summary(outcome: &Outcome) -> crate::judge::Build {
+    use crate::judge::{Build, BuildStatus};
+    match outcome {
+        Outcome::Ready(ready) => Build {
+            language: ready.language.clone(),
+            command: ready.build.clone(),
+            status: match ready.reused {
+                true => BuildStatus::Reused,
+                false => BuildStatus::Built,
+            },
+            time: ready.build_time,
+        },
+        Outcome::Failed(failed) => Build {
+            language: failed.language.clone(),
+            command: None,
+            status: BuildStatus::Failed(failed.message.clone()),
+            time: failed.build_time,
+        },
+    }
 }
 
 pub fn check(options: &Options) -> Result<Run, Error> {

@@ -25,7 +25,7 @@ pub enum CompareMode {
     IgnoreTrailingSpaces,
 }
 
-/// How a suite judges one output: what [`crate::judge::judge`] needs of it.
+/// How a suite judges one output: what `judge::judge` needs of it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Rules {
     pub compare: CompareMode,

@@ -4,8 +4,9 @@
 use std::path::Path;
 
 use super::locate::locate;
-use super::outcome::{killed_by, Judgement, Verdict};
+use super::outcome::{Judgement, Verdict};
 use crate::corpus::Suite;
+use crate::process::killed_by;
 
 impl Judgement {
     /// Says where this failure's first difference shows and which rule of the spec decided

@@ -20,6 +20,7 @@ use sha2::{Digest, Sha256};
 use super::compare::{canonical, presentation_canonical, Difference};
 use crate::corpus::CompareMode;
 use crate::error::Error;
+use crate::files::{from_hex, to_hex};
 
 /// What a `.hidden` file holds.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -56,20 +57,6 @@ fn salted(salt: &[u8], text: &[u8]) -> [u8; 32] {
     out
 }
 
-fn hex(bytes: &[u8]) -> String {
-    bytes.iter().map(|b| format!("{b:02x}")).collect()
-}
-
-fn unhex(text: &str) -> Option<Vec<u8>> {
-    if !text.len().is_multiple_of(2) {
-        return None;
-    }
-    (0..text.len())
-        .step_by(2)
-        .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
-        .collect()
-}
-
 impl Hashes {
     /// The hashes of `expected` under `mode`, with `salt`.
     pub fn of(mode: CompareMode, salt: &[u8], expected: &[u8]) -> Hashes {
@@ -84,9 +71,9 @@ impl Hashes {
     pub fn to_text(&self) -> String {
         format!(
             "salt {}\nexact {}\npresentation {}\n",
-            hex(&self.salt),
-            hex(&self.exact),
-            hex(&self.presentation)
+            to_hex(&self.salt),
+            to_hex(&self.exact),
+            to_hex(&self.presentation)
         )
     }
 
@@ -95,7 +82,7 @@ impl Hashes {
         let field = |name: &str| {
             text.lines()
                 .find_map(|line| line.strip_prefix(name)?.strip_prefix(' '))
-                .and_then(unhex)
+                .and_then(from_hex)
                 .ok_or_else(|| Error::corpus(path, format!("has no valid `{name}` line")))
         };
         let hash = |name: &str| -> Result<[u8; 32], Error> {
@@ -147,16 +134,6 @@ pub fn mask(salt: &[u8], bytes: &[u8]) -> Vec<u8> {
         out.extend(chunk.iter().zip(stream).map(|(b, s)| b ^ s));
     }
     out
-}
-
-/// Hex text of `bytes` (the kit's file keeps masked inputs this way).
-pub fn to_hex(bytes: &[u8]) -> String {
-    hex(bytes)
-}
-
-/// The bytes of hex text, or `None` if it is not hex.
-pub fn from_hex(text: &str) -> Option<Vec<u8>> {
-    unhex(text)
 }
 
 #[cfg(test)]

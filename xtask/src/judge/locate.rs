@@ -13,6 +13,7 @@ use std::time::Duration;
 
 use crate::confine::Policy;
 use crate::corpus::Suite;
+use crate::files::from_hex;
 use crate::process::{execute, Bounds};
 use crate::target::Target;
 
@@ -141,14 +142,6 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
     })
     .into_iter()
     .collect()
-}
-
-/// The bytes of a string of hex digits.
-fn from_hex(hex: &str) -> Option<Vec<u8>> {
-    (0..hex.len())
-        .step_by(2)
-        .map(|at| u8::from_str_radix(hex.get(at..at + 2)?, 16).ok())
-        .collect()
 }
 
 /// Where the byte `offset` of the expected output of `suite`'s case `input` shows, and which

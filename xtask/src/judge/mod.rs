@@ -18,7 +18,7 @@ mod run;
 
 pub use cause::{build_headline, settle_run_ties, settle_ties};
 pub use diff::{line as visible_line, render as line_diff, visible};
-pub use hidden::{from_hex, mask, to_hex, Hashes};
+pub use hidden::{mask, Hashes};
 pub use locate::{built_in_trace, from_trace_text, reference_trace};
-pub use outcome::{judge, judge_hidden, killed_by, CaseResult, Judgement, Verdict};
-pub use run::{stderr_tail, Cause, Run, Summaries, Totals};
+pub use outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
+pub use run::{stderr_tail, Build, BuildStatus, Cause, Run, Summaries, Totals};

@@ -10,7 +10,7 @@ use serde::Serialize;
 use super::compare::{compare, Difference};
 use crate::corpus::Case;
 use crate::corpus::Rules;
-use crate::process::{Execution, Exit, Limit};
+use crate::process::{killed_by, Execution, Exit, Limit};
 
 fn megabytes(bytes: Option<u64>) -> String {
     bytes.map_or_else(
@@ -477,39 +477,6 @@ fn with_notes(
         });
     }
     detail
-}
-
-pub fn killed_by(signal: i32) -> String {
-    let name = match signal {
-        libc::SIGSEGV => "SIGSEGV",
-        libc::SIGABRT => "SIGABRT",
-        libc::SIGKILL => "SIGKILL",
-        libc::SIGTERM => "SIGTERM",
-        libc::SIGFPE => "SIGFPE",
-        libc::SIGBUS => "SIGBUS",
-        libc::SIGILL => "SIGILL",
-        libc::SIGPIPE => "SIGPIPE",
-        libc::SIGXCPU => "SIGXCPU",
-        libc::SIGXFSZ => "SIGXFSZ",
-        _ => return format!("killed by signal {signal}"),
-    };
-    format!("killed by {name} ({})", signal_name(signal))
-}
-
-fn signal_name(signal: i32) -> &'static str {
-    match signal {
-        libc::SIGSEGV => "segmentation fault",
-        libc::SIGABRT => "aborted",
-        libc::SIGKILL => "killed",
-        libc::SIGTERM => "terminated",
-        libc::SIGFPE => "arithmetic error",
-        libc::SIGBUS => "bus error",
-        libc::SIGILL => "illegal instruction",
-        libc::SIGPIPE => "broken pipe",
-        libc::SIGXCPU => "CPU time limit",
-        libc::SIGXFSZ => "file size limit",
-        _ => "signal",
-    }
 }
 
 #[cfg(test)]

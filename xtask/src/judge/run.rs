@@ -30,7 +30,56 @@ pub struct Run {
     /// The causes and group tallies of `results`, computed once by [`Summaries::of`].
     pub summaries: Summaries,
     /// How the sources were built, for a check of sources.
-    pub build: Option<crate::submission::Outcome>,
+    pub build: Option<Build>,
+}
+
+/// What building the submission came to, as every report tells it. `check` makes it from the
+/// builder's own outcome, so the result model does not depend on how sources are built.
+#[derive(Debug, Clone)]
+pub struct Build {
+    /// The language's title: `C++`.
+    pub language: String,
+    /// The build command, as shown to the user; `None` for a script run from its sources.
+    pub command: Option<String>,
+    pub status: BuildStatus,
+    /// Wall time of the build; zero when an earlier build was reused.
+    pub time: std::time::Duration,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BuildStatus {
+    Built,
+    /// An earlier build of the same sources was reused.
+    Reused,
+    /// The sources did not build: a first line saying what failed, then the compiler's first
+    /// lines.
+    Failed(String),
+}
+
+impl Build {
+    /// One line for the terminal: what was built, how, and in how long.
+    pub fn summary(&self) -> String {
+        let language = &self.language;
+        let seconds = self.time.as_secs_f64();
+        match (&self.status, &self.command) {
+            (BuildStatus::Failed(_), _) => format!("{language}: could not build ({seconds:.1} s)"),
+            (_, None) => format!("{language}: run from its sources"),
+            (BuildStatus::Reused, Some(build)) => {
+                format!("{language}: built earlier with `{build}` (reused)")
+            }
+            (BuildStatus::Built, Some(build)) => {
+                format!("{language}: built with `{build}` in {seconds:.1} s")
+            }
+        }
+    }
+
+    /// The compiler's message, when the sources did not build.
+    pub fn failure(&self) -> Option<&str> {
+        match &self.status {
+            BuildStatus::Failed(message) => Some(message),
+            _ => None,
+        }
+    }
 }
 
 /// Lines of stderr shown under a failing case, in every report.

@@ -18,7 +18,8 @@ use sha2::{Digest, Sha256};
 
 use crate::corpus::discover;
 use crate::error::Error;
-use crate::judge::{from_hex, mask, to_hex, Hashes};
+use crate::files::{from_hex, to_hex};
+use crate::judge::{mask, Hashes};
 
 /// The last bytes of a kit's file.
 pub const MAGIC: &[u8; 8] = b"GJKIT01\n";

@@ -152,6 +152,40 @@ pub fn classify(signs: &Signs) -> Option<Limit> {
     }
 }
 
+/// How a signal that ended a program is told: `killed by SIGSEGV (segmentation fault)`.
+pub fn killed_by(signal: i32) -> String {
+    let name = match signal {
+        libc::SIGSEGV => "SIGSEGV",
+        libc::SIGABRT => "SIGABRT",
+        libc::SIGKILL => "SIGKILL",
+        libc::SIGTERM => "SIGTERM",
+        libc::SIGFPE => "SIGFPE",
+        libc::SIGBUS => "SIGBUS",
+        libc::SIGILL => "SIGILL",
+        libc::SIGPIPE => "SIGPIPE",
+        libc::SIGXCPU => "SIGXCPU",
+        libc::SIGXFSZ => "SIGXFSZ",
+        _ => return format!("killed by signal {signal}"),
+    };
+    format!("killed by {name} ({})", signal_name(signal))
+}
+
+fn signal_name(signal: i32) -> &'static str {
+    match signal {
+        libc::SIGSEGV => "segmentation fault",
+        libc::SIGABRT => "aborted",
+        libc::SIGKILL => "killed",
+        libc::SIGTERM => "terminated",
+        libc::SIGFPE => "arithmetic error",
+        libc::SIGBUS => "bus error",
+        libc::SIGILL => "illegal instruction",
+        libc::SIGPIPE => "broken pipe",
+        libc::SIGXCPU => "CPU time limit",
+        libc::SIGXFSZ => "file size limit",
+        _ => "signal",
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -103,13 +103,11 @@ pub fn submission_of(id: &str, run: &Run) -> Submission {
             .entry(result.judgement.verdict.slug().to_string())
             .or_default() += 1;
     }
-    let error = match &run.build {
-        Some(crate::submission::Outcome::Failed(failed)) => Some(format!(
-            "could not build: {}",
-            crate::judge::build_headline(&failed.message)
-        )),
-        _ => None,
-    };
+    let error = run
+        .build
+        .as_ref()
+        .and_then(|build| build.failure())
+        .map(|message| format!("could not build: {}", crate::judge::build_headline(message)));
     Submission {
         id: id.to_string(),
         score: groups.values().sum(),

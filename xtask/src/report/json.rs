@@ -32,23 +32,18 @@ struct Build<'a> {
     message: Option<&'a str>,
 }
 
-fn build(outcome: &crate::submission::Outcome) -> Build<'_> {
-    use crate::submission::Outcome;
-    match outcome {
-        Outcome::Ready(ready) => Build {
-            language: &ready.language,
-            command: ready.build.as_deref(),
-            status: if ready.reused { "reused" } else { "built" },
-            build_ms: ready.build_time.as_millis(),
-            message: None,
+fn build(build: &crate::judge::Build) -> Build<'_> {
+    use crate::judge::BuildStatus;
+    Build {
+        language: &build.language,
+        command: build.command.as_deref(),
+        status: match build.status {
+            BuildStatus::Built => "built",
+            BuildStatus::Reused => "reused",
+            BuildStatus::Failed(_) => "failed",
         },
-        Outcome::Failed(failed) => Build {
-            language: &failed.language,
-            command: None,
-            status: "failed",
-            build_ms: failed.build_time.as_millis(),
-            message: Some(&failed.message),
-        },
+        build_ms: build.time.as_millis(),
+        message: build.failure(),
     }
 }
 

@@ -41,7 +41,7 @@ fn unpacked_folder(path: &Path) -> Result<PathBuf, String> {
     let digest: [u8; 32] = hash.finalize().into();
     Ok(crate::files::cache_root()
         .join("unpacked")
-        .join(crate::judge::to_hex(&digest[..12])))
+        .join(crate::files::to_hex(&digest[..12])))
 }
 
 /// A lone source file as a submission: a folder holding a copy of it.
@@ -98,7 +98,7 @@ pub fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), Strin
         }
     }
     let digest: [u8; 32] = hash.finalize().into();
-    Ok((files, crate::judge::to_hex(&digest[..12])))
+    Ok((files, crate::files::to_hex(&digest[..12])))
 }
 
 /// Copies `files` (relative to `from`) into `to`, within the caps.

@@ -69,30 +69,6 @@ pub struct Failed {
     pub build_time: Duration,
 }
 
-impl Outcome {
-    /// One line for the terminal: what was built, how, and in how long.
-    pub fn summary(&self) -> String {
-        match self {
-            Outcome::Ready(ready) => match (&ready.build, ready.reused) {
-                (None, _) => format!("{}: run from its sources", ready.language),
-                (Some(build), true) => {
-                    format!("{}: built earlier with `{build}` (reused)", ready.language)
-                }
-                (Some(build), false) => format!(
-                    "{}: built with `{build}` in {:.1} s",
-                    ready.language,
-                    ready.build_time.as_secs_f64()
-                ),
-            },
-            Outcome::Failed(failed) => format!(
-                "{}: could not build ({:.1} s)",
-                failed.language,
-                failed.build_time.as_secs_f64()
-            ),
-        }
-    }
-}
-
 /// Whether `argv` names sources to build rather than a program to run: one word naming a
 /// folder, a source file of a compiled language (a script keeps its interpreter's line), or an
 /// archive of sources (unpacked: its folder). `Err` says why an archive cannot be unpacked.
@@ -334,7 +310,7 @@ fn run_build(
     let how = match execution.exit {
         _ if execution.timed_out => "it ran out of time".to_string(),
         Exit::Code(code) => format!("exit status {code}"),
-        Exit::Signal(signal) => crate::judge::killed_by(signal),
+        Exit::Signal(signal) => crate::process::killed_by(signal),
     };
     let mut lines: Vec<&str> = text.lines().take(MESSAGE_LINES).collect();
     if lines.is_empty() {
@@ -416,5 +392,5 @@ fn key(recipe: &Recipe, folder: &Path) -> Result<String, Error> {
         hash.update(&bytes);
     }
     let digest: [u8; 32] = hash.finalize().into();
-    Ok(crate::judge::to_hex(&digest[..12]))
+    Ok(crate::files::to_hex(&digest[..12]))
 }
