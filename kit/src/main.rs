@@ -44,19 +44,14 @@ struct StudentArgs {
 
 impl StudentArgs {
     /// The check of the kit's cases, extracted at `cases_root`, for spec `spec`.
-    fn options(
-        &self,
-        cases_root: PathBuf,
-        spec: &str,
-        progress: bool,
-    ) -> Result<xtask::check::Options, Error> {
+    fn options(&self, cases_root: PathBuf, spec: &str) -> Result<xtask::check::Options, Error> {
         let dir = current_dir()?;
         let target = self.run.program(&self.target, &dir)?;
         // No reference: differences are placed by the traces the kit holds.
         let base = xtask::check::Options::new(cases_root, PathBuf::new(), dir);
         Ok(xtask::check::Options {
             spec: Some(spec.to_string()),
-            ..self.run.apply(base, target, progress)
+            ..self.run.apply(base, target)
         })
     }
 }
@@ -80,8 +75,8 @@ fn main() -> ExitCode {
         reports.check_writable()?;
         let folder = xtask::kit::case_folder()?;
         let root = xtask::kit::extract(&bundle, folder.path())?;
-        let options = args.options(root, &bundle.spec, xtask::cli::show_progress())?;
-        let code = reports.finish(xtask::check::check(&options));
+        let options = args.options(root, &bundle.spec)?;
+        let code = reports.finish(xtask::cli::check_drawn(&options));
         drop(folder);
         code
     })();

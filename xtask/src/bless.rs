@@ -92,16 +92,15 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
     let mut work = Vec::new();
     let mut warnings = Vec::new();
     let mut plans: Vec<(&Suite, Target, Policy)> = Vec::new();
+    let planning = crate::process::Planning {
+        program: &options.program,
+        settings: &options.confine,
+        corpus_root: &options.cases_root,
+        reference: &options.reference,
+        dir: &options.dir,
+    };
     for suite in &suites {
-        let (target, policy) = crate::process::plan(
-            &options.program,
-            &options.confine,
-            suite,
-            &options.cases_root,
-            &options.reference,
-            &options.dir,
-            &mut warnings,
-        )?;
+        let (target, policy) = planning.plan(suite, &mut warnings)?;
         plans.push((suite, target, policy));
     }
     summary.warnings = warnings;

@@ -67,4 +67,25 @@ impl fmt::Display for Error {
     }
 }
 
-impl std::error::Error for Error {}
+impl std::error::Error for Error {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            Error::Io { source, .. } => Some(source),
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_io_error_keeps_its_cause_as_its_source() {
+        let cause = io::Error::new(io::ErrorKind::NotFound, "gone");
+        let err = Error::io(Path::new("cases/x.in"), cause);
+        let source = std::error::Error::source(&err).map(ToString::to_string);
+        assert_eq!(source.as_deref(), Some("gone"));
+        assert!(std::error::Error::source(&Error::Usage("no".into())).is_none());
+    }
+}

@@ -29,7 +29,7 @@ fn failed_if(failed: bool) -> ExitCode {
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
     let reports = args.run.reports();
     reports.check_writable()?;
-    let run = xtask::check::check(&args.options(show_progress())?);
+    let run = xtask::cli::check_drawn(&args.options()?);
     reports.finish(run)
 }
 
@@ -43,28 +43,13 @@ fn run_bless(args: BlessArgs) -> Result<ExitCode, Error> {
 fn run_new(args: NewArgs) -> Result<ExitCode, Error> {
     let request = args.request()?;
     let folder = xtask::scaffold::create(&request)?;
-    let corpus = request.corpus.display();
-    let name = &request.name;
-    done(&format!(
-        "created `{}` and its `handout/` group\n\
-         next:\n  \
-         1. put the handout's examples in `handout/` as `001-NAME.in` files\n  \
-         2. cargo xtask bless --cases {corpus} --spec {name}     (writes their `.out` with your solution)\n  \
-         3. cargo xtask gen --cases {corpus} --spec {name} --count 50   (with a `generate` command)\n  \
-         4. cargo xtask check --cases {corpus} --spec {name} -- python3 student.py\n",
-        folder.join("suite.toml").display()
-    ))
+    done(&xtask::cli::new_suite_report(&folder, &request))
 }
 
 fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
     let (oracle, dir) = args.options()?;
     let written = xtask::tools::write(&oracle, args.seed, args.count, &dir)?;
-    done(&format!(
-        "wrote {} {} cases into `{}`\n",
-        written.len(),
-        args.spec,
-        dir.display()
-    ))
+    done(&xtask::cli::gen_report(written.len(), &args.spec, &dir))
 }
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
@@ -80,10 +65,7 @@ fn run_fuzz(args: FuzzArgs) -> Result<ExitCode, Error> {
     let options = args.options()?;
     warn(&xtask::tools::warnings(&options)?);
     let seed = options.seed;
-    eprintln!(
-        "fuzzing {} with seed {seed} (repeat with --seed {seed})",
-        args.spec
-    );
+    eprintln!("{}", xtask::cli::fuzz_banner(&args.spec, seed));
     let outcome = xtask::tools::fuzz(&options, &|event| eprintln!("  {event}"))?;
     let found = matches!(outcome, xtask::tools::Outcome::Found(_));
     print_report(&xtask::tools::report(&options, outcome)?)?;
@@ -103,11 +85,10 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
 
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
     let grades = xtask::report::merge(&args.files, &args.out, args.allow_partial)?;
-    done(&format!(
-        "merged {} submissions from {} files into `{}`\n",
+    done(&xtask::cli::merge_report(
         grades.submissions.len(),
         args.files.len(),
-        args.out.display()
+        &args.out,
     ))
 }
 
@@ -123,11 +104,10 @@ fn run_adequacy(args: AdequacyArgs) -> Result<ExitCode, Error> {
 
 fn run_kit(args: KitArgs) -> Result<ExitCode, Error> {
     let built = xtask::kit::build(&args.plan(format!("check-{}", args.spec).into())?)?;
-    done(&format!(
-        "wrote `{}`: {:.1} MB, {}\n",
-        built.path.display(),
-        built.bytes as f64 / 1e6,
-        built.bundle.summary()
+    done(&xtask::cli::kit_report(
+        &built.path,
+        built.bytes,
+        &built.bundle.summary(),
     ))
 }
 
@@ -137,15 +117,11 @@ fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
         .plan(format!("autograder-{}.zip", args.kit.spec).into())?;
     let (run, packages) = args.plan()?;
     let built = xtask::kit::build_autograder(&plan, &run, &packages)?;
-    done(&format!(
-        "wrote `{}`: {:.1} MB, the kit of {} run as `{}`\n",
-        plan.out.display(),
-        built.bytes as f64 / 1e6,
-        built.kit.bundle.summary(),
-        match run.is_empty() {
-            true => "its sources, built".to_string(),
-            false => run.join(" "),
-        }
+    done(&xtask::cli::autograder_report(
+        &plan.out,
+        built.bytes,
+        &built.kit.bundle.summary(),
+        &run,
     ))
 }
 

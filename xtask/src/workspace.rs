@@ -208,8 +208,8 @@ pub fn build(mut command: Command, what: &str) -> Result<(), Error> {
     });
     let status = loop {
         if crate::sys::interrupted() {
-            // SAFETY: kill takes integers; the pid is our child's, not yet reaped.
-            unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+            // Our child, not yet reaped.
+            crate::sys::kill(child.id() as libc::pid_t, libc::SIGTERM);
             let _ = child.wait();
             let _ = shown.join();
             return Err(Error::Interrupted);

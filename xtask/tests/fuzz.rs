@@ -167,7 +167,7 @@ fn one_injected_bug_gives_a_handful_of_causes() {
         options.spec = Some(spec.into());
         options.program =
             xtask::target::Program::Command(vec![mutant().into(), name.into(), spec.into()]);
-        let run = xtask::check::check(&options).unwrap();
+        let run = xtask::check::check(&options, &|_| {}).unwrap();
         let causes: std::collections::BTreeSet<_> = run
             .results
             .iter()

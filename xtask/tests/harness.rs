@@ -3,7 +3,7 @@
 
 use std::time::{Duration, Instant};
 
-use xtask::check::check;
+use crate::support::check;
 use xtask::judge::Verdict;
 
 use crate::support::{options, Corpus};

@@ -6,7 +6,8 @@ use std::ffi::OsString;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use xtask::check::{check, Options};
+use crate::support::check;
+use xtask::check::Options;
 use xtask::confine::ResourceLimits;
 use xtask::judge::Verdict;
 use xtask::target::Program;

@@ -5,7 +5,8 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use xtask::check::{check, Options as CheckOptions};
+use crate::support::check;
+use xtask::check::Options as CheckOptions;
 use xtask::corpus::Shard;
 use xtask::grade::{grade, Options};
 use xtask::judge::Verdict;

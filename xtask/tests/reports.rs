@@ -2,8 +2,8 @@
 
 use std::time::Duration;
 
+use crate::support::check;
 use quick_junit::Report;
-use xtask::check::check;
 
 use crate::support::{options, Corpus, EXPECTED};
 

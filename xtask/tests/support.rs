@@ -189,3 +189,8 @@ pub fn echo_class(root: &Path, modes: &[&str]) {
         std::fs::write(student.join("mode"), mode).unwrap();
     }
 }
+
+/// A check with no one watching its progress.
+pub fn check(options: &Options) -> Result<xtask::judge::Run, xtask::error::Error> {
+    xtask::check::check(options, &|_| {})
+}

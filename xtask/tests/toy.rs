@@ -6,9 +6,10 @@
 
 use std::path::Path;
 
+use crate::support::check;
 use gridjudge::program::{Flow, InputError, Program, Unspecified};
 use gridjudge::spec::Spec;
-use xtask::check::{check, Options};
+use xtask::check::Options;
 use xtask::target::Program as Run;
 use xtask::tools::{missing, Assignment, Tools};
 use xtask::tools::{Generated, Rng};

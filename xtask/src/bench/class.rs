@@ -222,18 +222,17 @@ fn raw_run(argv: &[OsString], dir: &Path, input: &[u8], timeout: Duration, cap: 
             while let Some(Ok(n @ 1..)) = stdout.as_mut().map(|s| s.read(&mut buffer)) {
                 kept.extend_from_slice(&buffer[..n]);
                 if kept.len() > cap {
-                    // SAFETY: signalling a child this function started and has not reaped.
-                    unsafe { libc::kill(pid, libc::SIGKILL) };
+                    // A child this function started and has not reaped.
+                    crate::sys::kill(pid, libc::SIGKILL);
                     break;
                 }
             }
             std::hint::black_box(kept.len());
         });
-        // SAFETY: pidfd_open on a child not yet reaped; the descriptor is closed below.
-        let pidfd = unsafe { libc::syscall(libc::SYS_pidfd_open, pid, 0) } as libc::c_int;
-        if pidfd >= 0 {
+        // A child not yet reaped; the descriptor closes when it is dropped.
+        if let Some(pidfd) = crate::sys::pidfd_open(pid) {
             let mut poll = libc::pollfd {
-                fd: pidfd,
+                fd: std::os::fd::AsRawFd::as_raw_fd(&pidfd),
                 events: libc::POLLIN,
                 revents: 0,
             };
@@ -241,11 +240,8 @@ fn raw_run(argv: &[OsString], dir: &Path, input: &[u8], timeout: Duration, cap: 
             // SAFETY: one valid pollfd; the pidfd is ours.
             let ready = unsafe { libc::poll(&mut poll, 1, millis) };
             if ready == 0 {
-                // SAFETY: as above: our unreaped child.
-                unsafe { libc::kill(pid, libc::SIGKILL) };
+                crate::sys::kill(pid, libc::SIGKILL);
             }
-            // SAFETY: closing the descriptor opened above.
-            unsafe { libc::close(pidfd) };
         }
         let _ = child.wait();
     });
@@ -265,7 +261,6 @@ pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> 
         check: CheckOptions {
             jobs: settings.jobs,
             timeout: Some(settings.timeout),
-            progress: false,
             ..base.clone()
         },
         spec: settings.spec.clone(),

@@ -215,14 +215,13 @@ pub fn bench(
                 spec: measured.spec.clone(),
                 program: measured.program.clone(),
                 jobs: n_jobs,
-                progress: false,
                 ..base.clone()
             };
             options.confine.sandbox = measured.sandbox;
             let (mut harness, mut raw, mut external) = (Vec::new(), Vec::new(), Vec::new());
             for _ in 0..repeats {
                 let start = Instant::now();
-                let run = check::check(&options)?;
+                let run = check::check(&options, &|_| {})?;
                 harness.push(start.elapsed());
                 if !run.all_graded_passed() {
                     return Err(Error::Measure(format!(

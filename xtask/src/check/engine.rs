@@ -8,8 +8,6 @@ use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
-use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-
 use crate::confine::{Policy, Settings};
 use crate::corpus::{discover, Case};
 use crate::corpus::{load_all, Suite};
@@ -40,7 +38,6 @@ pub struct Options {
     pub reference: PathBuf,
     /// Where targets run.
     pub dir: PathBuf,
-    pub progress: bool,
     /// How targets other than the reference are confined.
     pub confine: Settings,
     /// Only this shard's cases (by case id).
@@ -50,6 +47,17 @@ pub struct Options {
 }
 
 impl Options {
+    /// What each suite's run is planned from.
+    pub fn planning(&self) -> crate::process::Planning<'_> {
+        crate::process::Planning {
+            program: &self.program,
+            settings: &self.confine,
+            corpus_root: &self.cases_root,
+            reference: &self.reference,
+            dir: &self.dir,
+        }
+    }
+
     /// Checking the reference against every suite of the corpus at `cases_root`, in `dir`,
     /// with every other setting at its default: the start of every other set of options.
     pub fn new(cases_root: PathBuf, reference: PathBuf, dir: PathBuf) -> Options {
@@ -65,7 +73,6 @@ impl Options {
             program: Program::Reference,
             reference,
             dir,
-            progress: false,
             confine: Settings::default(),
             shard: None,
             custom_build: None,
@@ -89,15 +96,7 @@ fn plan_target(
     suite: &Suite,
     warnings: &mut Vec<String>,
 ) -> Result<(Target, Policy), Error> {
-    crate::process::plan(
-        &options.program,
-        &options.confine,
-        suite,
-        &options.cases_root,
-        &options.reference,
-        &options.dir,
-        warnings,
-    )
+    options.planning().plan(suite, warnings)
 }
 
 /// A check planned and not yet run: each chosen suite with its target and cases.
@@ -343,9 +342,20 @@ fn build_summary(outcome: &Outcome) -> crate::judge::Build {
     }
 }
 
-pub fn check(options: &Options) -> Result<Run, Error> {
+/// How far a check is, as it runs: what a command line draws as a bar and a server shows as
+/// it likes. The check itself prints nothing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Step {
+    /// The cases to run in all.
+    Planned { cases: u64 },
+    /// One more case has run.
+    Ran,
+}
+
+/// Checks the target of `options` against its suites, telling `progress` how far it is.
+pub fn check(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Run, Error> {
     let prepared = prepare(options)?;
-    let results = run_plans(options, &prepared.plans)?;
+    let results = run_plans(options, &prepared.plans, progress)?;
     finish(prepared, results)
 }
 
@@ -425,39 +435,33 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
         }
     }
     let quiet = Options {
-        progress: false,
         fail_fast: false,
         ..options.clone()
     };
-    let results = run_plans(&quiet, &plans)?;
+    let results = run_plans(&quiet, &plans, &|_| {})?;
     could_not_run(&plans, &results)?;
     let tried: Vec<&Suite> = plans.iter().map(|plan| &plan.suite).collect();
     infer::choose(suites, &tried, &results)
 }
 
-fn run_plans(options: &Options, plans: &[Plan]) -> Result<Vec<CaseResult>, Error> {
+fn run_plans(
+    options: &Options,
+    plans: &[Plan],
+    progress: &(dyn Fn(Step) + Sync),
+) -> Result<Vec<CaseResult>, Error> {
     let work: Vec<(&Plan, &Case)> = plans
         .iter()
         .flat_map(|plan| plan.cases.iter().map(move |case| (plan, case)))
         .collect();
-    let progress = if options.progress {
-        let bar =
-            ProgressBar::with_draw_target(Some(work.len() as u64), ProgressDrawTarget::stderr());
-        bar.set_style(
-            ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed}")
-                .unwrap_or_else(|_| ProgressStyle::default_bar()),
-        );
-        bar
-    } else {
-        ProgressBar::hidden()
-    };
+    progress(Step::Planned {
+        cases: work.len() as u64,
+    });
     let stop = AtomicBool::new(false);
     let results = crate::process::map(options.jobs, &work, |(plan, case)| {
         let result = run_case(options, plan, case, &stop);
-        progress.inc(1);
+        progress(Step::Ran);
         result
     })?;
-    progress.finish_and_clear();
     results.into_iter().collect()
 }
 

@@ -8,4 +8,4 @@
 mod engine;
 mod infer;
 
-pub use engine::{check, finish, prepare_suite, run_one, select, Options, Prepared};
+pub use engine::{check, finish, prepare_suite, run_one, select, Options, Prepared, Step};

@@ -15,8 +15,9 @@ mod values;
 
 pub use command::{parse_error, split_attached_values, Cli, Task};
 pub use output::{
-    conclude, grade_report, print_report, show_progress, start, warn, write_grade_summary,
-    GradeProgress,
+    autograder_report, check_drawn, conclude, fuzz_banner, gen_report, grade_report, kit_report,
+    merge_report, new_suite_report, print_report, show_progress, start, warn, write_grade_summary,
+    CheckProgress, GradeProgress,
 };
 pub use shared::{current_dir, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs};
 pub use tasks::*;

@@ -3,7 +3,7 @@
 //! student kit), when to draw progress bars, and a grading's progress bar and closing lines.
 
 use std::io::Write;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use crate::error::Error;
@@ -217,6 +217,49 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
 }
 
 /// The progress bar of a grading: cases run of all, submissions done and the last one's id.
+pub struct CheckProgress {
+    bar: indicatif::ProgressBar,
+}
+
+impl CheckProgress {
+    /// A bar on stderr when `show`, a hidden one otherwise.
+    pub fn new(show: bool) -> CheckProgress {
+        let bar = match show {
+            true => indicatif::ProgressBar::with_draw_target(
+                Some(0),
+                indicatif::ProgressDrawTarget::stderr(),
+            ),
+            false => indicatif::ProgressBar::hidden(),
+        };
+        bar.set_style(
+            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed}")
+                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        CheckProgress { bar }
+    }
+
+    pub fn step(&self, step: crate::check::Step) {
+        match step {
+            crate::check::Step::Planned { cases } => self.bar.set_length(cases),
+            crate::check::Step::Ran => self.bar.inc(1),
+        }
+    }
+
+    pub fn finish(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+/// Runs a check for a person at a terminal: its progress drawn on stderr where
+/// [`show_progress`] says so.
+pub fn check_drawn(options: &crate::check::Options) -> Result<crate::judge::Run, Error> {
+    let progress = CheckProgress::new(show_progress());
+    let run = crate::check::check(options, &|step| progress.step(step));
+    progress.finish();
+    run
+}
+
+/// A grading's bar: the cases run so far, and the submissions graded.
 pub struct GradeProgress {
     bar: indicatif::ProgressBar,
     submissions: std::sync::atomic::AtomicU64,
@@ -289,4 +332,59 @@ pub fn conclude(result: Result<ExitCode, Error>) -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// What `new` says it made, and the next steps.
+pub fn new_suite_report(folder: &Path, request: &crate::scaffold::Request) -> String {
+    let corpus = request.corpus.display();
+    let name = &request.name;
+    format!(
+        "created `{}` and its `handout/` group\n\
+         next:\n  \
+         1. put the handout's examples in `handout/` as `001-NAME.in` files\n  \
+         2. cargo xtask bless --cases {corpus} --spec {name}     (writes their `.out` with your solution)\n  \
+         3. cargo xtask gen --cases {corpus} --spec {name} --count 50   (with a `generate` command)\n  \
+         4. cargo xtask check --cases {corpus} --spec {name} -- python3 student.py\n",
+        folder.join("suite.toml").display()
+    )
+}
+
+/// What `gen` says it wrote.
+pub fn gen_report(written: usize, spec: &str, dir: &Path) -> String {
+    format!("wrote {written} {spec} cases into `{}`\n", dir.display())
+}
+
+/// The line `fuzz` starts with: how to repeat it.
+pub fn fuzz_banner(spec: &str, seed: u64) -> String {
+    format!("fuzzing {spec} with seed {seed} (repeat with --seed {seed})")
+}
+
+/// What `merge` says it merged.
+pub fn merge_report(submissions: usize, files: usize, out: &Path) -> String {
+    format!(
+        "merged {submissions} submissions from {files} files into `{}`\n",
+        out.display()
+    )
+}
+
+/// What `kit` says it wrote.
+pub fn kit_report(path: &Path, bytes: u64, bundle: &str) -> String {
+    format!(
+        "wrote `{}`: {:.1} MB, {bundle}\n",
+        path.display(),
+        bytes as f64 / 1e6
+    )
+}
+
+/// What `autograder` says it wrote, and how submissions will run.
+pub fn autograder_report(path: &Path, bytes: usize, bundle: &str, run: &[String]) -> String {
+    let run = match run.is_empty() {
+        true => "its sources, built".to_string(),
+        false => run.join(" "),
+    };
+    format!(
+        "wrote `{}`: {:.1} MB, the kit of {bundle} run as `{run}`\n",
+        path.display(),
+        bytes as f64 / 1e6
+    )
 }

@@ -229,12 +229,7 @@ impl RunArgs {
     }
 
     /// `base` with these settings.
-    pub fn apply(
-        &self,
-        base: crate::check::Options,
-        program: Program,
-        progress: bool,
-    ) -> crate::check::Options {
+    pub fn apply(&self, base: crate::check::Options, program: Program) -> crate::check::Options {
         let mut confine = self.confine.settings();
         // The reports this run writes are its outputs: no target reads an earlier one.
         let reports = [
@@ -267,7 +262,6 @@ impl RunArgs {
             fail_fast: self.fail_fast,
             include_unspecified: self.include_unspecified,
             program,
-            progress,
             confine,
             ..base
         }

@@ -109,7 +109,7 @@ pub struct CheckArgs {
 }
 
 impl CheckArgs {
-    pub fn options(&self, progress: bool) -> Result<crate::check::Options, Error> {
+    pub fn options(&self) -> Result<crate::check::Options, Error> {
         let dir = current_dir()?;
         let root = self.corpus.root()?;
         // An unknown spec is the user's mistake, said before anything about the program.
@@ -121,7 +121,7 @@ impl CheckArgs {
         Ok(crate::check::Options {
             spec: self.spec.clone(),
             shard: self.shard,
-            ..self.run.apply(base, target, progress)
+            ..self.run.apply(base, target)
         })
     }
 }

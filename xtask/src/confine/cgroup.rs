@@ -167,10 +167,7 @@ fn alive(pid: u32) -> bool {
 fn kill_members(dir: &Path) {
     let members = std::fs::read_to_string(dir.join("cgroup.procs")).unwrap_or_default();
     for pid in members.lines().filter_map(|l| l.trim().parse::<i32>().ok()) {
-        // SAFETY: kill has no memory-safety preconditions.
-        unsafe {
-            libc::kill(pid, libc::SIGKILL);
-        }
+        crate::sys::kill(pid, libc::SIGKILL);
     }
 }
 

@@ -118,12 +118,6 @@ pub struct Layers {
     pub uid: u32,
 }
 
-/// The uid the harness runs as.
-fn euid() -> u32 {
-    // SAFETY: geteuid cannot fail.
-    unsafe { libc::geteuid() }
-}
-
 impl Policy {
     /// No confinement at all, for the bundled reference alone: every other program is
     /// untrusted and runs under [`Policy::for_program`].
@@ -140,7 +134,7 @@ impl Policy {
                 rlimits: Vec::new(),
                 landlock: false,
                 seccomp: false,
-                uid: euid(),
+                uid: crate::sys::effective_uid(),
             },
         }
     }
@@ -238,7 +232,7 @@ impl Machine {
         let cgroup = mode == Mode::Sandboxed && hierarchy.is_some();
         if settings.sandbox && hierarchy.is_none() {
             // Worded for who runs it: RLIMIT_NPROC binds every user but root.
-            let nproc = if euid() == 0 {
+            let nproc = if crate::sys::effective_uid() == 0 {
                 "is RLIMIT_NPROC, which does not bind root"
             } else {
                 "is RLIMIT_NPROC, which counts every process of your user"

@@ -414,7 +414,6 @@ impl Class<'_> {
                 run: run.clone(),
             }),
             dir: dir.to_path_buf(),
-            progress: false,
             ..self.options.check.clone()
         };
         // The student's program runs in the student's folder, whatever its command line names,

@@ -19,4 +19,4 @@ mod spawn;
 pub use execution::{backstop, classify, killed_by, Bounds, Execution, Exit, Limit, Signs};
 pub use fair::{execute_fairly, jobs_warning, load_warning};
 pub use pool::{cpus, map, workers};
-pub use spawn::{execute, plan};
+pub use spawn::{execute, Planning};

@@ -69,13 +69,12 @@ impl Running<'_> {
     /// Kills every process of the case.
     pub fn kill(&mut self) {
         match self {
-            // SAFETY: kill has no memory-safety preconditions. The group id is the target's
-            // pid, which is not reaped yet and so cannot name another group.
-            // The target itself too, in case it left its group for another.
-            Running::Direct { pid, .. } => unsafe {
-                libc::kill(-*pid, libc::SIGKILL);
-                libc::kill(*pid, libc::SIGKILL);
-            },
+            // The group id is the target's pid, which is not reaped yet and so cannot name
+            // another group; the target itself too, in case it left its group for another.
+            Running::Direct { pid, .. } => {
+                sys::kill(-*pid, libc::SIGKILL);
+                sys::kill(*pid, libc::SIGKILL);
+            }
             Running::Sandboxed { started, .. } => sys::kill_pidfd(&started.pidfd),
         }
     }

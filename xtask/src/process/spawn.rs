@@ -16,19 +16,45 @@ use crate::confine::{environment, Mode, Policy};
 use crate::sys;
 use crate::target::Target;
 
-/// The target that runs `program` for `suite` (the reference with the suite's arguments, or
-/// the user's command, in `dir`) and its policy; warnings go into `warnings`, each once. This
-/// is where protection is decided: the reference binary, like the checkout and the corpus, is
-/// kept out of every untrusted target's sight.
-pub fn plan(
-    program: &crate::target::Program,
-    settings: &crate::confine::Settings,
+/// What a run of a target is planned from, as each task fills it once: what runs, how it is
+/// confined, and where. [`Planning::plan`] makes a suite's target and policy from it.
+pub struct Planning<'a> {
+    pub program: &'a crate::target::Program,
+    pub settings: &'a crate::confine::Settings,
+    /// The corpus, out of an untrusted target's sight.
+    pub corpus_root: &'a Path,
+    /// The reference binary (empty in the student kit), out of its sight too.
+    pub reference: &'a Path,
+    /// Where the target runs.
+    pub dir: &'a Path,
+}
+
+impl Planning<'_> {
+    /// The target that runs the program for `suite` (the reference with the suite's arguments,
+    /// or the user's command) and its policy; warnings go into `warnings`, each once. This is
+    /// where protection is decided: the reference binary, like the checkout and the corpus, is
+    /// kept out of every untrusted target's sight.
+    pub fn plan(
+        &self,
+        suite: &crate::corpus::Suite,
+        warnings: &mut crate::confine::Warnings,
+    ) -> Result<(Target, Policy), crate::error::Error> {
+        plan(self, suite, warnings)
+    }
+}
+
+fn plan(
+    planning: &Planning,
     suite: &crate::corpus::Suite,
-    corpus_root: &Path,
-    reference: &Path,
-    dir: &Path,
     warnings: &mut crate::confine::Warnings,
 ) -> Result<(Target, Policy), crate::error::Error> {
+    let Planning {
+        program,
+        settings,
+        corpus_root,
+        reference,
+        dir,
+    } = *planning;
     let target = program.target(suite.reference_target(reference, dir), dir);
     let mut settings = settings.clone();
     if !reference.as_os_str().is_empty() {

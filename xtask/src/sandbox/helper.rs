@@ -24,8 +24,7 @@ pub fn helper_main() -> ExitCode {
             return ExitCode::from(1);
         }
     }
-    // SAFETY: geteuid cannot fail.
-    let root = unsafe { libc::geteuid() } == 0;
+    let root = sys::effective_uid() == 0;
     let setup = namespaces::enter_helper(root)
         .and_then(|()| Ok((seccomp::filter()?, Views::new()?, Stacks::new()?)));
     let (filter, mut views, stacks) = match setup {

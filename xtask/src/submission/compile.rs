@@ -343,8 +343,7 @@ fn give_to_sandbox(work: &Path) -> Result<(), Error> {
     use std::os::unix::fs::PermissionsExt;
     std::fs::set_permissions(work, std::fs::Permissions::from_mode(0o755))
         .map_err(|err| Error::io(work, err))?;
-    // SAFETY: geteuid has no preconditions.
-    if unsafe { libc::geteuid() } == 0 {
+    if crate::sys::effective_uid() == 0 {
         let id = crate::confine::SANDBOX_ID;
         std::os::unix::fs::chown(work, Some(id), Some(id)).map_err(|err| Error::io(work, err))?;
     }

@@ -164,6 +164,22 @@ pub fn pidfd_open(pid: libc::pid_t) -> Option<OwnedFd> {
     (fd >= 0).then(|| unsafe { OwnedFd::from_raw_fd(fd as RawFd) })
 }
 
+/// The uid the harness runs as.
+pub fn effective_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+/// Sends `signal` to `pid` (a process group when negative). The caller names a process it
+/// started and has not reaped, so the pid cannot name another; a process already gone is no
+/// error worth telling.
+pub fn kill(pid: libc::pid_t, signal: libc::c_int) {
+    // SAFETY: kill takes integers and has no memory-safety preconditions.
+    unsafe {
+        libc::kill(pid, signal);
+    }
+}
+
 /// Whether `pid` has exited, without reaping it.
 pub fn has_exited(pid: libc::pid_t) -> bool {
     // SAFETY: waitid writes only into `info`, a zeroed siginfo_t we own.

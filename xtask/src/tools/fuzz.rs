@@ -154,15 +154,14 @@ pub fn warnings(options: &Options) -> Result<Warnings, Error> {
 
 fn judge_of(options: &Options) -> Result<(Judge<'_>, Warnings), Error> {
     let mut warnings = Warnings::new();
-    let (target, policy) = crate::process::plan(
-        &Program::Command(options.target.clone()),
-        &options.confine,
-        &options.suite,
-        &options.cases_root,
-        &options.reference,
-        &options.dir,
-        &mut warnings,
-    )?;
+    let (target, policy) = crate::process::Planning {
+        program: &Program::Command(options.target.clone()),
+        settings: &options.confine,
+        corpus_root: &options.cases_root,
+        reference: &options.reference,
+        dir: &options.dir,
+    }
+    .plan(&options.suite, &mut warnings)?;
     let judge = Judge {
         options,
         target,
