@@ -14,6 +14,8 @@
 //! outside `tools`: it sees a folder of cases and a command line, so it works unchanged for any
 //! target.
 
+#![warn(unreachable_pub)]
+
 #[cfg(feature = "reference")]
 pub mod adequacy;
 pub mod bench;

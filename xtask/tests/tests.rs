@@ -6,6 +6,7 @@ mod fuzz;
 mod grade;
 mod harness;
 mod hostile;
+mod house;
 mod html;
 mod kit;
 mod languages;

@@ -53,7 +53,7 @@ impl Report {
         let mut out = String::from(
             "\n## Causes per variant\n\n\
              What `check` tells a program that behaves like each variant: its failing cases \
-             grouped into causes (`xtask/src/cause.rs`). *Named*: as `check` runs, the \
+             grouped into causes (`xtask/src/judge/cause.rs`). *Named*: as `check` runs, the \
              reference's trace holds what each variant prints where it parts from the \
              reference, so a program printing the same is told which rule it misread. *By rule*: \
              the traces' rule spans alone, without misreadings, as for a bug no variant \

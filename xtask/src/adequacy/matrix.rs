@@ -44,7 +44,7 @@ pub struct Kills {
 
 /// The cause of one failure, as `check` names it.
 #[derive(Debug, Clone)]
-pub struct Cause {
+pub(super) struct Cause {
     pub id: String,
     pub text: String,
 }

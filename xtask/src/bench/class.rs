@@ -248,7 +248,7 @@ fn raw_run(argv: &[OsString], dir: &Path, input: &[u8], timeout: Duration, cap: 
 }
 
 /// Builds the class, grades it and measures the floor; the report.
-pub fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> {
+pub(super) fn class(base: &CheckOptions, settings: &Settings) -> Result<String, Error> {
     let root = tempfile::Builder::new()
         .prefix("gridjudge-class-")
         .tempdir()

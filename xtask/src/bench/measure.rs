@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::target::Program;
 
 /// One measured program: a [`Program`] with its label, spec and confinement.
-pub struct BenchProgram {
+pub(super) struct BenchProgram {
     pub label: String,
     /// The reference runs over every suite, a command over `spec`'s.
     pub program: Program,
@@ -99,7 +99,7 @@ pub fn write_json(figures: &Figures, path: &std::path::Path) -> Result<(), Error
 /// `reference_only`, a native program (a copy of the reference outside the checkout) and the
 /// bundled Python solution of go over the go suite, each confined and not; and the temporary
 /// folders that hold those copies for the time of the measurement.
-pub fn programs(
+pub(super) fn programs(
     reference_only: bool,
     reference: &std::path::Path,
 ) -> Result<(Vec<BenchProgram>, Vec<tempfile::TempDir>), Error> {
@@ -182,7 +182,7 @@ fn raw_baseline(jobs: usize, runs: &[(Vec<OsString>, Vec<u8>)]) -> Result<Durati
 }
 
 /// Measures each program at each job count; returns the report.
-pub fn bench(
+pub(super) fn bench(
     base: &Options,
     programs: &[BenchProgram],
     jobs: &[usize],
@@ -284,7 +284,7 @@ pub fn bench(
 
 /// The bundled Python solution of the go assignment, copied out of the checkout (which no
 /// confined target may see) into a temporary folder of its own, removed with it.
-pub fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
+pub(super) fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
     outside_checkout(&crate::workspace::root().join("xtask/bench/go.py"), "go.py")
 }
 
@@ -345,7 +345,7 @@ pub fn spawn_main(args: &[OsString]) -> std::process::ExitCode {
 /// The plain spawner of the benchmark: the C fork/exec loop of `xtask/bench/spawn.c`, built by
 /// the bench with the machine's C compiler, or, without one, this program's own `__spawn`
 /// (said in the report).
-pub struct Floor {
+pub(super) struct Floor {
     command: Vec<OsString>,
     pub label: &'static str,
     /// The folder of the C spawner (removed with the Floor); none for the fallback.
@@ -354,7 +354,7 @@ pub struct Floor {
 
 impl Floor {
     /// Builds the C spawner into a temporary folder (removed with the Floor).
-    pub fn build() -> Result<Floor, Error> {
+    pub(super) fn build() -> Result<Floor, Error> {
         let exe = std::env::current_exe().map_err(|err| Error::Measure(err.to_string()))?;
         let fallback = Floor {
             command: vec![exe.into(), SPAWN_ARG.into()],
@@ -415,7 +415,7 @@ impl Floor {
 /// The cost of each confinement layer: the mean time to run `true` once, sequentially, with
 /// the layers switched on one after another; each layer's cost is its difference from the
 /// line before.
-pub fn layers(runs: usize, cases_root: &std::path::Path) -> Result<Figures, Error> {
+pub(super) fn layers(runs: usize, cases_root: &std::path::Path) -> Result<Figures, Error> {
     use crate::confine::{Layers, Mode, Policy, Settings};
     use crate::process::{execute, Bounds};
     use crate::target::Target;

@@ -169,7 +169,7 @@ pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usi
 }
 
 /// Plans a check: the suites, their targets and the cases to run (sources built first).
-pub fn prepare(options: &Options) -> Result<Prepared, Error> {
+pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
     if options.program != Program::Reference && options.confine.sandbox {
         crate::confine::prime_migrations();
     }

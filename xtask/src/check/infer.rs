@@ -14,7 +14,7 @@ const UNLIKE: f64 = 0.5;
 /// `tried` suites' handout cases (`suites`: every suite of the corpus, for the messages), and
 /// the note that says so; an error when no suite has handout cases, none is close or two are
 /// as close.
-pub fn choose(
+pub(super) fn choose(
     suites: &[Suite],
     tried: &[&Suite],
     results: &[CaseResult],

@@ -116,7 +116,7 @@ pub fn write_grade_summary(
 
 /// Appends `markdown` to the GitHub job summary (the file named by `GITHUB_STEP_SUMMARY`,
 /// which every step appends to), when there is one.
-pub fn append_step_summary(markdown: &str) -> Result<(), Error> {
+pub(super) fn append_step_summary(markdown: &str) -> Result<(), Error> {
     let Some(path) = std::env::var_os("GITHUB_STEP_SUMMARY").map(PathBuf::from) else {
         return Ok(());
     };

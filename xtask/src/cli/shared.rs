@@ -141,7 +141,7 @@ impl ReportArgs {
 }
 
 /// The reference binary: the one given, or a fresh release build.
-pub fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
+pub(super) fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
     match given {
         Some(path) if path.is_file() => Ok(path.clone()),
         Some(path) => Err(Error::Usage(format!(
@@ -153,7 +153,7 @@ pub fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
 }
 
 /// The corpus: the one given, or the bundled one.
-pub fn cases_root(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
+pub(super) fn cases_root(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
     let root = given.clone().unwrap_or_else(workspace::cases);
     if !root.is_dir() {
         return Err(Error::Usage(format!(

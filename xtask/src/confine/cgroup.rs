@@ -78,7 +78,7 @@ fn usable(parent: &Path, must_have: &str) -> bool {
 
 /// The usable hierarchy, found once per process (concurrent probes would disturb each other);
 /// stale cgroups of killed harnesses are removed on the way.
-pub fn hierarchy() -> Option<Hierarchy> {
+pub(crate) fn hierarchy() -> Option<Hierarchy> {
     static FOUND: std::sync::OnceLock<Option<Hierarchy>> = std::sync::OnceLock::new();
     FOUND
         .get_or_init(|| {

@@ -5,7 +5,7 @@
 use std::ffi::OsString;
 
 /// The environment of a target, but for HOME and TMPDIR (see [`with_temp`]).
-pub fn scrubbed(pass_env: &[String]) -> Vec<(OsString, OsString)> {
+pub(crate) fn scrubbed(pass_env: &[String]) -> Vec<(OsString, OsString)> {
     let path = std::env::var_os("PATH").unwrap_or_else(|| "/usr/local/bin:/usr/bin:/bin".into());
     let mut env: Vec<(OsString, OsString)> = vec![
         ("PATH".into(), path),
@@ -24,7 +24,7 @@ pub fn scrubbed(pass_env: &[String]) -> Vec<(OsString, OsString)> {
 }
 
 /// `env` with HOME and TMPDIR set to the case's temporary folder `temp`.
-pub fn with_temp(
+pub(crate) fn with_temp(
     env: &[(OsString, OsString)],
     temp: &std::path::Path,
 ) -> Vec<(OsString, OsString)> {

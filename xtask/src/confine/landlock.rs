@@ -31,18 +31,18 @@ pub fn version() -> i64 {
 }
 
 /// A ruleset that allows reading `readable` and everything in `writable`.
-pub fn ruleset(readable: &[PathBuf], writable: &[PathBuf]) -> io::Result<OwnedFd> {
+pub(crate) fn ruleset(readable: &[PathBuf], writable: &[PathBuf]) -> io::Result<OwnedFd> {
     let (readable, writable) = (open_all(readable)?, open_all(writable)?);
     ruleset_of(&borrowed(&readable), &borrowed(&writable))
 }
 
 /// `fds`, borrowed.
-pub fn borrowed(fds: &[OwnedFd]) -> Vec<BorrowedFd<'_>> {
+pub(crate) fn borrowed(fds: &[OwnedFd]) -> Vec<BorrowedFd<'_>> {
     fds.iter().map(AsFd::as_fd).collect()
 }
 
 /// Each of `paths`, opened as a place (`O_PATH`, closed on exec) for a rule to name.
-pub fn open_all(paths: &[PathBuf]) -> io::Result<Vec<OwnedFd>> {
+pub(crate) fn open_all(paths: &[PathBuf]) -> io::Result<Vec<OwnedFd>> {
     paths
         .iter()
         .map(|path| {
@@ -59,7 +59,7 @@ pub fn open_all(paths: &[PathBuf]) -> io::Result<Vec<OwnedFd>> {
 /// A ruleset that allows reading beneath each of `readable` and everything beneath each of
 /// `writable`, given as open folders and files: a helper opens a view's once and makes each
 /// case's ruleset from them without looking a path up.
-pub fn ruleset_of(readable: &[BorrowedFd], writable: &[BorrowedFd]) -> io::Result<OwnedFd> {
+pub(crate) fn ruleset_of(readable: &[BorrowedFd], writable: &[BorrowedFd]) -> io::Result<OwnedFd> {
     let to_io = |err: landlock::RulesetError| io::Error::other(err.to_string());
     let abi = LANDLOCK_ABI;
     fn rules<'a>(
@@ -89,7 +89,7 @@ pub fn ruleset_of(readable: &[BorrowedFd], writable: &[BorrowedFd]) -> io::Resul
 
 /// Restricts the calling thread with `ruleset` (after `no_new_privs`). Makes only system calls,
 /// so it is safe between fork and exec.
-pub fn restrict(ruleset: libc::c_int) -> io::Result<()> {
+pub(crate) fn restrict(ruleset: libc::c_int) -> io::Result<()> {
     // SAFETY: prctl and landlock_restrict_self take integers only.
     unsafe {
         if libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0

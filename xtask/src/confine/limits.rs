@@ -41,7 +41,7 @@ const MAX_MIB: u64 = 1 << 20;
 const MAX_COUNT: u64 = 1 << 20;
 
 /// A number of seconds as a duration: positive, finite, at most a day.
-pub fn seconds(value: f64) -> Result<Duration, String> {
+pub(crate) fn seconds(value: f64) -> Result<Duration, String> {
     if !(value > 0.0 && value <= MAX_SECONDS) {
         return Err(format!(
             "`{value:?}` is not a number of seconds above 0 and up to {MAX_SECONDS:?} (a day)"
@@ -51,7 +51,7 @@ pub fn seconds(value: f64) -> Result<Duration, String> {
 }
 
 /// A number of MiB as bytes: from 1 to 1 TiB.
-pub fn mebibytes(value: u64) -> Result<u64, String> {
+pub(crate) fn mebibytes(value: u64) -> Result<u64, String> {
     if !(1..=MAX_MIB).contains(&value) {
         return Err(format!(
             "`{value}` is not a size in MiB from 1 to {MAX_MIB}"
@@ -61,7 +61,7 @@ pub fn mebibytes(value: u64) -> Result<u64, String> {
 }
 
 /// A count of processes or files: from 1 to about a million.
-pub fn count(value: u64) -> Result<u64, String> {
+pub(crate) fn count(value: u64) -> Result<u64, String> {
     if !(1..=MAX_COUNT).contains(&value) {
         return Err(format!("`{value}` is not a count from 1 to {MAX_COUNT}"));
     }

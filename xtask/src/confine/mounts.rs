@@ -173,7 +173,7 @@ fn inside(root: &Path, path: &Path) -> PathBuf {
 /// root: the system folders and the view's own, `/dev`, and empty mount points for `/tmp` and
 /// `/proc`, which each case fills with [`enter_case`]. The helper builds a view once and
 /// starts every case that shares it from there.
-pub fn build(view: &View) -> io::Result<()> {
+pub(crate) fn build(view: &View) -> io::Result<()> {
     mount(
         "none",
         Path::new("/"),
@@ -214,7 +214,7 @@ pub fn build(view: &View) -> io::Result<()> {
 /// PID namespace's), in its own copy of the view [`build`] made. Must run in the case's first
 /// process, in fresh mount and PID namespaces. A folder of the view under `/tmp` (a student's
 /// folder there) is carried into the new `/tmp`, with what covers parts of it.
-pub fn enter_case(view: &View) -> io::Result<()> {
+pub(crate) fn enter_case(view: &View) -> io::Result<()> {
     let temp = Path::new(TEMP);
     let carried: Vec<(&PathBuf, OwnedFd, bool)> = view
         .readable

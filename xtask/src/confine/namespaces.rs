@@ -10,7 +10,8 @@
 use std::io;
 
 /// The namespaces made for each case.
-pub const CASE_FLAGS: libc::c_int = libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
+pub(crate) const CASE_FLAGS: libc::c_int =
+    libc::CLONE_NEWNS | libc::CLONE_NEWPID | libc::CLONE_NEWIPC;
 
 /// The uid and gid a target runs as.
 pub const SANDBOX_ID: libc::uid_t = 65534;
@@ -25,7 +26,7 @@ fn check(result: libc::c_int) -> io::Result<()> {
 
 /// Enters the helper's long-lived namespaces: a user namespace unless `root`, then network and
 /// UTS, with the loopback interface up.
-pub fn enter_helper(root: bool) -> io::Result<()> {
+pub(crate) fn enter_helper(root: bool) -> io::Result<()> {
     if !root {
         // SAFETY: getuid/getgid cannot fail.
         let (uid, gid) = unsafe { (libc::getuid(), libc::getgid()) };
@@ -64,7 +65,7 @@ fn loopback_up() -> io::Result<()> {
 
 /// Drops the calling process to the sandbox uid and gid (as root), so that `exec` leaves it no
 /// capability. Inside a user namespace the process already is that uid.
-pub fn drop_privileges(root: bool) -> io::Result<()> {
+pub(crate) fn drop_privileges(root: bool) -> io::Result<()> {
     if root {
         // SAFETY: these calls take integers (and a null group list of length 0).
         unsafe {

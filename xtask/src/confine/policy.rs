@@ -384,7 +384,10 @@ fn is_shared(path: &Path) -> bool {
 /// submission's folder), a relative word whose real path (links followed) leaves it is refused:
 /// a submission cannot show a classmate's files, or the grader's, to its own program. (An
 /// absolute word is the command's own: the user wrote it.)
-pub fn resolve(target: &Target, cwd: Option<&Path>) -> Result<(Target, Option<PathBuf>), Error> {
+pub(super) fn resolve(
+    target: &Target,
+    cwd: Option<&Path>,
+) -> Result<(Target, Option<PathBuf>), Error> {
     let base = cwd.unwrap_or(&target.dir);
     let inside = cwd.and_then(|cwd| cwd.canonicalize().ok());
     let mut resolved = target.clone();

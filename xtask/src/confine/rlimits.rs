@@ -20,7 +20,7 @@ pub struct Rlimit {
 
 /// The rlimits of a case under `limits`; `processes_by_cgroup` leaves the process count to the
 /// cgroup (RLIMIT_NPROC counts all of a user's processes and does not bind root).
-pub fn for_limits(limits: &ResourceLimits, processes_by_cgroup: bool) -> Vec<Rlimit> {
+pub(crate) fn for_limits(limits: &ResourceLimits, processes_by_cgroup: bool) -> Vec<Rlimit> {
     let mut list = vec![Rlimit {
         resource: libc::RLIMIT_CORE,
         soft: 0,
@@ -52,7 +52,7 @@ pub fn for_limits(limits: &ResourceLimits, processes_by_cgroup: bool) -> Vec<Rli
 
 /// Sets `list` on the calling process. Makes only system calls on the slice it is given, so it
 /// is safe between fork and exec.
-pub fn apply(list: &[Rlimit]) -> io::Result<()> {
+pub(crate) fn apply(list: &[Rlimit]) -> io::Result<()> {
     for limit in list {
         let value = libc::rlimit {
             rlim_cur: limit.soft,

@@ -93,12 +93,12 @@ const NOT_HERE: &[libc::c_long] = &[libc::SYS_clone3];
 const X32_BIT: u32 = 0x4000_0000;
 
 /// The compiled filter.
-pub struct Filters {
+pub(crate) struct Filters {
     program: Vec<libc::sock_filter>,
 }
 
 /// The filter.
-pub fn filter() -> io::Result<Filters> {
+pub(crate) fn filter() -> io::Result<Filters> {
     Ok(Filters {
         program: program()?,
     })
@@ -298,7 +298,7 @@ fn program() -> io::Result<Vec<libc::sock_filter>> {
 /// Loads the filter into the calling thread (which also sets `no_new_privs`); `Err` with the
 /// error number. Makes only system calls, so a process that shares its parent's memory until
 /// `exec` may call it.
-pub fn apply(filters: &Filters) -> Result<(), i32> {
+pub(crate) fn apply(filters: &Filters) -> Result<(), i32> {
     let errno = || io::Error::last_os_error().raw_os_error().unwrap_or(0);
     // SAFETY: prctl takes integers.
     if unsafe { libc::prctl(libc::PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) } != 0 {

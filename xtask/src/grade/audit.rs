@@ -42,7 +42,11 @@ fn what_changed(previous: &ResultFile, keys: &Keys) -> Option<Changed> {
 }
 
 /// Why a result of `previous` is not reused under `keys` (`None`: it is).
-pub fn rerun_reason(previous: Option<&ResultFile>, keys: &Keys, force: bool) -> Option<String> {
+pub(super) fn rerun_reason(
+    previous: Option<&ResultFile>,
+    keys: &Keys,
+    force: bool,
+) -> Option<String> {
     let Some(previous) = previous else {
         return Some("not graded before".into());
     };
@@ -53,7 +57,7 @@ pub fn rerun_reason(previous: Option<&ResultFile>, keys: &Keys, force: bool) -> 
 }
 
 /// The change of a student graded again, if the score moved.
-pub fn change(previous: &ResultFile, keys: &Keys, now: &Submission) -> Option<Change> {
+pub(super) fn change(previous: &ResultFile, keys: &Keys, now: &Submission) -> Option<Change> {
     let old = &previous.submission;
     if old.score.to_bits() == now.score.to_bits() {
         return None;
@@ -110,7 +114,7 @@ fn case_changes(old: &Submission, now: &Submission) -> String {
 
 /// Keeps the gradebook in `out`, before it is written again, as `grades-STAMP.json` and
 /// `.csv`, STAMP the time it was written (UTC); the copy's path.
-pub fn keep_earlier(out: &Path) -> Result<Option<PathBuf>, Error> {
+pub(super) fn keep_earlier(out: &Path) -> Result<Option<PathBuf>, Error> {
     let json = out.join("grades.json");
     let Ok(meta) = std::fs::metadata(&json) else {
         return Ok(None);
@@ -159,7 +163,7 @@ fn stamp(time: std::time::SystemTime) -> String {
 }
 
 /// Writes `regrade.json` into `out` (an empty list: no file).
-pub fn write(out: &Path, changes: &[Change]) -> Result<(), Error> {
+pub(super) fn write(out: &Path, changes: &[Change]) -> Result<(), Error> {
     let path = out.join("regrade.json");
     if changes.is_empty() {
         let _ = std::fs::remove_file(&path);
@@ -171,7 +175,7 @@ pub fn write(out: &Path, changes: &[Change]) -> Result<(), Error> {
 }
 
 /// The changes of the last regrade in `out`, for the class report.
-pub fn read(out: &Path) -> Vec<Change> {
+pub(super) fn read(out: &Path) -> Vec<Change> {
     std::fs::read(out.join("regrade.json"))
         .ok()
         .and_then(|bytes| serde_json::from_slice(&bytes).ok())
@@ -179,7 +183,7 @@ pub fn read(out: &Path) -> Vec<Change> {
 }
 
 /// `--dry-run`: per submission, what a grading would do (reuse, or run again and why).
-pub fn dry_run(
+pub(super) fn dry_run(
     options: &Options,
     suite: &crate::corpus::Suite,
     run_text: &str,

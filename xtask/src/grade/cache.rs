@@ -14,7 +14,7 @@ use crate::report::Submission;
 
 /// A submission's own result file.
 #[derive(Debug, Serialize, Deserialize)]
-pub struct ResultFile {
+pub(super) struct ResultFile {
     pub spec: String,
     pub run: String,
     /// What the result depends on, hashed (see [`run_key`] and [`folder_key`]): a rerun reuses
@@ -33,7 +33,7 @@ pub struct ResultFile {
 
 /// What a result depends on, each part apart so that a change can be explained.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Keys {
+pub(super) struct Keys {
     /// The submission's files.
     pub folder: String,
     /// Those and the settings (the corpus, the reference, the harness, the command, the
@@ -43,7 +43,7 @@ pub struct Keys {
 
 /// A stable 64-bit hash of `parts`, each length-prefixed so that no two lists collide by
 /// concatenation.
-pub fn hash(parts: &[&[u8]]) -> u64 {
+pub(super) fn hash(parts: &[&[u8]]) -> u64 {
     let mut bytes = Vec::new();
     for part in parts {
         bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
@@ -56,7 +56,7 @@ pub fn hash(parts: &[&[u8]]) -> u64 {
 /// nothing to make (a sparse file of terabytes, a million empty files), so its key must not
 /// cost the grader more than this.
 #[derive(Debug, Clone, Copy)]
-pub struct Budget {
+pub(super) struct Budget {
     /// Bytes hashed by content; past them, a file is keyed by its size and modification time.
     pub bytes: u64,
     /// Entries looked at; past them, the key says only that there were more.
@@ -65,12 +65,12 @@ pub struct Budget {
 
 impl Budget {
     /// What a submission gets: 64 MiB of content and 20,000 entries.
-    pub const SUBMISSION: Budget = Budget {
+    pub(super) const SUBMISSION: Budget = Budget {
         bytes: 64 << 20,
         entries: 20_000,
     };
     /// The corpus is the grader's own: read whole.
-    pub const UNLIMITED: Budget = Budget {
+    pub(super) const UNLIMITED: Budget = Budget {
         bytes: u64::MAX,
         entries: usize::MAX,
     };
@@ -80,7 +80,7 @@ impl Budget {
 /// regular file's contents (while the budget lasts, else its size and modification time), a
 /// link's target. Nothing is followed and nothing but regular files is opened (a FIFO or a
 /// device is named, never read), so memory stays flat and the time is bounded by the budget.
-pub fn folder_key(dir: &Path, budget: Budget) -> Result<u64, Error> {
+pub(super) fn folder_key(dir: &Path, budget: Budget) -> Result<u64, Error> {
     use sha2::Digest;
     let mut hasher = sha2::Sha256::new();
     let mut part = |bytes: &[u8]| {
@@ -153,7 +153,7 @@ fn file_hash(path: &Path, len: u64) -> Result<Vec<u8>, Error> {
 
 /// What every result of a grading depends on besides the submission: the corpus of the suite,
 /// the reference, the harness's version, the command, the timeout and every limit.
-pub fn run_key(options: &Options, suite: &crate::corpus::Suite) -> Result<u64, Error> {
+pub(super) fn run_key(options: &Options, suite: &crate::corpus::Suite) -> Result<u64, Error> {
     let corpus = folder_key(&suite.dir, Budget::UNLIMITED)?;
     let reference = std::fs::read(&options.check.reference)
         .map(|bytes| hash(&[&bytes]))
@@ -181,7 +181,7 @@ pub fn run_key(options: &Options, suite: &crate::corpus::Suite) -> Result<u64, E
 
 /// A submission without its cases: what a grading keeps in memory of each (its cases are in
 /// its result file), so that a class of any size takes the same memory.
-pub fn row(submission: Submission) -> Submission {
+pub(super) fn row(submission: Submission) -> Submission {
     Submission {
         cases: Vec::new(),
         ..submission
@@ -189,12 +189,12 @@ pub fn row(submission: Submission) -> Submission {
 }
 
 /// Where submission `id`'s result file is, in `results_dir`.
-pub fn result_path(results_dir: &Path, id: &str) -> PathBuf {
+pub(super) fn result_path(results_dir: &Path, id: &str) -> PathBuf {
     results_dir.join(format!("{id}.json"))
 }
 
 /// Submission `id`'s result file, from `results_dir`.
-pub fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
+pub(super) fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
     let path = result_path(results_dir, id);
     let bytes = std::fs::read(&path).map_err(|err| Error::io(&path, err))?;
     serde_json::from_slice(&bytes)
@@ -204,7 +204,7 @@ pub fn read_result(results_dir: &Path, id: &str) -> Result<ResultFile, Error> {
 /// The keys of the submission in `dir` under the settings' key `run_key`.
 impl Keys {
     /// The keys of an entry that cannot be graded, for `why`.
-    pub fn of_refusal(run_key: u64, why: &str) -> Keys {
+    pub(super) fn of_refusal(run_key: u64, why: &str) -> Keys {
         Keys {
             folder: String::new(),
             combined: format!("{:016x}", hash(&[&run_key.to_le_bytes(), why.as_bytes()])),
@@ -212,7 +212,7 @@ impl Keys {
     }
 }
 
-pub fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
+pub(super) fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
     let folder = folder_key(dir, Budget::SUBMISSION)?;
     Ok(Keys {
         folder: format!("{folder:016x}"),
@@ -224,7 +224,7 @@ pub fn keys_of(run_key: u64, dir: &Path) -> Result<Keys, Error> {
 }
 
 /// The earlier result of submission `id`, if it graded the same spec with the same command.
-pub fn previous_result(
+pub(super) fn previous_result(
     results_dir: &Path,
     id: &str,
     suite: &crate::corpus::Suite,

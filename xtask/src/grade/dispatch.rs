@@ -63,7 +63,7 @@ impl Summary {
 }
 
 /// The command line a gradebook shows for submissions built from their sources.
-pub const BUILT: &str = "(each submission's sources, built)";
+pub(super) const BUILT: &str = "(each submission's sources, built)";
 
 /// What a grading tells its progress display.
 pub enum Step<'a> {

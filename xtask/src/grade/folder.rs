@@ -13,11 +13,11 @@ use crate::error::Error;
 use crate::submission::{archive_extension, copy_folder, lone_source, unpack};
 
 /// One submission of the folder: its id and its folder, or why it cannot be graded.
-pub type Found = (String, Result<PathBuf, String>);
+pub(super) type Found = (String, Result<PathBuf, String>);
 
 /// What the submissions folder holds.
 #[derive(Debug, Default)]
-pub struct Scan {
+pub(super) struct Scan {
     /// The submissions of the shard, by id.
     pub found: Vec<Found>,
     /// Entries that are no submission: (name, why).
@@ -26,7 +26,7 @@ pub struct Scan {
 
 /// A file name as an id: itself when it is UTF-8 without `%`, else with each byte that is not
 /// (and `%` itself) written `%XX`, so that two names never share an id.
-pub fn lossless_id(name: &OsStr) -> String {
+pub(super) fn lossless_id(name: &OsStr) -> String {
     match name.to_str() {
         Some(text) if !text.contains('%') => text.to_string(),
         _ => {
@@ -53,7 +53,7 @@ pub fn lossless_id(name: &OsStr) -> String {
 }
 
 /// Scans the submissions folder of `options`.
-pub fn scan(options: &Options) -> Result<Scan, Error> {
+pub(super) fn scan(options: &Options) -> Result<Scan, Error> {
     let root = &options.submissions;
     let entries = std::fs::read_dir(root).map_err(|err| Error::io(root, err))?;
     let mut scan = Scan::default();
@@ -130,7 +130,7 @@ fn kind(path: &Path) -> Kind {
 /// A hint for a submission handed in one folder down (`ivan/project4/go.py` for `--run 'python3
 /// go.py'`): a file the command names that is not in the submission but is in one of its
 /// folders, said with the command that would run it. `None` when every named file is there.
-pub fn nested_program(dir: &Path, run: &[std::ffi::OsString]) -> Option<String> {
+pub(super) fn nested_program(dir: &Path, run: &[std::ffi::OsString]) -> Option<String> {
     for (k, word) in run.iter().enumerate() {
         let path = Path::new(word);
         let names_a_file = path.extension().is_some() || path.components().count() > 1;

@@ -258,7 +258,7 @@ pub fn settle_run_ties<'a>(judgements: impl Iterator<Item = &'a mut Judgement>) 
 /// The kind of an input line, for grouping: how it starts. An empty line, a number (a move, a
 /// size), a word (a command such as `F 2 X Y Z` or `R`, a row of jewels), a space (a row with
 /// holes), or punctuation (`<`, `>`, `-1`).
-pub fn command_kind(line: &str) -> String {
+pub(super) fn command_kind(line: &str) -> String {
     match line.chars().next() {
         None => "(empty line)".into(),
         Some(c) if c.is_ascii_digit() => "#".into(),

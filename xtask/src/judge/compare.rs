@@ -47,7 +47,7 @@ impl Difference {
 }
 
 /// The first difference between `expected` and `actual` under `mode`, if any.
-pub fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Difference> {
+pub(super) fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Option<Difference> {
     let same = |e: &[u8], a: &[u8]| match mode {
         CompareMode::Exact => e == a,
         CompareMode::IgnoreTrailingSpaces => {
@@ -105,7 +105,7 @@ fn content(line: &[u8]) -> String {
 
 /// The form of `text` that two outputs share exactly when `compare` finds no difference
 /// between them under `mode`: what a hidden case's expected output is hashed in.
-pub fn canonical(mode: CompareMode, text: &[u8]) -> Vec<u8> {
+pub(super) fn canonical(mode: CompareMode, text: &[u8]) -> Vec<u8> {
     match mode {
         CompareMode::Exact => text.to_vec(),
         CompareMode::IgnoreTrailingSpaces => {
@@ -125,7 +125,7 @@ pub fn canonical(mode: CompareMode, text: &[u8]) -> Vec<u8> {
 
 /// The form of `text` that two outputs share exactly when they differ at most in
 /// presentation (line endings, spaces and tabs at line ends, blank lines at the end).
-pub fn presentation_canonical(text: &[u8]) -> Vec<u8> {
+pub(super) fn presentation_canonical(text: &[u8]) -> Vec<u8> {
     let mut kept: Vec<&[u8]> = lines(text)
         .map(|line| normalized_line(line.strip_suffix(b"\n").unwrap_or(line)))
         .collect();

@@ -15,7 +15,7 @@ use similar::{ChangeTag, TextDiff};
 const MAX_LINES: usize = 60;
 
 /// A shown line longer than this many bytes is cut, with a note of how much is left out.
-pub const MAX_LINE_BYTES: usize = 1000;
+pub(super) const MAX_LINE_BYTES: usize = 1000;
 
 const REMOVED: Style = AnsiColor::Red.on_default();
 const ADDED: Style = AnsiColor::Green.on_default();
@@ -72,7 +72,7 @@ fn window(text: &[u8], start: usize) -> String {
 /// A line diff of `expected` against `actual` around their first difference, on `line`
 /// (1-based): both sides are looked at from a few lines before it, in windows of bounded
 /// size, with line numbers as in the whole outputs.
-pub fn render_around(expected: &[u8], actual: &[u8], line: usize, indent: &str) -> String {
+pub(super) fn render_around(expected: &[u8], actual: &[u8], line: usize, indent: &str) -> String {
     let first = line.saturating_sub(4);
     let expected = window(expected, line_start(expected, first));
     let actual = window(actual, line_start(actual, first));
@@ -156,7 +156,7 @@ pub fn visible(text: &str) -> String {
 
 /// Text a target printed, safe to show on a terminal: control characters (escape sequences,
 /// bells, backspaces, C1 codes) shown as symbols or `\u{..}`, never sent raw.
-pub fn printable(text: &str) -> String {
+pub(super) fn printable(text: &str) -> String {
     text.chars().map(printable_char).collect()
 }
 
@@ -172,7 +172,7 @@ fn printable_char(c: char) -> String {
 }
 
 /// `text` cut to at most `limit` bytes at a character boundary, and the rest.
-pub fn split_at_most(text: &str, limit: usize) -> (&str, &str) {
+pub(super) fn split_at_most(text: &str, limit: usize) -> (&str, &str) {
     if text.len() <= limit {
         return (text, "");
     }

@@ -33,10 +33,10 @@ pub struct Hashes {
 }
 
 /// Memory per hash, in KiB.
-pub const COST_KIB: u32 = 32 * 1024;
+pub(super) const COST_KIB: u32 = 32 * 1024;
 
 /// Passes over that memory per hash.
-pub const PASSES: u32 = 2;
+pub(super) const PASSES: u32 = 2;
 
 fn salted(salt: &[u8], text: &[u8]) -> [u8; 32] {
     use argon2::{Algorithm, Argon2, Params, Version};

@@ -149,7 +149,7 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
 /// process; else the bundled `reference` binary's `--trace` (it runs trusted, in `dir`); else the trace
 /// `stored` beside the case when the student kit was built. An instructor's own reference
 /// cannot say: `None`.
-pub fn locate(
+pub(super) fn locate(
     suite: &Suite,
     reference: &Path,
     dir: &Path,
@@ -279,7 +279,7 @@ fn make_trace(args: &[String], input: &[u8]) -> Option<String> {
 }
 
 /// The trace the reference writes for `input`: the text of its `--trace` file.
-pub fn trace(reference: &Target, input: &[u8]) -> Option<String> {
+pub(super) fn trace(reference: &Target, input: &[u8]) -> Option<String> {
     let dir = tempfile::tempdir().ok()?;
     let trace_path = dir.path().join("trace");
     let mut traced = reference.clone();

@@ -83,10 +83,10 @@ impl Build {
 }
 
 /// Lines of stderr shown under a failing case, in every report.
-pub const STDERR_LINES: usize = 12;
+pub(super) const STDERR_LINES: usize = 12;
 
 /// What makes two failures one cause (see [`Judgement::cause_key`]).
-pub type CauseKey = (Verdict, String, String);
+pub(super) type CauseKey = (Verdict, String, String);
 
 /// One cause of failure: the failing cases whose judgements share a key.
 #[derive(Debug, Clone)]

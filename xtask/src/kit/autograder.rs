@@ -19,7 +19,7 @@ fn quoted(word: &str) -> String {
 }
 
 /// The `setup.sh` of the autograder: installs `packages` (Debian's), checks the kit starts.
-pub fn setup_script(kit: &str, packages: &[String]) -> String {
+pub(super) fn setup_script(kit: &str, packages: &[String]) -> String {
     let install = match packages.is_empty() {
         true => "# Nothing to install: the checker is one static file.\n".to_string(),
         false => format!(
@@ -41,7 +41,7 @@ pub fn setup_script(kit: &str, packages: &[String]) -> String {
 
 /// The `run_autograder` of the autograder: runs `run` (the submission's command line; empty:
 /// its sources, built) in the submission's folder through the kit.
-pub fn run_script(kit: &str, run: &[String]) -> String {
+pub(super) fn run_script(kit: &str, run: &[String]) -> String {
     let mut command: Vec<String> = run.iter().map(|word| quoted(word)).collect();
     if command.is_empty() {
         command.push("/autograder/submission".into());
@@ -72,7 +72,7 @@ pub fn run_script(kit: &str, run: &[String]) -> String {
 
 /// The autograder zip: the kit at `kit_path` (named `kit_name` inside), `setup.sh` and
 /// `run_autograder`, executable.
-pub fn zip(
+pub(super) fn zip(
     kit_path: &Path,
     kit_name: &str,
     run: &[String],

@@ -22,7 +22,7 @@ use crate::files::{from_hex, to_hex};
 use crate::judge::{mask, Hashes};
 
 /// The last bytes of a kit's file.
-pub const MAGIC: &[u8; 8] = b"GJKIT01\n";
+pub(super) const MAGIC: &[u8; 8] = b"GJKIT01\n";
 
 /// What a kit holds.
 #[derive(Debug, Serialize, Deserialize)]
@@ -80,7 +80,7 @@ fn salt() -> Result<Vec<u8>, Error> {
 /// The bundle of spec `spec` of the corpus at `cases_root`, with the hidden cases under
 /// `hidden` (`GROUP/NAME.in`, with `NAME.out` or, without it, the reference's output).
 /// `reference` writes the traces and the missing expected outputs.
-pub fn bundle(
+pub(super) fn bundle(
     cases_root: &Path,
     spec: &str,
     hidden: Option<&Path>,
@@ -241,7 +241,7 @@ fn reference_output(
 }
 
 /// `program` with `bundle` appended: the kit's file.
-pub fn attach(mut program: Vec<u8>, bundle: &Bundle) -> Result<Vec<u8>, Error> {
+pub(super) fn attach(mut program: Vec<u8>, bundle: &Bundle) -> Result<Vec<u8>, Error> {
     let json = serde_json::to_vec(bundle).map_err(|err| Error::Write(err.to_string()))?;
     let mut encoder = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::best());
     encoder
@@ -323,7 +323,7 @@ pub fn extract(bundle: &Bundle, root: &Path) -> Result<PathBuf, Error> {
 
 /// Builds the kit's program, statically linked (it runs on any Linux of its architecture,
 /// Gradescope's images included) and stripped; its path.
-pub fn build_program() -> Result<PathBuf, Error> {
+pub(super) fn build_program() -> Result<PathBuf, Error> {
     let triple = format!("{}-unknown-linux-gnu", std::env::consts::ARCH);
     // With `--target`, the flags reach the kit's crates only, not build scripts or macros.
     let mut command = crate::workspace::cargo();

@@ -18,7 +18,7 @@ use crate::target::Target;
 
 /// Spawns a target directly: the trusted reference, or a target confined without namespaces
 /// (rlimits, a scrubbed environment, Landlock where the kernel has it, a temporary folder).
-pub fn spawn_direct(
+pub(super) fn spawn_direct(
     target: &Target,
     input: &[u8],
     bounds: &Bounds,

@@ -12,7 +12,7 @@ use crate::error::Error;
 /// The machine's load, where the kernel says: the larger of the one-minute average of runnable
 /// processes and the number runnable now besides the caller (the average lags a load that has
 /// just begun by most of a minute).
-pub fn load() -> Option<f64> {
+pub(super) fn load() -> Option<f64> {
     let text = std::fs::read_to_string("/proc/loadavg").ok()?;
     let average: f64 = text.split_whitespace().next()?.parse().ok()?;
     let stat = std::fs::read_to_string("/proc/stat").unwrap_or_default();

@@ -41,7 +41,7 @@ enum Stream {
 
 /// Feeds stdin, collects stdout and stderr, and watches the deadline, Ctrl-C and the limits,
 /// until the case has ended and its output is drained. Kills the whole case on the way out.
-pub fn pump(
+pub(super) fn pump(
     running: &mut Running,
     ours: [OwnedFd; 3],
     input: &[u8],

@@ -13,7 +13,7 @@ use crate::sandbox::{Exited, Helper, Started};
 use crate::sys;
 
 /// A started case, as the pump sees it.
-pub enum Running<'a> {
+pub(super) enum Running<'a> {
     Direct {
         child: std::process::Child,
         pid: libc::pid_t,
@@ -32,7 +32,7 @@ pub enum Running<'a> {
 
 /// What the pump saw.
 #[derive(Default)]
-pub struct Pumped {
+pub(super) struct Pumped {
     pub stdout: Vec<u8>,
     pub stderr: Vec<u8>,
     pub stderr_truncated: bool,
@@ -50,7 +50,7 @@ pub struct Pumped {
 }
 
 /// How the target ended, once reaped.
-pub struct Ended {
+pub(super) struct Ended {
     exit: Exit,
     cpu_time: Duration,
     observed: Observed,
@@ -59,7 +59,7 @@ pub struct Ended {
 
 impl Running<'_> {
     /// The fd that becomes readable when the case is over.
-    pub fn end_fd(&self) -> Option<RawFd> {
+    pub(super) fn end_fd(&self) -> Option<RawFd> {
         match self {
             Running::Direct { pidfd, .. } => pidfd.as_ref().map(AsRawFd::as_raw_fd),
             Running::Sandboxed { helper, .. } => Some(helper.socket()),
@@ -67,7 +67,7 @@ impl Running<'_> {
     }
 
     /// Kills every process of the case.
-    pub fn kill(&mut self) {
+    pub(super) fn kill(&mut self) {
         match self {
             // The group id is the target's pid, which is not reaped yet and so cannot name
             // another group; the target itself too, in case it left its group for another.
@@ -80,7 +80,7 @@ impl Running<'_> {
     }
 
     /// A limit seen while the case runs, which ends it at once.
-    pub fn limit_now(&mut self) -> Option<Limit> {
+    pub(super) fn limit_now(&mut self) -> Option<Limit> {
         match self {
             Running::Direct {
                 pid,
@@ -105,7 +105,7 @@ impl Running<'_> {
 
     /// The CPU time the case has used so far, where it can be measured: every process of a
     /// sandboxed case (its cgroup), or a direct target and the children it waited for.
-    pub fn cpu_used(&self) -> Option<Duration> {
+    pub(super) fn cpu_used(&self) -> Option<Duration> {
         match self {
             Running::Direct { pid, .. } => sys::cpu_time(*pid),
             Running::Sandboxed {
@@ -117,7 +117,7 @@ impl Running<'_> {
     /// The CPU time every process of the case has used and waited for so far, where every
     /// process of it is measured (a sandboxed case with a cgroup): what a case that sleeps or
     /// blocks adds nothing to. `None` for a direct target, whose children escape the count.
-    pub fn activity(&self) -> Option<Duration> {
+    pub(super) fn activity(&self) -> Option<Duration> {
         match self {
             Running::Direct { .. } => None,
             Running::Sandboxed {
@@ -127,7 +127,7 @@ impl Running<'_> {
     }
 
     /// How long the case has waited, runnable, for a CPU, where that can be read.
-    pub fn run_delay(&self) -> Option<Duration> {
+    pub(super) fn run_delay(&self) -> Option<Duration> {
         match self {
             Running::Direct { pid, .. } => sys::run_delay(*pid),
             Running::Sandboxed { helper, .. } => helper.run_delay(),
@@ -135,7 +135,7 @@ impl Running<'_> {
     }
 
     /// Whether the case has ended, checked after its end fd became readable.
-    pub fn has_ended(&mut self) -> bool {
+    pub(super) fn has_ended(&mut self) -> bool {
         match self {
             Running::Direct { pid, pidfd, .. } => pidfd.is_some() || sys::has_exited(*pid),
             Running::Sandboxed {
@@ -158,7 +158,7 @@ impl Running<'_> {
     }
 
     /// Collects the exit status and CPU time.
-    pub fn reap(self) -> io::Result<Ended> {
+    pub(super) fn reap(self) -> io::Result<Ended> {
         match self {
             Running::Direct {
                 child,
@@ -198,7 +198,12 @@ impl Running<'_> {
 }
 
 /// The execution, from what the pump saw and how the target ended.
-pub fn finish(pumped: Pumped, ended: Ended, limits: &ResourceLimits, confined: bool) -> Execution {
+pub(super) fn finish(
+    pumped: Pumped,
+    ended: Ended,
+    limits: &ResourceLimits,
+    confined: bool,
+) -> Execution {
     let limit = classify(&Signs {
         exit: ended.exit,
         cpu_time: ended.cpu_time,

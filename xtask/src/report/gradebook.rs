@@ -131,7 +131,7 @@ pub fn submission_of(id: &str, run: &Run) -> Submission {
 }
 
 /// Writes `grades.csv` and `grades.json` into `out`.
-pub fn write_outputs(grades: &Grades, out: &Path) -> Result<(), Error> {
+pub(super) fn write_outputs(grades: &Grades, out: &Path) -> Result<(), Error> {
     write_outputs_with(grades, out, &|submission| Ok(submission.clone()))
 }
 

@@ -56,7 +56,7 @@ fn page(title: &str, body: Markup) -> String {
 
 /// Text as shown: control characters (but newline and tab) as their Unicode pictures, so that
 /// nothing a target printed acts on the page.
-pub fn shown(text: &str) -> String {
+pub(super) fn shown(text: &str) -> String {
     text.chars()
         .map(|c| match c {
             '\n' | '\t' => c,
@@ -80,7 +80,7 @@ fn is_rule(line: &str) -> bool {
 
 /// The displays of an output, as ranges of its lines: runs of lines ended by a blank line (not
 /// in the display) or by a rule line (in it).
-pub fn displays(lines: &[&str]) -> Vec<Range<usize>> {
+pub(super) fn displays(lines: &[&str]) -> Vec<Range<usize>> {
     let mut found = Vec::new();
     let mut start = None;
     for (k, line) in lines.iter().enumerate() {
@@ -306,7 +306,7 @@ fn failing_causes(submission: &Submission) -> Vec<(String, String)> {
 
 /// A cluster's heading: its causes' ids and words, cut to fit under 120 characters (the
 /// causes are listed whole below it).
-pub fn cluster_heading(size: usize, causes: &[(String, String)]) -> String {
+pub(super) fn cluster_heading(size: usize, causes: &[(String, String)]) -> String {
     let members = if size == 1 {
         "submission"
     } else {
@@ -329,7 +329,7 @@ pub fn cluster_heading(size: usize, causes: &[(String, String)]) -> String {
 }
 
 /// The histogram of scores: ten bins of a tenth of the maximum each, the last one closed.
-pub fn histogram(grades: &Grades) -> [usize; 10] {
+pub(super) fn histogram(grades: &Grades) -> [usize; 10] {
     let mut bins = [0; 10];
     for submission in &grades.submissions {
         let share = if grades.max_score > 0.0 {
@@ -343,7 +343,7 @@ pub fn histogram(grades: &Grades) -> [usize; 10] {
 }
 
 /// Each group's pass rate across the class: the mean share of its points a submission got.
-pub fn pass_rates(grades: &Grades) -> Vec<(String, f64)> {
+pub(super) fn pass_rates(grades: &Grades) -> Vec<(String, f64)> {
     let n = grades.submissions.len().max(1) as f64;
     grades
         .groups
@@ -362,11 +362,11 @@ pub fn pass_rates(grades: &Grades) -> Vec<(String, f64)> {
 }
 
 /// A cluster of the class: its causes (id, words) and its submissions.
-pub type Cluster<'a> = (Vec<(String, String)>, Vec<&'a Submission>);
+pub(super) type Cluster<'a> = (Vec<(String, String)>, Vec<&'a Submission>);
 
 /// Submissions grouped by the set of cause ids they fail by, largest group first (ties by
 /// key), each with its causes (id, words).
-pub fn clusters(grades: &Grades) -> Vec<Cluster<'_>> {
+pub(super) fn clusters(grades: &Grades) -> Vec<Cluster<'_>> {
     let mut by_key: BTreeMap<Vec<String>, Cluster> = BTreeMap::new();
     for submission in &grades.submissions {
         let causes = failing_causes(submission);

@@ -20,7 +20,7 @@ use crate::confine::{landlock, mounts, namespaces, rlimits, seccomp};
 use crate::sys::{self, Stack};
 
 /// What the target's process needs, made before it is cloned.
-pub struct Prepared<'a> {
+pub(super) struct Prepared<'a> {
     /// The command line, NUL-terminated pointers into `_argv`.
     argv: Vec<*const libc::c_char>,
     _argv: Vec<CString>,
@@ -54,7 +54,7 @@ const STEPS: [&str; 7] = [
 
 impl<'a> Prepared<'a> {
     /// Prepares `request`'s target; `error` is the write end of the failure pipe.
-    pub fn new(
+    pub(super) fn new(
         request: &'a CaseRequest,
         stdio: &[OwnedFd],
         (filter, sight): (&'a seccomp::Filters, Option<&Sight>),
@@ -113,7 +113,7 @@ impl<'a> Prepared<'a> {
     }
 
     /// Clones the target's process on `stack`; returns once it has called `exec` or failed.
-    pub fn spawn(&self, stack: &Stack) -> io::Result<libc::pid_t> {
+    pub(super) fn spawn(&self, stack: &Stack) -> io::Result<libc::pid_t> {
         // SAFETY: the child runs `become_target` on its own stack, sharing this process's
         // memory while this process waits (CLONE_VFORK); it only reads `self`, which outlives
         // it, and makes system calls.
@@ -129,7 +129,7 @@ impl<'a> Prepared<'a> {
     }
 
     /// What a failure the target's process wrote means, in words.
-    pub fn describe(&self, step: u32, errno: i32) -> String {
+    pub(super) fn describe(&self, step: u32, errno: i32) -> String {
         let error = io::Error::from_raw_os_error(errno);
         match STEPS.get(step as usize) {
             Some(_) if step as usize == STEPS.len() - 1 => format!("`{}`: {error}", self.program),

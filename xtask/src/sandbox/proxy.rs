@@ -22,7 +22,7 @@ use crate::confine::{mounts, seccomp};
 use crate::sys::{self, Stack};
 
 /// One case, as the helper hands it to its first process and reads it back afterwards.
-pub struct Case<'a> {
+pub(super) struct Case<'a> {
     pub request: &'a CaseRequest,
     pub stdio: &'a [OwnedFd],
     pub filter: &'a seccomp::Filters,
@@ -42,7 +42,7 @@ pub struct Case<'a> {
 }
 
 /// The first process, cloned by the helper with `arg` pointing at a [`Case`].
-pub extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
+pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
     // SAFETY: `arg` is the helper's `Case`, alive (and untouched by the waiting helper) until
     // this process ends.
     let case = unsafe { &*(arg as *const Case) };

@@ -15,14 +15,14 @@ use crate::confine::{landlock, mounts, View};
 use crate::sys::check;
 
 /// Home, and the view the helper is in (none: home).
-pub struct Views {
+pub(super) struct Views {
     home: OwnedFd,
     current: Option<(View, Sight)>,
 }
 
 /// A view's places for Landlock, opened once in it: each case's ruleset is made from them
 /// (and its own `/tmp` and `/proc`) without looking a path up.
-pub struct Sight {
+pub(super) struct Sight {
     pub readable: Vec<OwnedFd>,
     pub writable: Vec<OwnedFd>,
 }
@@ -30,7 +30,7 @@ pub struct Sight {
 impl Sight {
     /// Opens, in the current view, what a case of `view` may read and write besides its `/tmp`
     /// and `/proc`: the system folders, the view's own, `/dev` (read) and `/dev/null`.
-    pub fn open(view: &View) -> io::Result<Sight> {
+    pub(super) fn open(view: &View) -> io::Result<Sight> {
         let mut readable: Vec<PathBuf> = mounts::SYSTEM
             .iter()
             .map(PathBuf::from)
@@ -49,7 +49,7 @@ impl Sight {
 
 impl Views {
     /// Moves the calling (single-threaded) helper into a private mount namespace of its own.
-    pub fn new() -> io::Result<Views> {
+    pub(super) fn new() -> io::Result<Views> {
         // SAFETY: unshare and mount take flags and NUL-terminated strings.
         unsafe {
             check(libc::unshare(libc::CLONE_NEWNS))?;
@@ -69,7 +69,7 @@ impl Views {
     }
 
     /// Puts the helper in `view` (`None`: home), building it unless it is the current one.
-    pub fn enter(&mut self, view: Option<&View>) -> io::Result<()> {
+    pub(super) fn enter(&mut self, view: Option<&View>) -> io::Result<()> {
         if self.current.as_ref().map(|(current, _)| current) == view {
             return Ok(());
         }
@@ -94,7 +94,7 @@ impl Views {
     }
 
     /// The current view's places for Landlock; `None` at home.
-    pub fn sight(&self) -> Option<&Sight> {
+    pub(super) fn sight(&self) -> Option<&Sight> {
         self.current.as_ref().map(|(_, sight)| sight)
     }
 

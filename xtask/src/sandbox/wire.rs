@@ -16,7 +16,7 @@ pub const HELPER_ARG: &str = "__sandbox-helper";
 
 /// What the harness sends instead of a [`CaseRequest`] equal to the last one it sent the
 /// same helper (every case of a plan asks for the same box): no JSON object starts with it.
-pub const SAME_REQUEST: &[u8] = b"=";
+pub(super) const SAME_REQUEST: &[u8] = b"=";
 
 /// One case, as the helper needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -63,13 +63,13 @@ impl Exited {
 }
 
 /// Sends `message` on `socket`, with `fds` alongside.
-pub fn send<T: Serialize>(socket: RawFd, message: &T, fds: &[RawFd]) -> io::Result<()> {
+pub(super) fn send<T: Serialize>(socket: RawFd, message: &T, fds: &[RawFd]) -> io::Result<()> {
     let bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
     sys::send(socket, &bytes, fds)
 }
 
 /// The next message on `socket` and its descriptors; `None` when the other side hung up.
-pub fn receive<T: for<'de> Deserialize<'de>>(
+pub(super) fn receive<T: for<'de> Deserialize<'de>>(
     socket: RawFd,
 ) -> io::Result<Option<(T, Vec<OwnedFd>)>> {
     let Some((bytes, fds)) = sys::receive(socket)? else {
@@ -80,11 +80,11 @@ pub fn receive<T: for<'de> Deserialize<'de>>(
 }
 
 /// The next reply on `socket`; a hang-up is an error.
-pub fn receive_reply(socket: RawFd) -> io::Result<(Reply, Vec<OwnedFd>)> {
+pub(super) fn receive_reply(socket: RawFd) -> io::Result<(Reply, Vec<OwnedFd>)> {
     receive(socket)?.ok_or_else(|| io::Error::other("the sandbox helper ended unexpectedly"))
 }
 
 /// Sends `Reply::Failed` with `error`.
-pub fn send_failure(socket: RawFd, error: String) -> io::Result<()> {
+pub(super) fn send_failure(socket: RawFd, error: String) -> io::Result<()> {
     send(socket, &Reply::Failed { error }, &[])
 }

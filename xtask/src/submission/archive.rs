@@ -13,9 +13,9 @@ use std::path::{Component, Path, PathBuf};
 use sha2::{Digest, Sha256};
 
 /// The most files an archive may unpack to.
-pub const MAX_FILES: usize = 2000;
+pub(super) const MAX_FILES: usize = 2000;
 /// The most bytes an archive may unpack to.
-pub const MAX_BYTES: u64 = 64 << 20;
+pub(super) const MAX_BYTES: u64 = 64 << 20;
 
 /// The archive extension the name of `path` ends with (in any case), if any.
 pub fn extension(path: &Path) -> Option<&'static str> {
@@ -75,7 +75,7 @@ pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {
 
 /// The regular files under `path` (relative, sorted; links left out) and a key naming them:
 /// a hash of `salt` and each file's path, size and modification time.
-pub fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), String> {
+pub(super) fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), String> {
     let mut hash = Sha256::new();
     hash.update(salt);
     let mut files = Vec::new();
@@ -102,7 +102,7 @@ pub fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), Strin
 }
 
 /// Copies `files` (relative to `from`) into `to`, within the caps.
-pub fn copy_files(from: &Path, files: &[PathBuf], to: &Path) -> Result<(), String> {
+pub(super) fn copy_files(from: &Path, files: &[PathBuf], to: &Path) -> Result<(), String> {
     make_folder(to)?;
     let mut budget = Budget { files: 0, bytes: 0 };
     for relative in files {

@@ -22,7 +22,7 @@ use crate::process::{execute, Bounds, Exit};
 use crate::target::{Program, Target};
 
 /// What a build may use: room for a JVM compiler and g++ on a large file, none for a bomb.
-pub const LIMITS: ResourceLimits = ResourceLimits {
+pub(super) const LIMITS: ResourceLimits = ResourceLimits {
     cpu: Some(Duration::from_secs(60)),
     memory: Some(2048 << 20),
     processes: Some(256),

@@ -13,7 +13,7 @@ static INTERRUPTS: AtomicUsize = AtomicUsize::new(0);
 
 /// Asks every running and future case to stop (Ctrl-C). A second one ends the process at
 /// once, exit status 130: the helpers and their cases die with it.
-pub fn interrupt() {
+pub(super) fn interrupt() {
     INTERRUPTED.store(true, Ordering::SeqCst);
     if INTERRUPTS.fetch_add(1, Ordering::SeqCst) >= 1 {
         // SAFETY: _exit ends the process; the kernel ends the helpers (parent-death signal).

@@ -5,7 +5,7 @@
 use super::random::{Generated, Rng};
 use super::shrink::{emptied_cells, join, owned, symbols};
 
-pub fn generate(rng: &mut Rng) -> Generated {
+pub(super) fn generate(rng: &mut Rng) -> Generated {
     let large = rng.chance(1, 10);
     let (rows, cols) = if large {
         (rng.range(20, 80), 2 * rng.range(10, 40))
@@ -68,7 +68,7 @@ pub fn generate(rng: &mut Rng) -> Generated {
 
 /// Inputs a little simpler than `lines`: drop a row or two columns away from the selection,
 /// empty a cell, unify two colours.
-pub fn shrink(lines: &[&str]) -> Vec<String> {
+pub(super) fn shrink(lines: &[&str]) -> Vec<String> {
     let parse = |line: Option<&&str>| -> Option<(usize, usize)> {
         let (a, b) = line?.split_once(' ')?;
         Some((a.parse().ok()?, b.parse().ok()?))

@@ -6,7 +6,7 @@ use gridjudge::columns::{Command, Field, Status, COLORS};
 use super::random::{Generated, Rng};
 use super::shrink::{drop_chunks, emptied_cells, join, owned, symbols};
 
-pub fn generate(rng: &mut Rng) -> Generated {
+pub(super) fn generate(rng: &mut Rng) -> Generated {
     let large = rng.chance(1, 8);
     let (rows, cols) = if large {
         (rng.range(12, 30), rng.range(10, 24))
@@ -111,7 +111,7 @@ fn line(command: Command) -> String {
 
 /// Inputs a little simpler than `lines`: stop early, drop commands, rows or columns, empty a
 /// cell, unify two colours, lower a faller's column.
-pub fn shrink(lines: &[&str]) -> Vec<String> {
+pub(super) fn shrink(lines: &[&str]) -> Vec<String> {
     let (Some(rows), Some(cols)) = (
         lines.first().and_then(|l| l.parse::<usize>().ok()),
         lines.get(1).and_then(|l| l.parse::<usize>().ok()),

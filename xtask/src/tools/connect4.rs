@@ -9,7 +9,7 @@ use super::shrink::{drop_chunks, join, owned};
 /// The invalid inputs `connect4.md` grades (a full column is added when there is one).
 const INVALID: [&str; 7] = ["8", "9", "x", "10", "-1", "3.0", ""];
 
-pub fn generate(rng: &mut Rng) -> Generated {
+pub(super) fn generate(rng: &mut Rng) -> Generated {
     let cautious = rng.chance(1, 3);
     let invalid_rate = *rng.pick(&[0, 0, 5, 15, 40]);
     let mut grid = Grid::default();
@@ -65,7 +65,7 @@ pub fn generate(rng: &mut Rng) -> Generated {
 }
 
 /// Inputs a little simpler than `lines`: drop moves, turn a move into `0` or an empty line.
-pub fn shrink(lines: &[&str]) -> Vec<String> {
+pub(super) fn shrink(lines: &[&str]) -> Vec<String> {
     let mut out = drop_chunks(lines, 0, lines.len());
     for (index, line) in lines.iter().enumerate() {
         let simpler: &[&str] = match *line {

@@ -119,7 +119,7 @@ impl fmt::Display for Event<'_> {
 }
 
 /// The seed of input `index` of a run with `seed`.
-pub fn case_seed(seed: u64, index: u64) -> u64 {
+pub(super) fn case_seed(seed: u64, index: u64) -> u64 {
     seed.wrapping_mul(1_000_003).wrapping_add(index)
 }
 
@@ -363,7 +363,7 @@ fn shrink(
 
 /// Writes a found case as `NNN-fuzz-seed-S.in/.out` in `dir`, NNN one past the highest there.
 /// Returns the stem.
-pub fn write_case(
+pub(super) fn write_case(
     dir: &std::path::Path,
     seed: u64,
     input: &str,

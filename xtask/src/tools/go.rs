@@ -7,7 +7,7 @@ use super::shrink::{emptied_cells, join, owned, symbols};
 const BAD_SIZES: [&str; 7] = ["8", "10", "20", "0", "-9", "abc", ""];
 const ILLEGAL: [u8; 9] = [b'b', b'w', b'1', b' ', b'X', b'O', b'\t', b'#', b'*'];
 
-pub fn generate(rng: &mut Rng) -> Generated {
+pub(super) fn generate(rng: &mut Rng) -> Generated {
     let size = *rng.pick(&[9, 13, 19]);
     let density = rng.range(5, 95) as u64;
     let mut cells: Vec<u8> = vec![b'.'; size * size];
@@ -53,7 +53,7 @@ pub fn generate(rng: &mut Rng) -> Generated {
 
 /// Inputs a little simpler than `lines`: a smaller board, a colour or a stone cleared, white
 /// turned black; after an illegal size, the size line alone.
-pub fn shrink(lines: &[&str]) -> Vec<String> {
+pub(super) fn shrink(lines: &[&str]) -> Vec<String> {
     let Some(size) = lines.first().and_then(|l| l.parse::<usize>().ok()) else {
         // An illegal size: the board that follows does not matter.
         return vec![format!("{}\n", lines.first().unwrap_or(&""))];

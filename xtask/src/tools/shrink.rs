@@ -5,11 +5,11 @@
 //! unify symbols. A candidate may fall outside the graded domain; the reference engine is the
 //! judge of that, and the fuzzer only ever runs a target on graded candidates.
 
-pub fn join(lines: &[String]) -> String {
+pub(super) fn join(lines: &[String]) -> String {
     lines.iter().map(|line| format!("{line}\n")).collect()
 }
 
-pub fn owned(lines: &[&str]) -> Vec<String> {
+pub(super) fn owned(lines: &[&str]) -> Vec<String> {
     lines.iter().map(|line| line.to_string()).collect()
 }
 
@@ -37,7 +37,7 @@ pub fn drop_chunks(lines: &[&str], start: usize, end: usize) -> Vec<String> {
 }
 
 /// Copies of `grid` with one cell that is not `empty` emptied, for every such cell.
-pub fn emptied_cells(grid: &[String], empty: char) -> Vec<Vec<String>> {
+pub(super) fn emptied_cells(grid: &[String], empty: char) -> Vec<Vec<String>> {
     let mut out = Vec::new();
     for (row, line) in grid.iter().enumerate() {
         for (col, c) in line.chars().enumerate() {
@@ -56,7 +56,7 @@ pub fn emptied_cells(grid: &[String], empty: char) -> Vec<Vec<String>> {
 }
 
 /// The distinct letters (or digits) of `text` that `keep` accepts.
-pub fn symbols(text: &str, keep: impl Fn(char) -> bool) -> Vec<char> {
+pub(super) fn symbols(text: &str, keep: impl Fn(char) -> bool) -> Vec<char> {
     let mut found: Vec<char> = text.chars().filter(|&c| keep(c)).collect();
     found.sort();
     found.dedup();
