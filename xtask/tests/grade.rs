@@ -15,21 +15,21 @@ use crate::support::{fixture, reference};
 
 /// A corpus `echo` whose cases expect their input back, and a class of submissions whose
 /// behaviour the fixture reads from each folder's `mode` file.
-struct Class {
-    dir: tempfile::TempDir,
+pub(crate) struct Class {
+    pub(crate) dir: tempfile::TempDir,
 }
 
-const MODES: [&str; 6] = ["echo", "shout", "abort", "echo", "missing", "sleep"];
+pub(crate) const MODES: [&str; 6] = ["echo", "shout", "abort", "echo", "missing", "sleep"];
 
 impl Class {
-    fn new(n_students: usize) -> Class {
+    pub(crate) fn new(n_students: usize) -> Class {
         let dir = tempfile::tempdir().unwrap();
         let modes: Vec<&str> = (0..n_students).map(|k| MODES[k % MODES.len()]).collect();
         crate::support::echo_class(dir.path(), &modes);
         Class { dir }
     }
 
-    fn options(&self, out: &Path, shard: Option<Shard>) -> Options {
+    pub(crate) fn options(&self, out: &Path, shard: Option<Shard>) -> Options {
         Options {
             check: CheckOptions {
                 jobs: 2,
@@ -54,13 +54,16 @@ impl Class {
         }
     }
 
-    fn out(&self, name: &str) -> PathBuf {
+    pub(crate) fn out(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
 }
 
 /// Submission `id`'s row of `grades`.
-fn row<'a>(grades: &'a xtask::report::Grades, id: &str) -> &'a xtask::report::Submission {
+pub(crate) fn row<'a>(
+    grades: &'a xtask::report::Grades,
+    id: &str,
+) -> &'a xtask::report::Submission {
     grades
         .submissions
         .iter()
@@ -68,7 +71,7 @@ fn row<'a>(grades: &'a xtask::report::Grades, id: &str) -> &'a xtask::report::Su
         .unwrap_or_else(|| panic!("no row `{id}`"))
 }
 
-fn outputs(dir: &Path) -> (String, String) {
+pub(crate) fn outputs(dir: &Path) -> (String, String) {
     (
         std::fs::read_to_string(dir.join("grades.csv")).unwrap(),
         std::fs::read_to_string(dir.join("grades.json")).unwrap(),
@@ -219,106 +222,6 @@ fn the_cli_grades_and_merges() {
     );
 }
 
-/// A class of shell-script students: `good` echoes its input, `nosy` tries to read `good`'s
-/// secret (by a relative and by an absolute path) before echoing, and `escaper` moves its main
-/// process into its child's process group and sleeps.
-fn hostile_class() -> (Class, PathBuf) {
-    use std::os::unix::fs::PermissionsExt;
-    let class = Class::new(0);
-    let students = class.dir.path().join("class");
-    std::fs::create_dir_all(&students).unwrap();
-    let good = students.join("good");
-    let script = |name: &str, text: String| {
-        let dir = students.join(name);
-        std::fs::create_dir_all(&dir).unwrap();
-        std::fs::write(dir.join("run.sh"), text).unwrap();
-        std::fs::set_permissions(dir.join("run.sh"), std::fs::Permissions::from_mode(0o755))
-            .unwrap();
-        dir
-    };
-    script("good", "#!/bin/sh\ncat\n".into());
-    std::fs::write(good.join("secret"), "the answers\n").unwrap();
-    script(
-        "nosy",
-        format!(
-            "#!/bin/sh\ncat ../good/secret {}/secret 2>/dev/null\ncat\n",
-            good.display()
-        ),
-    );
-    let escaper = script("escaper", "#!/bin/sh\nexec ./fixture escape-group\n".into());
-    std::fs::copy(fixture(), escaper.join("fixture")).unwrap();
-    (class, students)
-}
-
-#[test]
-fn a_student_can_neither_read_another_nor_hold_up_the_class() {
-    let (class, students) = hostile_class();
-    let mut options = class.options(&class.out("all"), None);
-    options.submissions = students.clone();
-    options.run = vec!["./run.sh".into(), ".".into()];
-    let start = std::time::Instant::now();
-    let summary = grade(&options, &|_| {}).unwrap();
-    assert!(
-        start.elapsed() < Duration::from_secs(30),
-        "{:?}",
-        start.elapsed()
-    );
-    let score = |id: &str| row(&summary.grades, id).score;
-    assert_eq!(
-        score("good"),
-        10.0,
-        "`./run.sh` runs in the student's folder"
-    );
-    assert_eq!(
-        score("nosy"),
-        10.0,
-        "the other student's secret stayed out of reach"
-    );
-    assert_eq!(score("escaper"), 0.0);
-    // The good student's row is what grading it alone gives.
-    let alone = class.dir.path().join("alone");
-    std::fs::create_dir_all(&alone).unwrap();
-    std::fs::rename(students.join("good"), alone.join("good")).unwrap();
-    options.submissions = alone;
-    // Not the submissions folder itself: --out is kept out of every target's sight.
-    options.out = class.out("alone-grades");
-    let summary_alone = grade(&options, &|_| {}).unwrap();
-    assert_eq!(
-        row(&summary.grades, "good"),
-        row(&summary_alone.grades, "good")
-    );
-}
-
-#[test]
-fn results_are_reused_only_while_nothing_they_depend_on_changed() {
-    let class = Class::new(2);
-    let out = class.out("all");
-    let options = class.options(&out, None);
-    let regrade = |options: &Options| grade(options, &|_| {}).unwrap();
-    assert_eq!(regrade(&options).n_graded, 2);
-    assert_eq!(regrade(&options).n_reused, 2, "nothing changed");
-    // A student replaces the program (here: the mode the fixture reads).
-    std::fs::write(class.dir.path().join("class/s01/mode"), "echo").unwrap();
-    let summary = regrade(&options);
-    assert_eq!(
-        (summary.n_graded, summary.n_reused),
-        (1, 1),
-        "a changed submission"
-    );
-    // An expected output changes.
-    let out_file = class.dir.path().join("cases/echo/alpha/001-line.out");
-    std::fs::write(&out_file, "changed\n").unwrap();
-    assert_eq!(regrade(&options).n_graded, 2, "a changed `.out`");
-    // A limit changes.
-    let mut tighter = options.clone();
-    tighter.check.confine.limits.memory = Some(512 << 20);
-    assert_eq!(regrade(&tighter).n_graded, 2, "a changed limit");
-    assert_eq!(regrade(&tighter).n_reused, 2);
-    let mut forced = tighter.clone();
-    forced.force = true;
-    assert_eq!(regrade(&forced).n_graded, 2, "--force");
-}
-
 #[test]
 fn dot_folders_and_files_are_skipped_and_listed() {
     let class = Class::new(2);
@@ -375,240 +278,6 @@ fn an_incomplete_set_of_shards_is_refused_unless_allowed() {
     assert!(merge(&files, &class.out("merged"), true).is_ok());
 }
 
-#[test]
-fn a_grading_killed_at_any_moment_resumes_to_the_same_bytes() {
-    let class = Class::new(24);
-    // A word on every target's command line, to find them in /proc whatever else runs.
-    let marker = format!("killed-grading-{}", std::process::id());
-    let grade_cli = |out: &Path| {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
-        command
-            .args([
-                "grade",
-                "--spec",
-                "echo",
-                "--timeout",
-                "0.4",
-                "--wall",
-                "1",
-                "--cases",
-            ])
-            .arg(class.dir.path().join("cases"))
-            .arg("--submissions")
-            .arg(class.dir.path().join("class"))
-            .arg("--run")
-            .arg(format!(
-                "{} by-folder {marker}",
-                fixture().to_string_lossy()
-            ))
-            .arg("--out")
-            .arg(out)
-            .arg("--reference")
-            .arg(reference())
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::null());
-        command
-    };
-    let whole = class.out("whole");
-    assert!(grade_cli(&whole).status().unwrap().success());
-    let killed = class.out("killed");
-    // SIGKILL at moments spread over a run (a fixed sequence, so a failure repeats).
-    let results = killed.join("results");
-    for delay_ms in [150, 900, 400, 1300, 50] {
-        let mut child = grade_cli(&killed).spawn().unwrap();
-        std::thread::sleep(Duration::from_millis(delay_ms));
-        child.kill().unwrap();
-        child.wait().unwrap();
-        // What is there under a result's name is whole: every result file parses (a temporary
-        // file a write was cut off in goes at the next start).
-        for entry in std::fs::read_dir(&results).into_iter().flatten().flatten() {
-            let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(".tmp") {
-                continue;
-            }
-            let bytes = std::fs::read(entry.path()).unwrap();
-            serde_json::from_slice::<serde_json::Value>(&bytes)
-                .unwrap_or_else(|err| panic!("{name} is not whole: {err}"));
-        }
-    }
-    let finished_before = std::fs::read_dir(&results).map_or(0, |d| {
-        d.flatten()
-            .filter(|e| !e.file_name().to_string_lossy().starts_with(".tmp"))
-            .count()
-    });
-    let output = grade_cli(&killed).output().unwrap();
-    assert!(output.status.success());
-    let report = String::from_utf8_lossy(&output.stdout);
-    assert!(
-        report.contains(&format!("{finished_before} reused from an earlier run")),
-        "{finished_before} results were there: {report}"
-    );
-    assert!(
-        outputs(&whole) == outputs(&killed),
-        "the resumed grades differ"
-    );
-    let leftovers = std::fs::read_dir(&results)
-        .unwrap()
-        .flatten()
-        .filter(|e| e.file_name().to_string_lossy().starts_with(".tmp"))
-        .count();
-    assert_eq!(leftovers, 0, "temporary files of killed runs are removed");
-    // The kernel ends a killed grading's cases with their namespaces; on a busy machine that
-    // takes a moment: wait for it, bounded.
-    let start = std::time::Instant::now();
-    let mut left = crate::support::survivors(&marker).len();
-    while left > 0 && start.elapsed() < Duration::from_secs(30) {
-        std::thread::sleep(Duration::from_millis(50));
-        left = crate::support::survivors(&marker).len();
-    }
-    assert_eq!(left, 0, "a target outlived a killed grading");
-}
-
-/// What a submission holds costs the grader a bounded amount: a sparse file far larger than
-/// memory, a FIFO, a device-like name and a deep tree are keyed, not read whole, and the other
-/// students' grades are what they are alone.
-#[test]
-fn a_huge_sparse_file_or_a_fifo_in_a_submission_stops_nobody() {
-    let class = Class::new(3);
-    let alone = class.out("alone");
-    grade(&class.options(&alone, None), &|_| {}).unwrap();
-    let hostile = class.dir.path().join("class/s01");
-    let sparse = std::fs::File::create(hostile.join("huge.bin")).unwrap();
-    sparse.set_len(1 << 40).unwrap(); // 1 TiB, no block of it written
-    let fifo =
-        std::ffi::CString::new(hostile.join("pipe").into_os_string().into_encoded_bytes()).unwrap();
-    // SAFETY: mkfifo reads a NUL-terminated path.
-    assert_eq!(unsafe { libc::mkfifo(fifo.as_ptr(), 0o644) }, 0);
-    let mut deep = hostile.clone();
-    for _ in 0..200 {
-        deep = deep.join("d");
-    }
-    std::fs::create_dir_all(&deep).unwrap();
-    let with_them = class.out("with-them");
-    let summary = grade(&class.options(&with_them, None), &|_| {}).unwrap();
-    assert_eq!(summary.n_graded, 3);
-    let written_row = |dir: &Path, id: &str| {
-        let json = std::fs::read_to_string(dir.join("grades.json")).unwrap();
-        let grades: xtask::report::Grades = serde_json::from_str(&json).unwrap();
-        row(&grades, id).clone()
-    };
-    for id in ["s00", "s01", "s02"] {
-        assert_eq!(written_row(&alone, id), written_row(&with_them, id), "{id}");
-    }
-}
-
-/// Command words never leave a student's folder: a submission's own `sh` does not replace the
-/// `sh` of `--run`, and a file that links to a classmate's is refused for that student alone,
-/// with the reason in the gradebook; the others' grades are what they are alone.
-#[test]
-fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::tempdir().unwrap();
-    crate::support::echo_class(dir.path(), &["echo", "echo", "echo"]);
-    let class = dir.path().join("class");
-    let honest = "exec cat\n";
-    for id in ["s00", "s01", "s02"] {
-        std::fs::write(class.join(id).join("solution.sh"), honest).unwrap();
-    }
-    let options = |out: &str| shell_class_options(dir.path(), out);
-    grade(&options("alone"), &|_| {}).unwrap();
-    // s01 hands in a wrong solution and its own `sh`, which would echo (and pass) if it ran.
-    std::fs::write(class.join("s01/solution.sh"), "echo wrong\n").unwrap();
-    let own_sh = class.join("s01/sh");
-    std::fs::write(&own_sh, "#!/bin/sh\nexec cat\n").unwrap();
-    std::fs::set_permissions(&own_sh, std::fs::Permissions::from_mode(0o755)).unwrap();
-    // s02's solution is s00's.
-    std::fs::remove_file(class.join("s02/solution.sh")).unwrap();
-    std::os::unix::fs::symlink("../s00/solution.sh", class.join("s02/solution.sh")).unwrap();
-    let summary = grade(&options("attacked"), &|_| {}).unwrap();
-    assert_eq!(
-        row(&summary.grades, "s01").score,
-        0.0,
-        "the system's sh ran s01's wrong solution"
-    );
-    let refused = row(&summary.grades, "s02");
-    assert_eq!(refused.score, 0.0);
-    let error = refused.error.clone().unwrap_or_default();
-    assert!(error.contains("links outside the submission"), "{error}");
-    let alone = std::fs::read_to_string(dir.path().join("alone/grades.json")).unwrap();
-    let alone: xtask::report::Grades = serde_json::from_str(&alone).unwrap();
-    let s00 = row(&alone, "s00");
-    assert_eq!(s00.score, row(&summary.grades, "s00").score);
-    assert_eq!(s00.score, 10.0);
-}
-
-/// A regrade is an audit: nothing changed, nothing moves; a changed submission and a changed
-/// case each name the students whose score moved and why; the earlier gradebook is kept;
-/// `--dry-run` says what would run again without running it.
-#[test]
-fn a_regrade_names_whose_score_moved_and_why() {
-    let class = Class::new(4); // echo, shout, abort, echo
-    let out = class.out("grades");
-    let mut options = class.options(&out, None);
-    options.html = true;
-    let first = grade(&options, &|_| {}).unwrap();
-    assert!(first.changes.is_empty() && first.earlier.is_none());
-    let again = grade(&options, &|_| {}).unwrap();
-    assert_eq!(again.n_reused, 4);
-    assert!(again.changes.is_empty(), "{:?}", again.changes);
-    let kept = |out: &Path| {
-        std::fs::read_dir(out)
-            .unwrap()
-            .flatten()
-            .filter(|e| e.file_name().to_string_lossy().starts_with("grades-"))
-            .count()
-    };
-    assert_eq!(kept(&out), 0, "nothing moved: no copy");
-
-    // s01 fixes its program.
-    std::fs::write(class.dir.path().join("class/s01/mode"), "echo").unwrap();
-    let dry = grade(
-        &Options {
-            dry_run: true,
-            ..options.clone()
-        },
-        &|_| {},
-    )
-    .unwrap();
-    let plan: Vec<&str> = dry.plan.iter().map(|(_, what)| what.as_str()).collect();
-    assert_eq!(plan[1], "grade again: the submission changed", "{plan:?}");
-    assert!(plan[0].starts_with("reuse"), "{plan:?}");
-    let fixed = grade(&options, &|_| {}).unwrap();
-    assert_eq!(fixed.changes.len(), 1, "{:?}", fixed.changes);
-    let change = &fixed.changes[0];
-    assert_eq!(
-        (change.id.as_str(), change.old_score, change.new_score),
-        ("s01", 0.0, 10.0)
-    );
-    assert_eq!(change.why, "the submission changed");
-    assert_eq!(kept(&out), 2, "the earlier grades.json and grades.csv");
-    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
-    assert!(
-        report.contains("Scores this regrade moved") && report.contains("data-student=\"s01\"")
-    );
-    let printed = xtask::cli::grade_report(&fixed, &out);
-    assert!(
-        printed.contains("s01: 0.00 → 10.00: the submission changed"),
-        "{printed}"
-    );
-
-    // The instructor changes one expected output: every echo student now fails that case.
-    let case = class.dir.path().join("cases/echo/alpha/001-line.out");
-    std::fs::write(&case, "something else\n").unwrap();
-    let moved = grade(&options, &|_| {}).unwrap();
-    let ids: Vec<&str> = moved.changes.iter().map(|c| c.id.as_str()).collect();
-    assert_eq!(ids, ["s00", "s01", "s03"], "{:?}", moved.changes);
-    assert!(
-        moved.changes[0].why
-            == "the corpus or the grading settings changed: echo/alpha/001-line: pass → wrong-output",
-        "{:?}",
-        moved.changes[0]
-    );
-    let regrade: Vec<xtask::report::Change> =
-        serde_json::from_slice(&std::fs::read(out.join("regrade.json")).unwrap()).unwrap();
-    assert_eq!(regrade, moved.changes);
-}
-
 /// Small things an instructor trips over: a program handed in one folder down is named with
 /// the command that would run it (never a silent 0); `--filter` grades one group first;
 /// `--fail-fast` stops at the first failing case and the next run grades the rest.
@@ -650,7 +319,7 @@ fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
 
 /// Grading the echo class under `root` as `sh solution.sh` in each student's folder, into
 /// `root/out`.
-fn shell_class_options(root: &Path, out: &str) -> Options {
+pub(crate) fn shell_class_options(root: &Path, out: &str) -> Options {
     Options {
         check: CheckOptions {
             jobs: 2,

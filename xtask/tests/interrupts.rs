@@ -1,0 +1,218 @@
+//! Stopping a run: Ctrl-C and SIGTERM end every target and print the partial summary (exit
+//! 130), during a build too; a killed harness leaves no process and its cgroups go at the next
+//! start.
+
+use crate::cli::check;
+use crate::support::{fixture, reference, Corpus};
+
+#[test]
+fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
+    let corpus = Corpus::new(b"x\n", true);
+    for k in 2..=6 {
+        corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
+    }
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("NO_COLOR", "1")
+        .args([
+            "check",
+            "--spec",
+            "demo",
+            "--no-sandbox",
+            "--timeout",
+            "60",
+            "--cases",
+        ])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("sleep")
+        .arg(corpus.expected_path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let start = std::time::Instant::now();
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        start.elapsed() < std::time::Duration::from_secs(5),
+        "took {:?}",
+        start.elapsed()
+    );
+    assert_eq!(output.status.code(), Some(130));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(
+        stdout.starts_with("interrupted: every running target was killed"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.ends_with("0 passed, 0 failed, 6 skipped\n"),
+        "{stdout}"
+    );
+    let marker = corpus.expected_path().display().to_string();
+    let alive = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .filter(|c| String::from_utf8_lossy(c).contains(&marker))
+        .count();
+    assert_eq!(alive, 0, "a target survived the interrupt");
+}
+
+/// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process.
+fn spawn_escaping_check(corpus: &Corpus) -> std::process::Child {
+    std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("escape-group")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
+#[test]
+fn sigterm_and_a_second_interrupt_end_a_confined_run() {
+    // A first SIGTERM makes the run stop and report; a second one ends it at once, whatever
+    // it was doing. Either way no target survives.
+    for signals in [&[libc::SIGTERM][..], &[libc::SIGINT, libc::SIGINT][..]] {
+        let corpus = Corpus::new(b"x\n", true);
+        for k in 2..=6 {
+            corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
+        }
+        let child = spawn_escaping_check(&corpus);
+        // Signal once the targets run (on a busy machine that can take a while), not after a
+        // fixed sleep.
+        let ready = std::time::Instant::now();
+        let targets = || {
+            crate::support::survivors("escape-group")
+                .into_iter()
+                .filter(|line| !line.contains(" check "))
+                .count()
+        };
+        while targets() == 0 && ready.elapsed() < std::time::Duration::from_secs(60) {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        let start = std::time::Instant::now();
+        for &signal in signals {
+            // SAFETY: kill has no memory-safety preconditions.
+            unsafe {
+                libc::kill(child.id() as libc::pid_t, signal);
+            }
+        }
+        let output = child.wait_with_output().unwrap();
+        // Generous: the bound checks that the run ends, not how fast.
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(30),
+            "{signals:?}"
+        );
+        assert_eq!(output.status.code(), Some(130), "{signals:?}");
+        // The kernel tears the cases' namespaces down after the harness is gone; on a busy
+        // machine that takes a moment: wait for it (bounded) rather than a fixed time.
+        let gone = std::time::Instant::now();
+        let mut left = crate::support::survivors("escape-group").len();
+        while left > 0 && gone.elapsed() < std::time::Duration::from_secs(30) {
+            std::thread::sleep(std::time::Duration::from_millis(50));
+            left = crate::support::survivors("escape-group").len();
+        }
+        assert_eq!(left, 0, "{signals:?}: a target survived");
+    }
+}
+
+#[test]
+fn a_killed_harness_leaves_no_process_and_its_cgroups_go_at_the_next_start() {
+    let corpus = Corpus::new(b"x\n", true);
+    let mut child = spawn_escaping_check(&corpus);
+    let killed = child.id();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    child.kill().unwrap();
+    child.wait().unwrap();
+    let targets = || crate::support::survivors("escape-group").len();
+    let mut left = targets();
+    for _ in 0..50 {
+        if left == 0 {
+            break;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        left = targets();
+    }
+    assert_eq!(left, 0, "a target outlived the SIGKILLed harness");
+    // The next run removes the cgroups the killed one left.
+    check(&corpus, "right");
+    let mut found = Vec::new();
+    for root in [
+        "/sys/fs/cgroup/memory",
+        "/sys/fs/cgroup/pids",
+        "/sys/fs/cgroup",
+    ] {
+        for entry in walkdir::WalkDir::new(root)
+            .max_depth(4)
+            .into_iter()
+            .flatten()
+        {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with(&format!("gridjudge-{killed}-")) {
+                found.push(entry.path().display().to_string());
+            }
+        }
+    }
+    assert_eq!(found, Vec::<String>::new());
+}
+
+/// A build the harness waits for shows itself and ends with the run: SIGTERM (a cancelled CI
+/// job) during `cargo build` ends the build and the run, exit status 130. The build here is a
+/// stand-in cargo (`CARGO`) that says it compiles and then sleeps, for a target folder with no
+/// reference binary yet.
+#[test]
+fn sigterm_during_a_build_ends_the_build_and_the_run() {
+    let dir = tempfile::tempdir().unwrap();
+    let marker = format!("fake-cargo-{}", std::process::id());
+    // Its own file name carries the marker, to find it in /proc.
+    let cargo = dir.path().join(&marker);
+    std::fs::write(
+        &cargo,
+        "#!/bin/sh\necho '   Compiling gridjudge' >&2\nwhile :; do sleep 1; done\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .env("CARGO", &cargo)
+        // An empty target folder: no fresh reference binary there, so the build must run.
+        .env("CARGO_TARGET_DIR", dir.path().join("target"))
+        .args(["check", "--filter", "handout"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = std::time::Instant::now();
+    while crate::support::survivors(&marker).is_empty()
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    // SAFETY: kill takes integers; the pid is this test's child.
+    unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
+    let output = child.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(130));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("building gridjudge with cargo"), "{stderr}");
+    assert!(stderr.contains("Compiling gridjudge"), "{stderr}");
+    let gone = std::time::Instant::now();
+    while !crate::support::survivors(&marker).is_empty()
+        && gone.elapsed() < std::time::Duration::from_secs(30)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    assert!(
+        crate::support::survivors(&marker).is_empty(),
+        "the build outlived the run"
+    );
+}
