@@ -35,6 +35,7 @@ pub(crate) fn all_attacks_blocked() -> String {
         "clone-new-namespaces",
         "clone3",
         "io-uring",
+        "widen-affinity",
         "x32-syscall",
         "pid1-cmdline",
         "harness-environ",

@@ -23,6 +23,23 @@ fn a_process_group_escape_cannot_freeze_the_run() {
 }
 
 #[test]
+fn a_target_reads_and_writes_its_standard_streams_by_path() {
+    // `fopen("/dev/stdin")`: the pipes are another uid's than the target's, and reopening one
+    // by path checks its mode as a file's.
+    let (_corpus, options) = attack("by-path", &[], "x\n");
+    let run = check(&options).unwrap();
+    let result = &run.results[0];
+    let execution = result.judgement.execution.as_ref().unwrap();
+    assert_eq!(
+        result.judgement.verdict,
+        Verdict::Pass,
+        "printed {:?}, stderr {:?}",
+        String::from_utf8_lossy(&execution.stdout),
+        String::from_utf8_lossy(&execution.stderr)
+    );
+}
+
+#[test]
 fn sysv_shared_memory_dies_with_its_case() {
     if xtask::sandbox::available().is_err() {
         eprintln!("skipped: no IPC namespace without the sandbox here");

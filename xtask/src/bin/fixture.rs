@@ -1,5 +1,5 @@
 //! A program that misbehaves on purpose, for testing the harness: `fixture MODE EXPECTED`, where
-//! EXPECTED is the case's `.out` file. Every mode but `exit-early` and `no-read` reads all of
+//! EXPECTED is the case's `.out` file. Every mode but `exit-early`, `no-read` and `by-path` reads all of
 //! stdin first, like a normal program.
 
 use std::io::{Read, Write};
@@ -15,7 +15,7 @@ fn main() -> ExitCode {
     };
     let expected = || std::fs::read(&args[1]).expect("the expected output file");
     let mut input = Vec::new();
-    if !matches!(mode, "exit-early" | "no-read") {
+    if !matches!(mode, "exit-early" | "no-read" | "by-path") {
         let _ = std::io::stdin().read_to_end(&mut input);
     }
     match plain(mode, &input, &expected) {
@@ -154,6 +154,20 @@ fn hostile(mode: &str, args: &[String], expected: &dyn Fn() -> Vec<u8>) -> ExitC
         "attacks" => print(attacks(&args[1..]).as_bytes()),
         // `escape-group`: the main process moves into its child's process group, both sleep.
         "escape-group" => escape_group(),
+        // `by-path`: reads its input from `/dev/stdin` and writes it back to `/proc/self/fd/1`,
+        // by path, as C programs do with `fopen("/dev/stdin")`; says what failed.
+        "by-path" => {
+            let copied = std::fs::read("/dev/stdin").and_then(|input| {
+                let mut out = std::fs::OpenOptions::new()
+                    .write(true)
+                    .open("/proc/self/fd/1")?;
+                out.write_all(&input)
+            });
+            if let Err(err) = copied {
+                eprintln!("by path: {err}");
+                return ExitCode::from(1);
+            }
+        }
         // `shm-write` / `shm-read`: SysV shared memory left for a later case to find.
         "shm-write" => print(shm(true).as_bytes()),
         "shm-read" => print(shm(false).as_bytes()),
@@ -416,6 +430,18 @@ fn namespace_attacks(line: &mut Line) {
     // SAFETY: io_uring_setup writes at most the 120 bytes of `params`.
     let ring = unsafe { libc::syscall(libc::SYS_io_uring_setup, 1u32, params.as_mut_ptr()) };
     line("io-uring", (ring >= 0).then(|| "a ring".into()));
+    // SAFETY: a zeroed cpu_set_t we own, every CPU set in it, passed with its size.
+    let widened = unsafe {
+        let mut every: libc::cpu_set_t = std::mem::zeroed();
+        for cpu in 0..libc::CPU_SETSIZE as usize {
+            libc::CPU_SET(cpu, &mut every);
+        }
+        libc::sched_setaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &every)
+    };
+    line(
+        "widen-affinity",
+        (widened == 0).then(|| "sched_setaffinity to every CPU".into()),
+    );
     #[cfg(target_arch = "x86_64")]
     {
         // SAFETY: getpid in the x32 ABI takes no argument.

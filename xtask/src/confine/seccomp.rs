@@ -5,7 +5,7 @@
 //! characters into a terminal (`TIOCSTI`), `clone` with any `CLONE_NEW*` flag (a new user
 //! namespace gives a child every capability in it, and new namespaces are the usual way into
 //! the kernel's less-travelled code), and `io_uring` (which performs system calls the filter
-//! never sees). `chmod` and `utime` stay allowed: the target needs them in its temporary
+//! never sees), and `sched_setaffinity` (a case keeps to its worker's CPU). `chmod` and `utime` stay allowed: the target needs them in its temporary
 //! folder, and everything else it sees is mounted read-only. A system call of another
 //! architecture (the 32-bit ABI) kills the process; one with the x32 bit, and `clone3` (whose
 //! flags live in memory a filter cannot read), fail with `ENOSYS`, so that the C library falls
@@ -72,6 +72,8 @@ const DENIED: &[libc::c_long] = &[
     libc::SYS_io_uring_setup,
     libc::SYS_io_uring_enter,
     libc::SYS_io_uring_register,
+    // A worker keeps its cases to one CPU; a case may not widen that for itself.
+    libc::SYS_sched_setaffinity,
 ];
 
 /// The `CLONE_NEW*` flags: `clone` with any of them is refused.

@@ -203,6 +203,16 @@ impl Serialize for Whole<'_> {
     }
 }
 
+/// A cell a spreadsheet shows as text, never evaluates: one that begins as a formula would (`=`,
+/// `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, as OWASP advises for CSV
+/// files opened in a spreadsheet. Ids come from folder and file names students chose.
+fn as_text(cell: &str) -> String {
+    match cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
+        true => format!("'{cell}"),
+        false => cell.to_string(),
+    }
+}
+
 /// One row per submission: id, score, each group's score, each verdict's count, the error.
 fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
     let to_error = |err: csv::Error| Error::Write(format!("failed to write CSV: {err}"));
@@ -215,7 +225,7 @@ fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
     writer.write_record(&header).map_err(to_error)?;
     for submission in &grades.submissions {
         let mut row = vec![
-            submission.id.clone(),
+            as_text(&submission.id),
             format!("{:.2}", submission.score),
             format!("{:.2}", grades.max_score),
         ];
@@ -230,7 +240,7 @@ fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
                 .keys()
                 .map(|v| submission.verdicts.get(v).copied().unwrap_or(0).to_string()),
         );
-        row.push(submission.error.clone().unwrap_or_default());
+        row.push(as_text(submission.error.as_deref().unwrap_or_default()));
         writer.write_record(&row).map_err(to_error)?;
     }
     writer
@@ -302,6 +312,52 @@ pub fn merge(files: &[PathBuf], out: &Path, allow_partial: bool) -> Result<Grade
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    #[test]
+    fn a_cell_that_looks_like_a_formula_is_written_as_text() {
+        let ids = [
+            "=HYPERLINK(\"http://x\")",
+            "+cmd|' /C calc'!A0",
+            "@SUM(1+1)",
+            "-1+2",
+            "\tx",
+            "alice",
+        ];
+        let grades = Grades {
+            schema: 1,
+            spec: "echo".into(),
+            run: "sh solution.sh".into(),
+            groups: BTreeMap::new(),
+            max_score: 0.0,
+            shard: None,
+            submissions: ids
+                .iter()
+                .map(|id| Submission {
+                    id: id.to_string(),
+                    score: 0.0,
+                    groups: BTreeMap::new(),
+                    verdicts: BTreeMap::new(),
+                    error: Some("=1+2".into()),
+                    cases: Vec::new(),
+                })
+                .collect(),
+            skipped: Vec::new(),
+        };
+        let bytes = csv(&grades).unwrap();
+        let mut reader = ::csv::Reader::from_reader(bytes.as_slice());
+        let rows: Vec<::csv::StringRecord> = reader.records().map(Result::unwrap).collect();
+        assert_eq!(rows.len(), ids.len());
+        for (row, id) in rows.iter().zip(ids) {
+            let expected = match id {
+                "alice" => "alice".to_string(),
+                id => format!("'{id}"),
+            };
+            assert_eq!(&row[0], expected);
+            assert_eq!(row.iter().next_back(), Some("'=1+2"));
+        }
+    }
+
     #[test]
     fn a_score_read_back_from_json_is_the_same_to_the_last_bit() {
         // Found merging shards: read back with serde_json's default float parsing, this score

@@ -22,6 +22,20 @@ fn cell(text: &str) -> String {
         .collect()
 }
 
+/// Text for a Markdown table cell shown as text: [`cell`], and every other ASCII punctuation
+/// character backslash-escaped (CommonMark lets any be), so that no student-controlled string
+/// becomes HTML, an image, a link or emphasis.
+fn text(text: &str) -> String {
+    let mut out = String::new();
+    for c in cell(text).chars() {
+        if c.is_ascii_punctuation() {
+            out.push('\\');
+        }
+        out.push(c);
+    }
+    out
+}
+
 /// The first difference of `result` in one line, for a summary or an annotation.
 fn first_difference(result: &CaseResult) -> String {
     let judgement = &result.judgement;
@@ -72,8 +86,8 @@ pub fn markdown(run: &Run) -> String {
         let _ = writeln!(
             out,
             "| {}/{}{ungraded} | {} | {} |",
-            cell(&tally.spec),
-            cell(&tally.group),
+            text(&tally.spec),
+            text(&tally.group),
             tally.passed,
             tally.failed
         );
@@ -88,7 +102,7 @@ pub fn markdown(run: &Run) -> String {
                 "{}. `[{}]` **{}**: {} {}, first `{}`: {}",
                 k + 1,
                 cause.id,
-                cell(&first.judgement.cause_text()),
+                text(&first.judgement.cause_text()),
                 results.len(),
                 if results.len() == 1 { "case" } else { "cases" },
                 first.case.id(),
@@ -103,12 +117,13 @@ pub fn markdown(run: &Run) -> String {
 /// could not run, the score of each group across the class, and the scores a regrade moved.
 pub fn class_markdown(grades: &Grades, changes: &[Change]) -> String {
     let n = grades.submissions.len();
-    let mean = grades.submissions.iter().map(|s| s.score).sum::<f64>() / n.max(1) as f64;
+    // A fold from 0.0, not `sum`: the sum of no floats is -0.0, shown as "-0.00".
+    let mean = grades.submissions.iter().fold(0.0, |sum, s| sum + s.score) / n.max(1) as f64;
     let could_not_run = grades.could_not_run();
     let mut out = format!(
         "## gridjudge: {} submissions of {}\n\n",
         n,
-        cell(&grades.spec)
+        text(&grades.spec)
     );
     let _ = writeln!(
         out,
@@ -117,15 +132,13 @@ pub fn class_markdown(grades: &Grades, changes: &[Change]) -> String {
     );
     out += "| group | points | mean |\n|---|---:|---:|\n";
     for (group, points) in &grades.groups {
-        let sum: f64 = grades
-            .submissions
-            .iter()
-            .map(|s| s.groups.get(group).copied().unwrap_or(0.0))
-            .sum();
+        let sum = grades.submissions.iter().fold(0.0, |sum, s| {
+            sum + s.groups.get(group).copied().unwrap_or(0.0)
+        });
         let _ = writeln!(
             out,
             "| {} | {points:.2} | {:.2} |",
-            cell(group),
+            text(group),
             sum / n.max(1) as f64
         );
     }
@@ -134,11 +147,11 @@ pub fn class_markdown(grades: &Grades, changes: &[Change]) -> String {
         for change in changes {
             let _ = writeln!(
                 out,
-                "| {} | {:.2} | {:.2} | {} |",
+                "| `{}` | {:.2} | {:.2} | {} |",
                 cell(&change.id),
                 change.old_score,
                 change.new_score,
-                cell(&change.why)
+                text(&change.why)
             );
         }
     }
@@ -224,9 +237,52 @@ mod tests {
         );
         assert!(text.contains("| alpha | 6.00 | 3.00 |"), "{text}");
         assert!(
-            text.contains("| s01 | 6.00 | 0.00 | the submission changed |"),
+            text.contains("| `s01` | 6.00 | 0.00 | the submission changed |"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn a_student_controlled_string_never_becomes_html_an_image_or_a_link() {
+        use pulldown_cmark::{Event, Options, Parser, Tag};
+        let hostile = [
+            "<img src=x onerror=alert(1)>",
+            "![x](http://evil.example/x.png)",
+            "[grades](http://evil.example)",
+            "<http://evil.example>",
+            "**bold** _it_ `code` | pipe",
+        ];
+        let grades = Grades {
+            schema: 1,
+            spec: "<b>echo</b>".into(),
+            run: "sh solution.sh".into(),
+            groups: [("[alpha](http://evil.example)".to_string(), 6.0)].into(),
+            max_score: 6.0,
+            shard: None,
+            submissions: Vec::new(),
+            skipped: Vec::new(),
+        };
+        let changes: Vec<Change> = hostile
+            .iter()
+            .map(|id| Change {
+                id: id.to_string(),
+                old_score: 1.0,
+                new_score: 0.0,
+                why: id.to_string(),
+            })
+            .collect();
+        let markdown = class_markdown(&grades, &changes);
+        for event in Parser::new_ext(&markdown, Options::ENABLE_TABLES) {
+            let bad = matches!(
+                event,
+                Event::Html(_)
+                    | Event::InlineHtml(_)
+                    | Event::Start(Tag::Link { .. } | Tag::Image { .. })
+            );
+            assert!(!bad, "{event:?} in\n{markdown}");
+        }
+        // The text is still there to read.
+        assert!(markdown.contains("onerror"), "{markdown}");
     }
 
     #[test]

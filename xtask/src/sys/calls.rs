@@ -43,10 +43,19 @@ pub fn seqpacket_pair() -> io::Result<(OwnedFd, OwnedFd)> {
 }
 
 /// The harness's ends of the target's stdin, stdout and stderr pipes, and the target's ends.
+///
+/// Each pipe is readable and writable by any uid, as a terminal is: a target runs as a uid of
+/// its own, and reopening its stdin or stdout by path (`/dev/stdin`, `/proc/self/fd/1`) checks
+/// the pipe's owner and mode like a file's. Nobody else can reach the pipes: reopening a
+/// descriptor of another process through `/proc` needs the right to trace it.
 pub fn stdio_pipes() -> io::Result<([OwnedFd; 3], [OwnedFd; 3])> {
     let (stdin_r, stdin_w) = pipe()?;
     let (stdout_r, stdout_w) = pipe()?;
     let (stderr_r, stderr_w) = pipe()?;
+    for end in [&stdin_r, &stdout_w, &stderr_w] {
+        // SAFETY: fchmod on a descriptor owned here.
+        check(unsafe { libc::fchmod(end.as_raw_fd(), 0o666) })?;
+    }
     Ok(([stdin_w, stdout_r, stderr_r], [stdin_r, stdout_w, stderr_w]))
 }
 
