@@ -151,11 +151,18 @@ pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, Strin
 
 /// Whether `name` is an executable file in a folder of PATH.
 pub fn on_path(name: &OsString) -> bool {
+    find_on_path(name).is_some()
+}
+
+/// Where `name` is found on `PATH`: the first executable file of that name.
+pub fn find_on_path(name: &OsString) -> Option<PathBuf> {
     use std::os::unix::fs::PermissionsExt;
-    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default()).any(|dir| {
-        std::fs::metadata(dir.join(name))
-            .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    })
+    std::env::split_paths(&std::env::var_os("PATH").unwrap_or_default())
+        .map(|dir| dir.join(name))
+        .find(|path| {
+            std::fs::metadata(path)
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
 }
 
 /// A command line to run, and the folder to run it in.

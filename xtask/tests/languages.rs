@@ -498,3 +498,84 @@ fn a_crash_after_a_divergence_is_a_consequence_not_a_cause_of_its_own() {
         assert!(crashed.2.ends_with(", then it crashed"), "{crashed:?}");
     }
 }
+
+/// Two students hand in the same `main.c`, which includes a data file that differs: each is
+/// built and graded with their own data (a build key of sources and headers alone gave the
+/// second student the first one's binary). An unchanged second check reuses the build.
+#[test]
+fn two_students_with_the_same_source_and_other_data_get_their_own_builds() {
+    if !installed("gcc") {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let cache = dir.path().join("cache");
+    let main = "#include <stdio.h>\nint main(void) {\n    fputs(\n#include \"ans.txt\"\n    , stdout);\n    return 0;\n}\n";
+    let mut builds = Vec::new();
+    for (student, answer) in [("ana", "AMY"), ("bob", "BOB"), ("ana", "AMY")] {
+        let folder = dir.path().join(student);
+        std::fs::create_dir_all(&folder).unwrap();
+        share(&folder);
+        std::fs::write(folder.join("main.c"), main).unwrap();
+        std::fs::write(folder.join("ans.txt"), format!("\"{answer}\\n\"\n")).unwrap();
+        let solution = Solution {
+            file: "main.c",
+            title: "C",
+            tool: "gcc",
+            broken: None,
+            as_folder: true,
+        };
+        let (_, json) = check(&solution, &folder, &cache, Some("handout/001"));
+        let first = &json["cases"][0]["first_difference"];
+        assert_eq!(first["actual_line"], answer, "{student}: {json:#}");
+        builds.push(json["build"]["status"].as_str().unwrap().to_string());
+    }
+    assert_eq!(builds, ["built", "built", "reused"]);
+}
+
+/// A finished build is the harness's and nobody's to write; one changed since (here by its
+/// owner, who alone could) is built again, not run.
+#[test]
+fn a_finished_build_is_sealed_and_a_changed_one_is_built_again() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    if !installed("gcc") {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    let solution = &SOLUTIONS[0];
+    let dir = submission(solution.file, &source(solution.file));
+    let cache = tempfile::tempdir().unwrap();
+    let (_, json) = check(solution, dir.path(), cache.path(), Some("handout/001"));
+    assert_eq!(json["build"]["status"], "built", "{json:#}");
+    let builds = cache.path().join("builds");
+    let entries: Vec<walkdir::DirEntry> = walkdir::WalkDir::new(&builds)
+        .min_depth(1)
+        .into_iter()
+        .map(Result::unwrap)
+        .filter(|entry| !entry.path_is_symlink())
+        .collect();
+    let binary = entries
+        .iter()
+        .find(|entry| entry.file_type().is_file())
+        .expect("a built file")
+        .path()
+        .to_path_buf();
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    for entry in &entries {
+        let meta = entry.metadata().unwrap();
+        assert_eq!(meta.uid(), uid, "{}", entry.path().display());
+        assert_eq!(
+            meta.mode() & 0o222,
+            0,
+            "{} is writable",
+            entry.path().display()
+        );
+    }
+    std::fs::set_permissions(&binary, std::fs::Permissions::from_mode(0o755)).unwrap();
+    std::fs::write(&binary, "#!/bin/sh\necho forged\n").unwrap();
+    let (_, json) = check(solution, dir.path(), cache.path(), Some("handout/001"));
+    assert_eq!(json["build"]["status"], "built", "{json:#}");
+    assert_ne!(std::fs::read(&binary).unwrap(), b"#!/bin/sh\necho forged\n");
+}

@@ -7,15 +7,9 @@
 
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::os::unix::fs::MetadataExt;
 use std::path::{Component, Path, PathBuf};
 
-use sha2::{Digest, Sha256};
-
-/// The most files an archive may unpack to.
-pub(super) const MAX_FILES: usize = 2000;
-/// The most bytes an archive may unpack to.
-pub(super) const MAX_BYTES: u64 = 64 << 20;
+use super::digest::{Digest, MAX_BYTES, MAX_FILES};
 
 /// The archive extension the name of `path` ends with (in any case), if any.
 pub fn extension(path: &Path) -> Option<&'static str> {
@@ -29,19 +23,16 @@ pub fn extension(path: &Path) -> Option<&'static str> {
         .find(|extension| name.ends_with(extension) && name.len() > extension.len())
 }
 
-/// The folder a submission's file is unpacked into: named by a hash of its bytes, under the
-/// build cache, outside `--out` and the corpus (which no program may see).
+/// The folder a submission's file is unpacked into: named by a hash of its name and bytes
+/// (read as a stream, within the cap), under the build cache, outside `--out` and the corpus
+/// (which no program may see).
 fn unpacked_folder(path: &Path) -> Result<PathBuf, String> {
-    let bytes = std::fs::read(path).map_err(|err| format!("cannot read it: {err}"))?;
-    let mut hash = Sha256::new();
     // The name counts: two students' equal files are two folders.
-    hash.update(path.file_name().unwrap_or_default().as_bytes());
-    hash.update([0]);
-    hash.update(&bytes);
-    let digest: [u8; 32] = hash.finalize().into();
+    let mut digest = Digest::new(path.file_name().unwrap_or_default().as_bytes());
+    digest.file(path)?;
     Ok(crate::files::cache_root()
         .join("unpacked")
-        .join(crate::files::to_hex(&digest[..12])))
+        .join(digest.finish()))
 }
 
 /// A lone source file as a submission: a folder holding a copy of it.
@@ -74,31 +65,11 @@ pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {
 }
 
 /// The regular files under `path` (relative, sorted; links left out) and a key naming them:
-/// a hash of `salt` and each file's path, size and modification time.
+/// a hash of `salt` and every entry's path and content, within the caps.
 pub(super) fn listing(path: &Path, salt: &[u8]) -> Result<(Vec<PathBuf>, String), String> {
-    let mut hash = Sha256::new();
-    hash.update(salt);
-    let mut files = Vec::new();
-    for entry in walkdir::WalkDir::new(path)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-    {
-        if entry.file_type().is_file() && files.len() <= MAX_FILES {
-            let relative = entry
-                .path()
-                .strip_prefix(path)
-                .unwrap_or(entry.path())
-                .to_path_buf();
-            let meta = entry.metadata().map_err(|err| err.to_string())?;
-            hash.update(relative.as_os_str().as_bytes());
-            hash.update(meta.len().to_le_bytes());
-            hash.update(meta.mtime().to_le_bytes());
-            files.push(relative);
-        }
-    }
-    let digest: [u8; 32] = hash.finalize().into();
-    Ok((files, crate::files::to_hex(&digest[..12])))
+    let mut digest = Digest::new(salt);
+    let files = digest.folder(path)?;
+    Ok((files, digest.finish()))
 }
 
 /// Copies `files` (relative to `from`) into `to`, within the caps.
@@ -226,4 +197,23 @@ fn make_folder(path: &Path) -> Result<(), String> {
         .mode(0o755)
         .create(path)
         .map_err(|err| format!("cannot make `{}`: {err}", path.display()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_sparse_archive_past_the_cap_is_refused_unread() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("big.zip");
+        std::fs::File::create(&path)
+            .unwrap()
+            .set_len(6 << 30)
+            .unwrap();
+        let why = unpack(&path, ".zip").unwrap_err();
+        assert!(why.contains("larger than 64 MiB"), "{why}");
+        let why = lone_source(&path).unwrap_err();
+        assert!(why.contains("larger than 64 MiB"), "{why}");
+    }
 }

@@ -12,7 +12,7 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use sha2::{Digest, Sha256};
+use super::digest::Digest;
 
 use crate::confine::ResourceLimits;
 use crate::confine::{Policy, Settings, Warnings};
@@ -29,10 +29,6 @@ pub(super) const LIMITS: ResourceLimits = ResourceLimits {
     file_size: Some(256 << 20),
     open_files: Some(1024),
 };
-
-/// Files a build reads besides the sources, by extension.
-const HEADERS: &[&str] = &["h", "hh", "hpp", "hxx", "inc"];
-const MAX_HEADERS: usize = 500;
 
 /// How many lines of the compiler's messages a failure keeps.
 const MESSAGE_LINES: usize = 20;
@@ -129,7 +125,16 @@ pub fn build(
         }));
     };
     let shown = crate::target::display_argv(&template);
-    let key = key(&recipe, &folder)?;
+    // What no program may see (the reports this run writes, among them) is no part of it.
+    let hidden: Vec<PathBuf> = settings
+        .protected
+        .iter()
+        .map(|path| canonical_even_if_absent(path))
+        .collect();
+    let key = match key(&recipe, &folder, sources.is_file(), &hidden) {
+        Ok(key) => key,
+        Err(why) => return Ok(unread(language, &shown, &why)),
+    };
     let job = Job {
         key,
         language,
@@ -161,11 +166,20 @@ pub fn build_custom(
         .canonicalize()
         .map_err(|err| Error::io(folder, err))?;
     let shown = crate::target::display_argv(&custom.build);
-    let salt = format!("{shown}\0{}", crate::target::display_argv(&custom.run));
-    let (files, key) = super::archive::listing(&folder, salt.as_bytes()).map_err(Error::Build)?;
+    // The folder names the student: no two submissions share a build.
+    let salt = format!(
+        "{shown}\0{}\0{}",
+        crate::target::display_argv(&custom.run),
+        folder.display()
+    );
+    let language = "a build of its own";
+    let (files, key) = match super::archive::listing(&folder, salt.as_bytes()) {
+        Ok(listed) => listed,
+        Err(why) => return Ok(unread(language.into(), &shown, &why)),
+    };
     let job = Job {
         key,
-        language: "a build of its own".into(),
+        language: language.into(),
         shown,
         fill: &|work| {
             super::archive::copy_files(&folder, &files, work)
@@ -175,6 +189,16 @@ pub fn build_custom(
         run: &|_| custom.run.clone(),
     };
     cached(&job, settings, corpus_root, warnings)
+}
+
+/// A submission the harness would not read whole to name its build (over the caps): its
+/// verdict, in the form of a failed build's message (what failed, how, then the reason).
+fn unread(language: String, shown: &str, why: &str) -> Outcome {
+    Outcome::Failed(Failed {
+        language,
+        message: format!("`{shown}` was not run:\n(the submission was not read)\n{why}"),
+        build_time: Duration::ZERO,
+    })
 }
 
 /// One build, run or reused: its key (the name of its folder under the cache), how it is
@@ -213,7 +237,11 @@ fn cached(
         reused,
     };
     if done.is_dir() {
-        return Ok(Outcome::Ready(ready(Duration::ZERO, true)));
+        if sealed(&done) {
+            return Ok(Outcome::Ready(ready(Duration::ZERO, true)));
+        }
+        // Changed since it was sealed (or sealed by another user): built again.
+        remove_build(&done);
     }
     if let Ok(message) = std::fs::read_to_string(&failed) {
         return Ok(Outcome::Failed(Failed {
@@ -232,9 +260,10 @@ fn cached(
     let build_time = start.elapsed();
     match result {
         Ok(None) => {
+            seal(&work)?;
             // Another build of the same sources may have finished first: either is the same.
             if std::fs::rename(&work, &done).is_err() && done.is_dir() {
-                let _ = std::fs::remove_dir_all(&work);
+                remove_build(&work);
             }
             Ok(Outcome::Ready(ready(build_time, false)))
         }
@@ -253,6 +282,71 @@ fn cached(
             Err(err)
         }
     }
+}
+
+/// Makes a finished build the harness's: every entry owned by the harness's user (the build
+/// ran as the sandbox's) and nobody's to write, so that no target, and no process of the
+/// targets' user outside the sandbox, can change what a later check runs.
+fn seal(work: &Path) -> Result<(), Error> {
+    use std::os::unix::fs::PermissionsExt;
+    let uid = crate::sys::effective_uid();
+    // SAFETY: getegid has no preconditions and cannot fail.
+    let gid = unsafe { libc::getegid() };
+    for entry in walkdir::WalkDir::new(work).contents_first(true) {
+        let entry = entry.map_err(|err| Error::Build(format!("cannot seal the build: {err}")))?;
+        let path = entry.path();
+        if uid == 0 {
+            std::os::unix::fs::lchown(path, Some(uid), Some(gid))
+                .map_err(|err| Error::io(path, err))?;
+        }
+        if entry.file_type().is_symlink() {
+            continue;
+        }
+        let mode = entry
+            .metadata()
+            .map_err(|err| Error::Build(err.to_string()))?
+            .permissions()
+            .mode();
+        let sealed = match entry.file_type().is_dir() {
+            true => 0o555,
+            false => mode & 0o555,
+        };
+        std::fs::set_permissions(path, std::fs::Permissions::from_mode(sealed))
+            .map_err(|err| Error::io(path, err))?;
+    }
+    Ok(())
+}
+
+/// Whether the build at `done` is as [`seal`] left it: every entry the harness's user's and
+/// nobody's to write (at most as many entries as a submission may hold).
+fn sealed(done: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let uid = crate::sys::effective_uid();
+    walkdir::WalkDir::new(done)
+        .into_iter()
+        .take(super::digest::MAX_FILES + 1)
+        .enumerate()
+        .all(|(k, entry)| {
+            k < super::digest::MAX_FILES
+                && entry.is_ok_and(|entry| {
+                    entry.path_is_symlink()
+                        || entry
+                            .metadata()
+                            .is_ok_and(|meta| meta.uid() == uid && meta.mode() & 0o222 == 0)
+                })
+        })
+}
+
+/// Removes a build folder, sealed or not.
+fn remove_build(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    for entry in walkdir::WalkDir::new(path).into_iter().flatten() {
+        if entry.file_type().is_dir() {
+            let writable = std::fs::Permissions::from_mode(0o755);
+            let _ = std::fs::set_permissions(entry.path(), writable);
+        }
+    }
+    let _ = std::fs::remove_dir_all(path);
 }
 
 /// Runs the build `argv` in `folder`, confined, with `work` its one writable folder: `None`
@@ -350,46 +444,73 @@ fn give_to_sandbox(work: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The build's name: a hash of the language's row and every source file's path and bytes.
-fn key(recipe: &Recipe, folder: &Path) -> Result<String, Error> {
-    let mut hash = Sha256::new();
+/// The build's name: a hash of the language's row, the compiler (its path, size and time: an
+/// upgrade is another compiler), the submission's folder (so that no two students ever share
+/// a build, whatever their files) and every file in it, path and content (a data file a
+/// source includes is part of the program), but for what is `hidden` from every program. Read
+/// within the caps of [`super::digest`]; `Err`
+/// says why a submission cannot be named, for its row.
+fn key(recipe: &Recipe, folder: &Path, lone: bool, hidden: &[PathBuf]) -> Result<String, String> {
     let language = recipe.language;
-    for part in [&language.name, &language.run] {
-        hash.update(part.as_bytes());
-        hash.update([0]);
+    let mut digest = Digest::new(language.name.as_bytes());
+    digest.part(language.run.as_bytes());
+    digest.part(language.build.as_deref().unwrap_or_default().as_bytes());
+    digest.part(recipe.main_class.as_deref().unwrap_or_default().as_bytes());
+    digest.part(compiler_identity(&language.tool).as_bytes());
+    digest.part(folder.as_os_str().as_encoded_bytes());
+    match lone {
+        // A lone file in a folder of other things: the files beside it, not the folders.
+        true => {
+            for entry in std::fs::read_dir(folder)
+                .map_err(|err| format!("cannot list `{}`: {err}", folder.display()))?
+                .flatten()
+                .filter(|entry| entry.file_type().is_ok_and(|kind| kind.is_file()))
+                .filter(|entry| !hidden.contains(&entry.path()))
+            {
+                digest.part(entry.file_name().as_encoded_bytes());
+                digest.file(&entry.path())?;
+            }
+        }
+        false => {
+            digest.folder_but(folder, hidden)?;
+        }
     }
-    hash.update(language.build.as_deref().unwrap_or_default().as_bytes());
-    hash.update(recipe.main_class.as_deref().unwrap_or_default().as_bytes());
-    // The headers beside the sources count too: a changed header is a changed program.
-    let depth = if recipe.sources.len() == 1 { 1 } else { 4 };
-    let headers = walkdir::WalkDir::new(folder)
-        .max_depth(depth)
-        .sort_by_file_name()
-        .into_iter()
-        .flatten()
-        .filter(|entry| entry.file_type().is_file())
-        .filter_map(|entry| {
-            entry
-                .path()
-                .strip_prefix(folder)
-                .ok()
-                .map(Path::to_path_buf)
-        })
-        .filter(|path| {
-            path.extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| HEADERS.contains(&e))
-        })
-        .take(MAX_HEADERS);
-    let inputs: Vec<PathBuf> = recipe.sources.iter().cloned().chain(headers).collect();
-    for source in &inputs {
-        let path = folder.join(source);
-        let bytes = std::fs::read(&path).map_err(|err| Error::io(&path, err))?;
-        hash.update(source.as_os_str().as_encoded_bytes());
-        hash.update([0]);
-        hash.update((bytes.len() as u64).to_le_bytes());
-        hash.update(&bytes);
+    Ok(digest.finish())
+}
+
+/// `path` with its links resolved, or, where it does not exist yet (a report about to be
+/// written), its folder's.
+fn canonical_even_if_absent(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| {
+        let parent = path
+            .parent()
+            .filter(|p| !p.as_os_str().is_empty())
+            .unwrap_or(Path::new("."));
+        match (parent.canonicalize(), path.file_name()) {
+            (Ok(parent), Some(name)) => parent.join(name),
+            _ => path.to_path_buf(),
+        }
+    })
+}
+
+/// The compiler as a build key names it: where it is (links followed), its size and its
+/// modification time, so that a compiler upgraded in place is another compiler.
+fn compiler_identity(tool: &str) -> String {
+    let Some(path) = crate::target::find_on_path(&OsString::from(tool)) else {
+        return format!("{tool}: not found");
+    };
+    let real = path.canonicalize().unwrap_or(path);
+    match std::fs::metadata(&real) {
+        Ok(meta) => {
+            use std::os::unix::fs::MetadataExt;
+            format!(
+                "{} {} {}.{}",
+                real.display(),
+                meta.len(),
+                meta.mtime(),
+                meta.mtime_nsec()
+            )
+        }
+        Err(_) => real.display().to_string(),
     }
-    let digest: [u8; 32] = hash.finalize().into();
-    Ok(crate::files::to_hex(&digest[..12]))
 }

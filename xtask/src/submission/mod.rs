@@ -7,6 +7,7 @@
 
 mod archive;
 mod compile;
+mod digest;
 
 pub use archive::{copy_folder, extension as archive_extension, lone_source, unpack};
 pub use compile::{build, build_custom, names_sources, Custom, Outcome};
