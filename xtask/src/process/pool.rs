@@ -24,8 +24,13 @@ pub(super) fn load() -> Option<f64> {
     Some(average.max(running))
 }
 
+/// The CPUs this process may use: the machine's (or its container's) count, the same from any
+/// thread, a worker pinned to one CPU included.
 pub fn cpus() -> usize {
-    std::thread::available_parallelism().map_or(2, |n| n.get())
+    match crate::sys::process_cpus().len() {
+        0 => std::thread::available_parallelism().map_or(2, |n| n.get()),
+        n => n,
+    }
 }
 
 /// `work(item)` for every item, `jobs` at a time; the results in the items' order.
@@ -113,6 +118,21 @@ mod tests {
         // More jobs than CPUs: the kernel places them.
         let seen = map(allowed.len() + 1, &items, |_| crate::sys::allowed_cpus()).unwrap();
         assert!(seen.iter().all(|cpus| *cpus == allowed), "{seen:?}");
+    }
+
+    #[test]
+    fn a_pinned_worker_counts_the_machines_cpus_not_its_own() {
+        let allowed = crate::sys::allowed_cpus();
+        if allowed.len() < 2 {
+            eprintln!("skipped: this process may use {} CPU(s)", allowed.len());
+            return;
+        }
+        let items: Vec<u64> = (0..8).collect();
+        let counted = map(2, &items, |_| (crate::sys::allowed_cpus().len(), cpus())).unwrap();
+        for (own, counted) in counted {
+            assert_eq!(own, 1, "the worker is pinned");
+            assert_eq!(counted, allowed.len());
+        }
     }
 
     #[test]

@@ -123,9 +123,22 @@ fn schedstat_delay(path: &Path) -> Option<Duration> {
 
 /// The CPUs the calling thread may run on, by number; empty where the kernel does not say.
 pub fn allowed_cpus() -> Vec<usize> {
+    cpus_of(0)
+}
+
+/// The CPUs the process may run on: its main thread's, which no worker's pinning narrows
+/// (workers pin themselves, never the main thread); empty where the kernel does not say.
+pub fn process_cpus() -> Vec<usize> {
+    // SAFETY: getpid has no preconditions; it is the main thread's id.
+    cpus_of(unsafe { libc::getpid() })
+}
+
+/// The CPUs thread `tid` (0: the calling one) may run on.
+fn cpus_of(tid: libc::pid_t) -> Vec<usize> {
     // SAFETY: a zeroed cpu_set_t is an empty set; sched_getaffinity writes at most its size.
     let mut set: libc::cpu_set_t = unsafe { std::mem::zeroed() };
-    if unsafe { libc::sched_getaffinity(0, std::mem::size_of::<libc::cpu_set_t>(), &mut set) } != 0
+    if unsafe { libc::sched_getaffinity(tid, std::mem::size_of::<libc::cpu_set_t>(), &mut set) }
+        != 0
     {
         return Vec::new();
     }
