@@ -174,8 +174,8 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
     }
     let failed = summary.grades.could_not_run();
     let mut report = format!(
-        "{} submissions: {} graded now, {} reused from an earlier run, {} could not be graded (run, built or unpacked: their `error`)\n",
-        summary.grades.submissions.len(),
+        "{}: {} graded now, {} reused from an earlier run, {} could not be graded (run, built or unpacked: their `error`)\n",
+        counted(summary.grades.submissions.len(), "submission", "submissions"),
         summary.n_graded,
         summary.n_reused,
         failed
@@ -185,8 +185,8 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
     }
     if !summary.changes.is_empty() {
         report += &format!(
-            "regrade: {} scores moved since the earlier grading{}\n",
-            summary.changes.len(),
+            "regrade: {} since the earlier grading{}\n",
+            counted(summary.changes.len(), "score moved", "scores moved"),
             summary
                 .earlier
                 .as_ref()
@@ -334,6 +334,14 @@ pub fn conclude(result: Result<ExitCode, Error>) -> ExitCode {
     }
 }
 
+/// `n` and the noun that goes with it: `1 score moved`, `2 scores moved`.
+fn counted(n: usize, one: &str, many: &str) -> String {
+    match n {
+        1 => format!("1 {one}"),
+        n => format!("{n} {many}"),
+    }
+}
+
 /// What `new` says it made, and the next steps.
 pub fn new_suite_report(folder: &Path, request: &crate::scaffold::Request) -> String {
     let corpus = request.corpus.display();
@@ -387,4 +395,16 @@ pub fn autograder_report(path: &Path, bytes: usize, bundle: &str, run: &[String]
         path.display(),
         bytes as f64 / 1e6
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn one_of_a_thing_is_said_in_the_singular() {
+        assert_eq!(counted(1, "score moved", "scores moved"), "1 score moved");
+        assert_eq!(counted(0, "score moved", "scores moved"), "0 scores moved");
+        assert_eq!(counted(2, "submission", "submissions"), "2 submissions");
+    }
 }
