@@ -150,3 +150,25 @@ fn a_submission_cannot_swap_the_interpreter_or_link_to_a_classmate() {
     assert_eq!(s00.score, row(&summary.grades, "s00").score);
     assert_eq!(s00.score, 10.0);
 }
+
+/// A submission of 64 busy processes waits for its own processes, not for the machine: it is
+/// timed out on every case (no rerun alone, no "unreliable measurement"), and its classmates'
+/// grades are what they are alone. (What it costs the class in time is measured by
+/// `cargo xtask bench`, not here.)
+#[test]
+fn a_submission_of_many_busy_processes_times_out_and_holds_nobody_up() {
+    let dir = tempfile::tempdir().unwrap();
+    crate::support::echo_class(dir.path(), &["hog", "echo", "echo"]);
+    let class = Class { dir };
+    let mut options = class.options(&class.out("hog"), None);
+    // The default backstop: the CPU limit is reached long before it, even on a busy machine.
+    options.check.wall = None;
+    let summary = grade(&options, &|_| {}).unwrap();
+    let hog = row(&summary.grades, "s00");
+    assert_eq!(hog.score, 0.0);
+    assert_eq!(hog.verdicts["timeout"], 5, "{:?}", hog.verdicts);
+    assert_eq!(hog.verdicts["unreliable-measurement"], 0);
+    for id in ["s01", "s02"] {
+        assert_eq!(row(&summary.grades, id).score, 10.0, "{id}");
+    }
+}

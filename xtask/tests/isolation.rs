@@ -213,3 +213,72 @@ fn a_corpus_under_a_system_folder_stays_hidden() {
     );
     assert!(stdout.contains("0 passed, 1 failed"), "{stdout}");
 }
+
+/// A second corpus beside the one given (`/opt/course/hidden` next to `--cases
+/// /opt/course/public`), or a course folder under `/etc` that no package lists, is out of every
+/// target's sight: `/opt` is not bound whole, and `/etc` only as its packages make it. Both
+/// mounted in a private mount namespace, so the host is untouched.
+#[test]
+fn a_course_folder_beside_the_corpus_or_under_etc_stays_hidden() {
+    let unshare = std::process::Command::new("unshare")
+        .arg("--version")
+        .output();
+    if xtask::sandbox::available().is_err()
+        || unsafe { libc::geteuid() } != 0
+        || unshare.is_err()
+        || !Path::new("/opt").is_dir()
+    {
+        eprintln!("skipped: needs root, the sandbox, unshare and /opt; CI has them all");
+        return;
+    }
+    // `/etc/opt` (the FHS's, empty on Debian) as the instructor's folder, where no package
+    // lists it.
+    let listed = std::process::Command::new("dpkg-query")
+        .args(["-S", "/etc/opt"])
+        .output()
+        .map_or(true, |out| out.status.success());
+    let etc = Path::new("/etc/opt").is_dir() && !listed;
+    let corpus = Corpus::new(b"x\n", true);
+    let opt = tempfile::tempdir().unwrap();
+    for copy in ["course/public", "course/hidden", "etc/hidden"] {
+        std::fs::create_dir_all(opt.path().join(copy).parent().unwrap()).unwrap();
+        let copied = std::process::Command::new("cp")
+            .arg("-a")
+            .arg(corpus.root())
+            .arg(opt.path().join(copy))
+            .status()
+            .unwrap();
+        assert!(copied.success());
+    }
+    let reference = opt.path().join("reference");
+    std::fs::write(&reference, "").unwrap();
+    // Paths the target knows, not ones its command line names (those it is shown).
+    let mut reads = vec!["opt/course/hidden/demo/basic/001-case.out"];
+    if etc {
+        reads.push("etc/opt/hidden/demo/basic/001-case.out");
+    } else {
+        eprintln!("note: /etc/opt is missing or listed by a package: only /opt is tried");
+    }
+    for read in reads {
+        let script = format!(
+            "mount --bind '{opt}' /opt && {{ [ {etc} = false ] || mount --bind '{opt}/etc' \
+             /etc/opt; }} && exec '{xtask}' check --spec demo --cases /opt/course/public \
+             --reference /opt/reference -- '{program}' read-rooted {read}",
+            opt = opt.path().display(),
+            xtask = env!("CARGO_BIN_EXE_xtask"),
+            program = Path::new(&fixture()).display(),
+        );
+        let output = std::process::Command::new("unshare")
+            .args(["--mount", "--propagation", "private", "sh", "-c", &script])
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8_lossy(&output.stdout);
+        assert_eq!(
+            output.status.code(),
+            Some(1),
+            "the target must not read `{read}`: {stdout}{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(stdout.contains("0 passed, 1 failed"), "{stdout}");
+    }
+}

@@ -137,6 +137,9 @@ fn hostile(mode: &str, args: &[String], expected: &dyn Fn() -> Vec<u8>) -> ExitC
     match mode {
         // Hostile programs, for the sandbox and the limits.
         "read-corpus" => print(&expected()),
+        // `read-rooted opt/x`: reads `/opt/x`, a path its command line does not name (a file
+        // named there is shown to it).
+        "read-rooted" => print(&std::fs::read(format!("/{}", args[1])).unwrap_or_default()),
         "write-corpus" => {
             let target = std::path::Path::new(&args[1]);
             let result = std::fs::write(target, "overwritten\n")
@@ -146,7 +149,7 @@ fn hostile(mode: &str, args: &[String], expected: &dyn Fn() -> Vec<u8>) -> ExitC
                 return ExitCode::from(1);
             }
         }
-        "fork-bomb" | "allocate" | "spin" | "daemon" | "ignore-term" | "big-file"
+        "fork-bomb" | "allocate" | "spin" | "hog" | "daemon" | "ignore-term" | "big-file"
         | "many-files" => return limits(mode, expected),
         "non-utf8" => print(b"\xff\xfe not text\n"),
         // `attacks CHECKOUT_FILE CHECKOUT_BINARY CORPUS_FILE HARNESS_PID PORT`: tries what a hostile student
@@ -226,6 +229,17 @@ fn limits(mode: &str, expected: &dyn Fn() -> Vec<u8>) -> ExitCode {
                 blocks.push(block);
             }
             print(&[blocks.len() as u8]);
+        }
+        // `hog`: 64 busy children and a busy self: its processes wait for each other, not for
+        // the machine.
+        "hog" => {
+            for _ in 0..64 {
+                // SAFETY: fork has no memory-safety preconditions; the child only loops.
+                if unsafe { libc::fork() } == 0 {
+                    burn_cpu(f64::INFINITY);
+                }
+            }
+            burn_cpu(f64::INFINITY);
         }
         "spin" => {
             let mut x = 0u64;

@@ -111,6 +111,8 @@ pub struct Prepared {
     program: Program,
     /// How the sources were built, for a check of sources.
     build: Option<Outcome>,
+    /// The exclusive reruns of starved cases this submission has left.
+    reruns: crate::process::Reruns,
 }
 
 impl Prepared {
@@ -127,6 +129,7 @@ impl Prepared {
             start,
             program: options.program.clone(),
             build: None,
+            reruns: crate::process::Reruns::default(),
         }
     }
 
@@ -293,7 +296,13 @@ pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseR
     let (plan, case) = prepared
         .work(k)
         .ok_or_else(|| Error::Internal(format!("no case {k} in this check")))?;
-    run_case(options, plan, case, &AtomicBool::new(false))
+    run_case(
+        options,
+        plan,
+        case,
+        &AtomicBool::new(false),
+        &prepared.reruns,
+    )
 }
 
 /// The finished run of a prepared check, from the results of its cases in order.
@@ -355,7 +364,7 @@ pub enum Step {
 /// Checks the target of `options` against its suites, telling `progress` how far it is.
 pub fn check(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Run, Error> {
     let prepared = prepare(options)?;
-    let results = run_plans(options, &prepared.plans, progress)?;
+    let results = run_plans(options, &prepared.plans, progress, &prepared.reruns)?;
     finish(prepared, results)
 }
 
@@ -438,7 +447,7 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
         fail_fast: false,
         ..options.clone()
     };
-    let results = run_plans(&quiet, &plans, &|_| {})?;
+    let results = run_plans(&quiet, &plans, &|_| {}, &crate::process::Reruns::default())?;
     could_not_run(&plans, &results)?;
     let tried: Vec<&Suite> = plans.iter().map(|plan| &plan.suite).collect();
     infer::choose(suites, &tried, &results)
@@ -448,6 +457,7 @@ fn run_plans(
     options: &Options,
     plans: &[Plan],
     progress: &(dyn Fn(Step) + Sync),
+    reruns: &crate::process::Reruns,
 ) -> Result<Vec<CaseResult>, Error> {
     let work: Vec<(&Plan, &Case)> = plans
         .iter()
@@ -458,7 +468,7 @@ fn run_plans(
     });
     let stop = AtomicBool::new(false);
     let results = crate::process::map(options.jobs, &work, |(plan, case)| {
-        let result = run_case(options, plan, case, &stop);
+        let result = run_case(options, plan, case, &stop, reruns);
         progress(Step::Ran);
         result
     })?;
@@ -470,6 +480,7 @@ fn run_case(
     plan: &Plan,
     case: &Case,
     stop: &AtomicBool,
+    reruns: &crate::process::Reruns,
 ) -> Result<CaseResult, Error> {
     let input = std::fs::read(&case.input).map_err(|err| Error::io(&case.input, err))?;
     let expected = std::fs::read(&case.expected).map_err(|err| Error::io(&case.expected, err))?;
@@ -507,7 +518,7 @@ fn run_case(
         stderr_cap: 64 << 10,
     };
     let (execution, busy) =
-        crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds);
+        crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds, reruns);
     let mut judgement = match (execution, &hashes) {
         (Ok(execution), Some(hashes)) => {
             judge_hidden(plan.suite.rules(), hashes, execution, timeout)
@@ -518,9 +529,10 @@ fn run_case(
     if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
         judgement.verdict = Verdict::Unreliable;
         judgement.detail = Some(format!(
-            "stopped twice at the wall-clock backstop, the second time after waiting {:.1} s for \
-             a CPU: the machine was too busy to measure it, so there is no verdict on the \
-             program; grade it again on a quieter machine",
+            "stopped at the wall-clock backstop after being kept from its CPU for {:.1} s (and \
+             again when run alone, or this submission had no rerun left): the machine was too \
+             busy to measure it, so there is no verdict on the program; grade it again on a \
+             quieter machine",
             waited.as_secs_f64()
         ));
     }

@@ -1,10 +1,11 @@
 //! The mount layer: what a case sees of the file system, built in its own mount namespace.
 //!
 //! A fresh tmpfs becomes the root. The system folders (`/usr`, `/lib*`, `/bin`, `/sbin`,
-//! `/etc`, `/opt`) and the folders the case may read (its own folder, the folders of the files
-//! on its command line, its interpreter's install prefix) are bound into it read-only at their
-//! own paths, and nothing else: not the folders above them, not the gridjudge checkout, not the
-//! corpus, not another student. A folder that must not be seen but lies inside a bound one (the
+//! `/etc` but what no package lists there) and the folders the case may read (its own folder,
+//! the folders of the files on its command line, its interpreter's install prefix, in `/opt`
+//! too) are bound into it read-only at their own paths, and nothing else: not the folders above
+//! them, not the rest of `/opt`, `/srv` or `/home`, not the gridjudge checkout, not the corpus,
+//! not another student. A folder that must not be seen but lies inside a bound one (the
 //! checkout inside a student's home folder) is covered by an empty read-only tmpfs. `/dev` holds
 //! only null, zero, random and urandom; `/proc` is the case's own; `/tmp` is a tmpfs capped in
 //! bytes and inodes, the only writable place, its HOME and TMPDIR. The view is built once per
@@ -22,10 +23,86 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-/// The system folders every case sees, where they exist.
+/// The system folders every case sees, where they exist. `/opt` is not one: a runtime
+/// installed there is shown by its own prefix (the interpreter's), and nothing else of it.
 pub const SYSTEM: &[&str] = &[
-    "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc", "/opt",
+    "/usr", "/lib", "/lib32", "/lib64", "/libx32", "/bin", "/sbin", "/etc",
 ];
+
+/// The entries of `/etc` that the system makes (installers, `ldconfig`, the container runtime)
+/// rather than a package lists: shown to every case with the packages' own.
+const ETC_MADE: &[&str] = &[
+    ".java",
+    "ca-certificates.conf",
+    "environment",
+    "group",
+    "host.conf",
+    "hostname",
+    "hosts",
+    "inputrc",
+    "ld.so.cache",
+    "locale.conf",
+    "locale.gen",
+    "localtime",
+    "machine-id",
+    "mtab",
+    "networks",
+    "nsswitch.conf",
+    "os-release",
+    "passwd",
+    "profile",
+    "python3",
+    "resolv.conf",
+    "shells",
+    "timezone",
+];
+
+/// The entries of `/etc` no case is shown: those that no installed package lists and the
+/// system does not make ([`ETC_MADE`]), such as a course folder an instructor keeps there.
+/// Known from the package database (`/var/lib/dpkg/info/*.list`, on Debian and its kin);
+/// where there is none, nothing (`/etc` is then shown whole). Read once per process.
+pub(crate) fn etc_unlisted() -> &'static [PathBuf] {
+    static UNLISTED: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
+    UNLISTED.get_or_init(|| etc_unlisted_in(Path::new("/etc"), Path::new("/var/lib/dpkg/info")))
+}
+
+fn etc_unlisted_in(etc: &Path, database: &Path) -> Vec<PathBuf> {
+    let Ok(lists) = std::fs::read_dir(database) else {
+        return Vec::new();
+    };
+    let mut listed = std::collections::BTreeSet::new();
+    for list in lists.flatten() {
+        let path = list.path();
+        if path.extension().is_none_or(|ext| ext != "list") {
+            continue;
+        }
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        for line in text.lines() {
+            if let Some(rest) = line.strip_prefix("/etc/") {
+                listed.insert(rest.split('/').next().unwrap_or(rest).to_string());
+            }
+        }
+    }
+    // A database that lists nothing under /etc is not one to judge by.
+    if listed.is_empty() {
+        return Vec::new();
+    }
+    let Ok(entries) = std::fs::read_dir(etc) else {
+        return Vec::new();
+    };
+    let mut unlisted: Vec<PathBuf> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let made = ETC_MADE.contains(&name.as_str());
+            (!made && !listed.contains(&name)).then(|| etc.join(&name))
+        })
+        .collect();
+    unlisted.sort();
+    unlisted
+}
 
 /// The device nodes every case gets.
 const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/random", "/dev/urandom"];
@@ -377,4 +454,38 @@ fn pivot(root: &Path) -> io::Result<()> {
         check(libc::umount2(c".".as_ptr(), libc::MNT_DETACH) as libc::c_long)?;
     }
     std::env::set_current_dir("/")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn etc_hides_what_no_package_lists_and_the_system_does_not_make() {
+        let dir = tempfile::tempdir().unwrap();
+        let (etc, database) = (dir.path().join("etc"), dir.path().join("info"));
+        for folder in ["ssl/certs", "course/hidden", "java-17-openjdk"] {
+            std::fs::create_dir_all(etc.join(folder)).unwrap();
+        }
+        for file in ["ld.so.cache", "passwd", "answers.txt", "bash.bashrc"] {
+            std::fs::write(etc.join(file), "").unwrap();
+        }
+        std::fs::create_dir(&database).unwrap();
+        std::fs::write(
+            database.join("openssl.list"),
+            "/.\n/etc\n/etc/ssl\n/etc/ssl/certs\n/usr/bin/openssl\n",
+        )
+        .unwrap();
+        std::fs::write(
+            database.join("openjdk.list"),
+            "/etc/java-17-openjdk/jvm.cfg\n/etc/bash.bashrc\n",
+        )
+        .unwrap();
+        // Not a package's list: ignored.
+        std::fs::write(database.join("openjdk.md5sums"), "/etc/answers.txt\n").unwrap();
+        let unlisted = etc_unlisted_in(&etc, &database);
+        assert_eq!(unlisted, vec![etc.join("answers.txt"), etc.join("course")]);
+        // No package database: nothing is judged, /etc is shown whole.
+        assert!(etc_unlisted_in(&etc, &dir.path().join("none")).is_empty());
+    }
 }

@@ -353,11 +353,20 @@ impl Sight {
             }
         }
         readable.retain(|path| !protected.iter().any(|p| path.starts_with(p)));
-        let masked: Vec<PathBuf> = protected
+        let mut masked: Vec<PathBuf> = protected
             .iter()
             .filter(|p| readable.iter().chain(&system).any(|r| p.starts_with(r)))
             .cloned()
             .collect();
+        // What no package lists in /etc (a course folder kept there), unless the case runs or
+        // reads inside it.
+        let unlisted: Vec<PathBuf> = mounts::etc_unlisted()
+            .iter()
+            .filter(|p| !masked.iter().any(|m| p.starts_with(m)))
+            .filter(|p| !readable.iter().any(|r| r.starts_with(p)))
+            .cloned()
+            .collect();
+        masked.extend(unlisted);
         Ok(Sight { readable, masked })
     }
 }

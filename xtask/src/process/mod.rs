@@ -17,6 +17,6 @@ mod running;
 mod spawn;
 
 pub use execution::{backstop, classify, killed_by, Bounds, Execution, Exit, Limit, Signs};
-pub use fair::{execute_fairly, jobs_warning, load_warning};
+pub use fair::{execute_fairly, jobs_warning, load_warning, Reruns};
 pub use pool::{cpus, map, workers};
 pub use spawn::{execute, Planning};
