@@ -109,12 +109,13 @@ fn a_program_that_sleeps_past_the_wall_backstop_is_a_timeout() {
     }
 }
 
-/// With the default backstop, a confined case that neither runs nor waits for a CPU for as long
-/// as its time limit is stopped then, not at the backstop: it sleeps, and no load of the
-/// machine makes a case look like that (a starved one waits for a CPU). A direct target, whose
-/// children the harness cannot count, still waits for the backstop.
+/// By default a confined case that neither runs nor waits for a CPU, its input all written, is
+/// stopped once idle for [`xtask::check`]'s idle span (2 s, or its time limit if shorter), not
+/// at the backstop: it sleeps, and no load of the machine makes a case look like that (a
+/// starved one waits for a CPU). A direct target, whose children the harness cannot count,
+/// still waits for the backstop.
 #[test]
-fn a_program_that_sleeps_is_stopped_once_asleep_for_its_time_limit() {
+fn a_program_that_sleeps_is_stopped_as_hung_once_idle() {
     let corpus = Corpus::new(b"x\n", true);
     let timeout = Duration::from_millis(500);
     for mut options in both_ways(&corpus, "sleep", timeout) {
@@ -123,16 +124,48 @@ fn a_program_that_sleeps_is_stopped_once_asleep_for_its_time_limit() {
         let judgement = &run.results[0].judgement;
         assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
         let detail = judgement.detail.clone().unwrap_or_default();
-        assert!(detail.contains("sleeps or waits"), "{detail}");
         let execution = judgement.execution.as_ref().unwrap();
         assert!(execution.wall_stopped);
         let backstop = xtask::process::backstop(timeout);
         if options.confine.sandbox {
+            assert_eq!(execution.idle_stopped, Some(timeout), "{execution:?}");
+            assert!(
+                detail.starts_with("no CPU and no output for 0.5 s, its input all written"),
+                "{detail}"
+            );
+            assert!(detail.contains("stopped as hung"), "{detail}");
             assert!(execution.elapsed < backstop, "{execution:?}");
         } else {
+            assert!(detail.contains("sleeps or waits"), "{detail}");
+            assert_eq!(execution.idle_stopped, None);
             assert!(execution.elapsed >= backstop, "{execution:?}");
         }
     }
+}
+
+/// `--idle` sets the span, and holds with a `--wall` given too (without it, a given `--wall` is
+/// how long a program may sleep).
+#[test]
+fn the_idle_span_is_settable() {
+    if let Err(why) = xtask::sandbox::available() {
+        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let mut options = both_ways(&corpus, "sleep", Duration::from_secs(10)).remove(1);
+    options.wall = Some(Duration::from_secs(30));
+    options.idle = Some(Duration::from_millis(700));
+    let run = check(&options).unwrap();
+    let judgement = &run.results[0].judgement;
+    assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
+    let execution = judgement.execution.as_ref().unwrap();
+    assert_eq!(execution.idle_stopped, Some(Duration::from_millis(700)));
+    let detail = judgement.detail.clone().unwrap_or_default();
+    assert!(
+        detail.starts_with("no CPU and no output for 0.7 s"),
+        "{detail}"
+    );
+    assert!(execution.elapsed < Duration::from_secs(30), "{execution:?}");
 }
 
 /// The pid of the first process whose command line holds `marker`.

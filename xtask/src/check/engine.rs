@@ -18,6 +18,13 @@ use crate::process::Bounds;
 use crate::submission::Outcome;
 use crate::target::{Program, Target};
 
+/// How long a case may be idle (no CPU used, none waited for, its input all written) before
+/// it is stopped as hung. The handouts set no time limits: this is gridjudge's rule, and
+/// `--idle` sets it. A program that computes uses CPU; one that waits for a CPU on a busy
+/// machine is waiting, not idle; so only one that sleeps or blocks on something that never
+/// comes is stopped by it.
+pub(crate) const IDLE: Duration = Duration::from_secs(2);
+
 /// What the user asked for.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -30,6 +37,10 @@ pub struct Options {
     /// Wall time after which a case is stopped whatever its CPU time (default:
     /// [`crate::process::backstop`] of the timeout).
     pub wall: Option<Duration>,
+    /// A confined case that for this long uses no CPU and waits for none, its input all
+    /// written, is stopped as hung (default: [`IDLE`], or the timeout if that is shorter, and
+    /// none when `wall` is given).
+    pub idle: Option<Duration>,
     pub fail_fast: bool,
     pub include_unspecified: bool,
     /// What runs: the reference (with each suite's arguments) or the user's program.
@@ -68,6 +79,7 @@ impl Options {
             jobs: crate::process::cpus(),
             timeout: None,
             wall: None,
+            idle: None,
             fail_fast: false,
             include_unspecified: false,
             program: Program::Reference,
@@ -513,7 +525,9 @@ fn run_case(
         wall: options
             .wall
             .unwrap_or_else(|| crate::process::backstop(timeout)),
-        asleep_after: options.wall.is_none().then_some(timeout),
+        asleep_after: options
+            .idle
+            .or_else(|| options.wall.is_none().then_some(IDLE.min(timeout))),
         stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
         stderr_cap: 64 << 10,
     };

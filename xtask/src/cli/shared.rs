@@ -114,10 +114,14 @@ pub struct PaceArgs {
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub timeout: Option<Duration>,
     /// Seconds of wall-clock time after which a case is stopped whatever its CPU time, for
-    /// programs that sleep or block (default: 3 times the timeout and 2 more; and a confined
-    /// case that neither runs nor waits for a CPU for as long as its timeout is stopped then)
+    /// programs that sleep or block (default: 3 times the timeout and 2 more)
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     pub wall: Option<Duration>,
+    /// Seconds a confined case may stay idle (no CPU used or waited for, its input all
+    /// written) before it is stopped as hung (default: 2, or the timeout if shorter; off when
+    /// --wall is given, unless --idle is given too)
+    #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
+    pub idle: Option<Duration>,
 }
 
 /// How reports show cases to students.
@@ -259,6 +263,7 @@ impl RunArgs {
             jobs: self.pace.jobs.unwrap_or(base.jobs),
             timeout: self.pace.timeout,
             wall: self.pace.wall,
+            idle: self.pace.idle,
             fail_fast: self.fail_fast,
             include_unspecified: self.include_unspecified,
             program,

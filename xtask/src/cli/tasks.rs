@@ -426,6 +426,7 @@ impl GradeArgs {
                 jobs: self.pace.jobs.unwrap_or(base.jobs),
                 timeout: self.pace.timeout,
                 wall: self.pace.wall,
+                idle: self.pace.idle,
                 filter: self.filter.clone(),
                 fail_fast: self.fail_fast,
                 confine: self.confine.settings(),

@@ -391,7 +391,15 @@ fn decide(
 /// What a timeout says: which limit stopped the program, and what it used of the other.
 fn timeout_detail(execution: &Execution, timeout: Duration) -> String {
     let cpu = execution.cpu_time.as_secs_f64();
-    if execution.wall_stopped {
+    if let Some(idle) = execution.idle_stopped {
+        format!(
+            "no CPU and no output for {:.1} s, its input all written (after {:.1} s, having \
+             used {cpu:.2} s of CPU time): it waits for something that never comes; stopped as \
+             hung",
+            idle.as_secs_f64(),
+            execution.elapsed.as_secs_f64()
+        )
+    } else if execution.wall_stopped {
         format!(
             "still running after {:.1} s of wall time, having used {cpu:.2} s of its {:.1} s of \
              CPU time: it sleeps or waits for something that never comes; killed",

@@ -14,9 +14,8 @@ pub struct Bounds {
     /// Wall-clock time after which the case is stopped whatever its CPU time: a backstop for
     /// programs that sleep or block, well above `timeout`.
     pub wall: Duration,
-    /// Stop sooner a case that for this long neither runs nor waits for a CPU (it sleeps or
-    /// blocks), where every process of it is measured: with the default backstop only, since
-    /// a `--wall` the user gave says how long a program may sleep.
+    /// Stop sooner a case that for this long neither runs nor waits for a CPU, its input all
+    /// written (it sleeps or blocks), where every process of it is measured.
     pub asleep_after: Option<Duration>,
     /// Bytes of stdout kept; more is an output-limit verdict.
     pub stdout_cap: usize,
@@ -74,6 +73,9 @@ pub struct Execution {
     pub timed_out: bool,
     /// Killed at the wall-clock backstop while under its CPU limit.
     pub wall_stopped: bool,
+    /// Killed before the backstop for having been idle this long: no CPU used, none waited
+    /// for, its input all written (it sleeps or waits for something that never comes).
+    pub idle_stopped: Option<Duration>,
     /// When stopped at the backstop: how long the case had waited, runnable, for a CPU (much
     /// for a case the machine starved, little for one that sleeps or blocks).
     pub run_delay: Option<Duration>,
@@ -105,6 +107,7 @@ impl Execution {
             elapsed: Duration::ZERO,
             timed_out: false,
             wall_stopped: false,
+            idle_stopped: None,
             run_delay: None,
             output_limited: false,
             limit: None,

@@ -172,6 +172,9 @@ impl Pump<'_, '_, '_> {
         } else if now >= self.backstop || self.asleep(now) {
             self.pumped.wall_stopped = true;
             self.pumped.run_delay = self.running.run_delay();
+            if now < self.backstop {
+                self.pumped.idle = self.bounds.asleep_after;
+            }
         } else if crate::sys::interrupted() {
             self.pumped.interrupted = true;
         } else if let Some(limit) = self.limit_now(now) {
@@ -215,7 +218,8 @@ impl Pump<'_, '_, '_> {
         let Some(after) = self.bounds.asleep_after else {
             return false;
         };
-        if now < self.asleep_due || self.ended_at.is_some() {
+        // A case whose input is not all written may be waiting for it.
+        if now < self.asleep_due || self.ended_at.is_some() || self.stdin.is_some() {
             return false;
         }
         self.asleep_due = now + after / 10;

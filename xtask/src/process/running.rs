@@ -43,6 +43,8 @@ pub(super) struct Pumped {
     pub process_limited: bool,
     /// Killed at the wall-clock backstop (the CPU limit was not reached).
     pub wall_stopped: bool,
+    /// Stopped for having been idle this long (no CPU, no wait for one, its input written).
+    pub idle: Option<Duration>,
     /// The most CPU time seen while it ran.
     pub cpu_seen: Duration,
     /// At the backstop: how long it had waited, runnable, for a CPU.
@@ -220,6 +222,7 @@ pub(super) fn finish(
         elapsed: pumped.elapsed,
         timed_out: pumped.timed_out,
         wall_stopped: pumped.wall_stopped,
+        idle_stopped: pumped.idle,
         run_delay: pumped.run_delay,
         output_limited: pumped.output_limited,
         limit,

@@ -64,8 +64,9 @@ struct Case<'a> {
     elapsed_ms: f64,
     /// CPU time of the case's processes (what its time limit is judged by).
     cpu_ms: Option<f64>,
-    /// The time limit that stopped it: `cpu` (its CPU time limit), `wall` (the wall-clock
-    /// backstop, for a program that sleeps or blocks), or none.
+    /// The time limit that stopped it: `cpu` (its CPU time limit), `idle` (no CPU used or
+    /// waited for over the idle span: a program that sleeps or blocks), `wall` (the
+    /// wall-clock backstop), or none.
     stopped_by: Option<&'static str>,
     first_difference: Option<FirstDifference<'a>>,
 }
@@ -115,10 +116,11 @@ pub fn json_report(run: &Run) -> String {
                         .as_ref()
                         .map(|e| e.cpu_time.as_secs_f64() * 1000.0),
                     stopped_by: result.judgement.execution.as_ref().and_then(|e| {
-                        match (e.timed_out, e.wall_stopped) {
-                            (true, _) => Some("cpu"),
-                            (false, true) => Some("wall"),
-                            (false, false) => None,
+                        match (e.timed_out, e.idle_stopped, e.wall_stopped) {
+                            (true, _, _) => Some("cpu"),
+                            (false, Some(_), _) => Some("idle"),
+                            (false, None, true) => Some("wall"),
+                            (false, None, false) => None,
                         }
                     }),
                     first_difference: result.judgement.difference.as_ref().map(|d| {
