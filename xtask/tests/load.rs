@@ -168,6 +168,56 @@ fn the_idle_span_is_settable() {
     assert!(execution.elapsed < Duration::from_secs(30), "{execution:?}");
 }
 
+/// A case gone idle gives its CPU seat to the next while it waits out the idle span: with one
+/// job, a submission that sleeps on every case has several of them asleep side by side (one
+/// after another, each would cost its class the whole span). Only one of them is ever seen
+/// when a case runs alone.
+#[test]
+fn hung_cases_wait_out_the_idle_span_side_by_side() {
+    if let Err(why) = xtask::sandbox::available() {
+        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let most_at_once = |cases: usize| {
+        for k in 2..=cases {
+            corpus.add(&format!("00{k}-case"), b"x\n", b"x\n");
+        }
+        let marker = format!("side-by-side-{}-{cases}", std::process::id());
+        let mut options = both_ways(&corpus, "sleep", Duration::from_secs(10)).remove(1);
+        options.jobs = 1;
+        options.idle = Some(Duration::from_millis(1500));
+        if let Program::Command(argv) = &mut options.program {
+            argv.push(marker.clone().into());
+        }
+        let done = std::sync::atomic::AtomicBool::new(false);
+        std::thread::scope(|scope| {
+            let watcher = scope.spawn(|| {
+                let mut most = 0;
+                while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                    most = most.max(crate::support::survivors(&marker).len());
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                most
+            });
+            let run = check(&options).unwrap();
+            done.store(true, std::sync::atomic::Ordering::Relaxed);
+            assert_eq!(run.results.len(), cases);
+            for result in &run.results {
+                let execution = result.judgement.execution.as_ref().unwrap();
+                assert!(execution.idle_stopped.is_some(), "{execution:?}");
+            }
+            watcher.join().unwrap()
+        })
+    };
+    assert_eq!(most_at_once(1), 1, "one case is one process");
+    let most = most_at_once(4);
+    assert!(
+        most >= 2,
+        "the hung cases ran one after another ({most} at most at once)"
+    );
+}
+
 /// The pid of the first process whose command line holds `marker`.
 fn find(marker: &str) -> Option<i32> {
     std::fs::read_dir("/proc")

@@ -479,11 +479,11 @@ fn run_plans(
         cases: work.len() as u64,
     });
     let stop = AtomicBool::new(false);
-    let results = crate::process::map(options.jobs, &work, |(plan, case)| {
+    let results = crate::process::seated_map(options.jobs, &work, |(plan, case)| {
         let result = run_case(options, plan, case, &stop, reruns);
         progress(Step::Ran);
         result
-    })?;
+    });
     results.into_iter().collect()
 }
 

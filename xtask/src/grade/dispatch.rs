@@ -278,7 +278,8 @@ impl Class<'_> {
         let per = self.cases.len().max(1);
         let total = self.found.len() * per;
         let next = AtomicUsize::new(0);
-        crate::process::workers(self.options.check.jobs, || loop {
+        crate::process::seated_workers(self.options.check.jobs, || loop {
+            crate::process::admit();
             let k = next.fetch_add(1, Ordering::Relaxed);
             if k >= total {
                 return;

@@ -11,6 +11,7 @@
 mod direct;
 mod execution;
 mod fair;
+mod gate;
 mod pool;
 mod pump;
 mod running;
@@ -18,5 +19,6 @@ mod spawn;
 
 pub use execution::{backstop, classify, killed_by, Bounds, Execution, Exit, Limit, Signs};
 pub use fair::{execute_fairly, jobs_warning, load_warning, Reruns};
-pub use pool::{cpus, map, workers};
+pub use gate::admit;
+pub use pool::{cpus, map, seated_map, seated_workers, workers};
 pub use spawn::{execute, Planning};

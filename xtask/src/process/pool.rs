@@ -74,6 +74,63 @@ pub fn workers(jobs: usize, worker: impl Fn() + Sync) {
     });
 }
 
+/// Like [`workers`], for work whose cases may go idle: `jobs` cases compute at once, and a case
+/// gone idle gives its seat to the next while it waits out the idle span (see [`super::gate`]).
+/// `worker` calls [`super::admit`] before it takes each piece of work.
+pub fn seated_workers(jobs: usize, worker: impl Fn() + Sync) {
+    let jobs = jobs.max(1);
+    let cpus = crate::sys::allowed_cpus();
+    // Pinned workers: one seat per CPU, taken by the threads kept on that CPU; else one
+    // group of `jobs` seats and the kernel places the threads.
+    let pinned = jobs > 1 && jobs <= cpus.len();
+    let seats = if pinned {
+        super::gate::Seats::new(jobs, 1)
+    } else {
+        super::gate::Seats::new(1, jobs)
+    };
+    std::thread::scope(|scope| {
+        for index in 0..super::gate::threads(jobs) {
+            let (worker, cpus, seats) = (&worker, &cpus, std::sync::Arc::clone(&seats));
+            scope.spawn(move || {
+                let group = if pinned {
+                    let _ = crate::sys::pin_to(cpus[index % jobs]);
+                    index % jobs
+                } else {
+                    0
+                };
+                super::gate::join(seats, group);
+                worker();
+                super::gate::leave();
+                crate::sandbox::release();
+            });
+        }
+    });
+}
+
+/// [`map`] through [`seated_workers`]: the results in the items' order.
+pub fn seated_map<T: Sync, R: Send>(
+    jobs: usize,
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let slots: Vec<std::sync::Mutex<Option<R>>> =
+        items.iter().map(|_| std::sync::Mutex::new(None)).collect();
+    seated_workers(jobs, || loop {
+        super::gate::admit();
+        let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let Some(item) = items.get(k) else {
+            return;
+        };
+        let result = work(item);
+        *slots[k].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
+    });
+    slots
+        .into_iter()
+        .filter_map(|slot| slot.into_inner().unwrap_or_else(|p| p.into_inner()))
+        .collect()
+}
+
 /// Keeps worker `index` of `jobs` on a CPU of its own among `cpus` (the ones this process may
 /// use), where there are as many: its sandbox helper, the helper's cases and their targets
 /// start there too. A case then goes from the worker to its target and back without waking a

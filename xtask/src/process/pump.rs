@@ -18,6 +18,14 @@ use crate::sys::{self, Read};
 /// The longest `poll` sleeps, so that an interrupt or a limit is seen in time.
 const TICK: Duration = Duration::from_millis(50);
 
+/// How often a case's activity is looked at, for the idle span and its CPU seat.
+const LOOK: Duration = Duration::from_millis(20);
+
+/// How long a case is quiet before its CPU seat goes to the next case (see
+/// [`super::gate`]): far below the idle span, since a case that wakes up again only shares
+/// its CPU for a while.
+const SEAT_AFTER: Duration = Duration::from_millis(20);
+
 /// How often a running case's limits (processes, a direct target's memory) are looked at:
 /// not at every wake-up for its output, which a chatty program makes thousands of.
 const LIMITS_EVERY: Duration = Duration::from_millis(5);
@@ -66,7 +74,9 @@ pub(super) fn pump(
         backstop: start + bounds.wall,
         limits_due: start + LIMITS_EVERY,
         still: None,
-        asleep_due: start + bounds.asleep_after.unwrap_or_default() / 10,
+        last: None,
+        quiet_since: None,
+        asleep_due: start + (bounds.asleep_after.unwrap_or_default() / 10).min(LOOK),
         cpu_measured: None,
         killed_at: None,
         ended_at: None,
@@ -107,6 +117,10 @@ struct Pump<'r, 'a, 'i> {
     /// When the case was last seen active (using or waiting for a CPU), and how much it had
     /// then; `None` until first looked at.
     still: Option<(Instant, Duration)>,
+    /// The last look at its activity: when, and how much.
+    last: Option<(Instant, Duration)>,
+    /// Since when it has been quiet at every look (for its CPU seat).
+    quiet_since: Option<Instant>,
     /// When the case's activity is next looked at.
     asleep_due: Instant,
     /// Whether the case's CPU time can be measured, once known.
@@ -211,8 +225,8 @@ impl Pump<'_, '_, '_> {
     }
 
     /// Whether the case has for `bounds.asleep_after` neither run nor waited for a CPU (it
-    /// sleeps or blocks: no load of the machine makes a case look like that), looked at ten
-    /// times in that span. Less activity than a twentieth of the span counts as none (a
+    /// sleeps or blocks: no load of the machine makes a case look like that), looked at every
+    /// tenth of the span or [`LOOK`], whichever is sooner. Less activity than a twentieth of the span counts as none (a
     /// sleeping runtime's own timers).
     fn asleep(&mut self, now: Instant) -> bool {
         let Some(after) = self.bounds.asleep_after else {
@@ -222,10 +236,11 @@ impl Pump<'_, '_, '_> {
         if now < self.asleep_due || self.ended_at.is_some() || self.stdin.is_some() {
             return false;
         }
-        self.asleep_due = now + after / 10;
+        self.asleep_due = now + (after / 10).min(LOOK);
         let Some(activity) = self.running.activity() else {
             return false;
         };
+        self.seat(now, activity);
         match self.still {
             Some((since, then)) if activity.saturating_sub(then) < after / 20 => {
                 now >= since + after
@@ -234,6 +249,25 @@ impl Pump<'_, '_, '_> {
                 self.still = Some((now, activity));
                 false
             }
+        }
+    }
+
+    /// Gives the case's CPU seat to the next case once it has been quiet (active less than a
+    /// twentieth of the time between looks) for [`SEAT_AFTER`]: it waits out the idle span
+    /// without holding a CPU from a case that would use one.
+    fn seat(&mut self, now: Instant, activity: Duration) {
+        let quiet = match self.last {
+            Some((then, before)) => {
+                activity.saturating_sub(before) < now.saturating_duration_since(then) / 20
+            }
+            None => false,
+        };
+        self.last = Some((now, activity));
+        match (quiet, self.quiet_since) {
+            (false, _) => self.quiet_since = None,
+            (true, None) => self.quiet_since = Some(now),
+            (true, Some(since)) if now >= since + SEAT_AFTER => super::gate::idle(),
+            (true, Some(_)) => {}
         }
     }
 
@@ -289,6 +323,9 @@ impl Pump<'_, '_, '_> {
             (None, Some(_)) => Duration::from_millis(10),
             (None, None) => self.backstop.saturating_duration_since(now).min(TICK),
         };
+        if self.bounds.asleep_after.is_some() {
+            wait = wait.min(self.asleep_due.saturating_duration_since(now));
+        }
         // Without an end fd (or while polling memory) the end is seen only by looking.
         let polls_memory = matches!(
             self.running,
