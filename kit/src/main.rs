@@ -72,10 +72,10 @@ fn main() -> ExitCode {
     };
     let reports = args.run.reports();
     let result = (|| {
-        reports.check_writable()?;
         let folder = xtask::kit::case_folder()?;
         let root = xtask::kit::extract(&bundle, folder.path())?;
         let options = args.options(root, &bundle.spec)?;
+        reports.check_writable(&options, &args.target)?;
         let code = reports.finish(xtask::cli::check_drawn(&options));
         drop(folder);
         code

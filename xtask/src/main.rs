@@ -28,8 +28,9 @@ fn failed_if(failed: bool) -> ExitCode {
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
     let reports = args.run.reports();
-    reports.check_writable()?;
-    let run = xtask::cli::check_drawn(&args.options()?);
+    let options = args.options()?;
+    reports.check_writable(&options, &args.target)?;
+    let run = xtask::cli::check_drawn(&options);
     reports.finish(run)
 }
 

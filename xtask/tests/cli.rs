@@ -288,3 +288,131 @@ fn a_crash_is_a_runtime_error_with_its_stderr_first_and_a_broken_program_is_said
             .and(predicate::str::contains("can't open file")),
     );
 }
+
+/// `check` on the `demo` corpus with `args` as typed (no program: the fixture as reference).
+fn check_typed(corpus: &Corpus, args: &[&std::ffi::OsStr]) -> assert_cmd::assert::Assert {
+    xtask()
+        .env("NO_COLOR", "1")
+        .args(["check", "--no-sandbox", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .args(args)
+        .assert()
+}
+
+/// A report path that holds a student's program is refused before anything runs, whether the
+/// program was named or the path took its place; `--force` replaces a file that is no report,
+/// never the program being checked.
+#[test]
+fn a_report_is_never_written_over_a_program_or_a_file_that_is_not_a_report() {
+    let corpus = Corpus::new(b"x\n", true);
+    let dir = tempfile::tempdir().unwrap();
+    let program = dir.path().join("connect.py");
+    std::fs::write(&program, "print(1)\n").unwrap();
+    let os = |path: &std::path::Path| path.as_os_str().to_owned();
+    // The report's name forgotten: the program's name became the report's.
+    check_typed(
+        &corpus,
+        &[&*std::ffi::OsString::from("--html"), &os(&program)],
+    )
+    .code(2)
+    .stderr(
+        predicate::str::contains("exists and is not a report gridjudge wrote")
+            .and(predicate::str::contains(
+                "with no program named, --html took",
+            ))
+            .and(predicate::str::contains("--html report.html")),
+    );
+    assert_eq!(std::fs::read_to_string(&program).unwrap(), "print(1)\n");
+    // The program named, and the same file given as the report: refused, --force or not.
+    let program_file = std::path::PathBuf::from(fixture());
+    let before = std::fs::read(&program_file).unwrap();
+    for force in [false, true] {
+        let mut args: Vec<std::ffi::OsString> = vec!["--json".into(), os(&program_file)];
+        if force {
+            args.push("--force".into());
+        }
+        args.extend([os(&program_file), "echo".into()]);
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+        check_typed(&corpus, &args)
+            .code(2)
+            .stderr(predicate::str::contains(
+                "that is the program being checked",
+            ));
+    }
+    assert_eq!(std::fs::read(&program_file).unwrap(), before);
+    // --force replaces a file that is no report.
+    let notes = dir.path().join("notes.txt");
+    std::fs::write(&notes, "my notes\n").unwrap();
+    let right = [
+        "--".into(),
+        fixture(),
+        "right".into(),
+        os(&corpus.expected_path()),
+    ];
+    let mut args: Vec<std::ffi::OsString> = vec!["--html".into(), os(&notes), "--force".into()];
+    args.extend(right.iter().cloned());
+    let args: Vec<&std::ffi::OsStr> = args
+        .iter()
+        .map(|a: &std::ffi::OsString| a.as_os_str())
+        .collect();
+    check_typed(&corpus, &args).code(0);
+    assert!(std::fs::read_to_string(&notes)
+        .unwrap()
+        .starts_with("<!DOCTYPE html>"));
+    // Into the corpus, or two reports in one file: refused.
+    let inside = corpus.root().join("demo/report.json");
+    check_typed(&corpus, &["--json".as_ref(), inside.as_os_str()])
+        .code(2)
+        .stderr(predicate::str::contains("that is inside the corpus"));
+    let twice = dir.path().join("r.json");
+    check_typed(
+        &corpus,
+        &[
+            "--json".as_ref(),
+            twice.as_os_str(),
+            "--gradescope".as_ref(),
+            twice.as_os_str(),
+        ],
+    )
+    .code(2)
+    .stderr(predicate::str::contains(
+        "--json and --gradescope both name",
+    ));
+}
+
+/// Every report gridjudge writes is known as one of its own: a second check writes over the
+/// first one's reports without --force.
+#[test]
+fn a_check_writes_over_its_own_earlier_reports() {
+    let corpus = Corpus::new(b"x\n", true);
+    let dir = tempfile::tempdir().unwrap();
+    let mut args: Vec<std::ffi::OsString> = Vec::new();
+    for (flag, name) in [
+        ("--json", "r.json"),
+        ("--junit", "r.xml"),
+        ("--gradescope", "results.json"),
+        ("--html", "r.html"),
+        ("--summary", "r.md"),
+    ] {
+        args.push(flag.into());
+        args.push(dir.path().join(name).into());
+    }
+    args.extend([
+        "--".into(),
+        fixture(),
+        "right".into(),
+        corpus.expected_path().into(),
+    ]);
+    let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_os_str()).collect();
+    check_typed(&corpus, &args).code(0);
+    check_typed(&corpus, &args).code(0);
+    for name in ["r.json", "r.xml", "results.json", "r.html", "r.md"] {
+        let head = std::fs::read(dir.path().join(name)).unwrap();
+        assert!(
+            xtask::report::is_ours(&head[..head.len().min(xtask::report::HEAD)]),
+            "{name}"
+        );
+    }
+}

@@ -5,9 +5,11 @@
 //! corpus, the pace, the confinement, the reports, a run); [`values`] the value parsers, where
 //! every flag value is range-checked once. [`output`] is what both command lines (`cargo xtask`
 //! and the student kit) print and write: report files, the printed report and its exit status,
-//! the progress bars (the only place indicatif is used), and the closing lines of each task.
+//! the progress bars (the only place indicatif is used), and the closing lines of each task;
+//! [`guard`] where a report may be written.
 
 mod command;
+mod guard;
 mod output;
 mod shared;
 mod tasks;

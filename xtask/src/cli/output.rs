@@ -29,16 +29,42 @@ pub struct Reports {
     /// The folder a student's messages may name paths in (the submission's); any other
     /// absolute path in a could-not-run message is cut to its last component.
     pub student_root: PathBuf,
+    /// Write over an existing file that is not a report gridjudge wrote.
+    pub force: bool,
 }
 
 impl Reports {
-    /// Fails now, before any case runs, if a report file cannot be written.
-    pub fn check_writable(&self) -> Result<(), Error> {
-        writable("--json", &self.json)?;
-        writable("--junit", &self.junit)?;
-        writable("--gradescope", &self.gradescope)?;
-        writable("--html", &self.html)?;
-        writable("--summary", &self.summary)
+    /// Fails now, before any case runs, if a report file cannot be written, or may not be:
+    /// over the program checked by `options` (typed as `named`), a file of its submission,
+    /// into the corpus, or over a file that is not one of gridjudge's reports.
+    pub fn check_writable(
+        &self,
+        options: &crate::check::Options,
+        named: &[std::ffi::OsString],
+    ) -> Result<(), Error> {
+        let guard = super::guard::Guard::new(options, named, self.force);
+        let reports = [
+            ("--json", &self.json),
+            ("--junit", &self.junit),
+            ("--gradescope", &self.gradescope),
+            ("--html", &self.html),
+            ("--summary", &self.summary),
+        ];
+        let given: Vec<(&str, &PathBuf)> = reports
+            .iter()
+            .filter_map(|(flag, path)| path.as_ref().map(|path| (*flag, path)))
+            .collect();
+        for (k, (flag, path)) in given.iter().enumerate() {
+            if let Some((other, _)) = given[..k].iter().find(|(_, earlier)| earlier == path) {
+                return Err(Error::Usage(format!(
+                    "{other} and {flag} both name `{}`: give each report a file of its own",
+                    path.display()
+                )));
+            }
+            guard.allows(flag, path)?;
+            writable(flag, &Some(path.to_path_buf()))?;
+        }
+        Ok(())
     }
 
     /// Writes the reports of a finished check and prints it; the exit status: 0 when every

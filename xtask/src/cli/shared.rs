@@ -209,6 +209,9 @@ pub struct RunArgs {
     /// Print one `::error` annotation per cause (on by itself on GitHub Actions).
     #[arg(long)]
     pub annotations: bool,
+    /// Write a report over an existing file that is not a report gridjudge wrote.
+    #[arg(long)]
+    pub force: bool,
     /// Build first with CMD (`make`, `g++ -O2 -o main *.cpp`), confined, in a copy of the
     /// current folder; the program then runs in that copy (`--build make ./main`).
     #[arg(long, value_name = "CMD", value_parser = command_line)]
@@ -284,6 +287,7 @@ impl RunArgs {
             gradescope_settings: self.report.gradescope(),
             verbose: self.verbose,
             student_root: std::env::current_dir().unwrap_or_default(),
+            force: self.force,
         }
     }
 }

@@ -4,7 +4,8 @@
 //! report files (with [`redact`], which keeps grader paths out of a student's reason); [`html`]
 //! the check and class reports; [`summary`] the Markdown job summary and GitHub annotations;
 //! [`gradebook`] what `grades.csv`, `grades.json` and `regrade.json` hold, a submission's row
-//! from its run, and the `merge` of shards.
+//! from its run, and the `merge` of shards; [`ours`] tells a report gridjudge wrote from any
+//! other file.
 
 mod gradebook;
 mod gradescope;
@@ -12,6 +13,7 @@ mod html;
 mod json;
 mod junit;
 mod message;
+mod ours;
 mod summary;
 
 pub use gradebook::{
@@ -22,4 +24,5 @@ pub use html::{check_report, class_report};
 pub use json::json_report;
 pub use junit::junit_report;
 pub use message::{case_block, text_report};
+pub use ours::{is_ours, HEAD};
 pub use summary::{annotations, class_markdown, markdown};
