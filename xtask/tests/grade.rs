@@ -197,7 +197,15 @@ fn the_cli_grades_and_merges() {
             .arg(reference())
             .assert()
             .code(0)
-            .stdout(predicate::str::contains("graded now"));
+            .stdout(predicate::str::contains("graded now"))
+            // Its stderr is no terminal: a line per submission graded.
+            .stderr(
+                predicate::str::is_match(
+                    r"(?m)^graded s0\d \(1 submission graded, \d+ of \d+ cases, \d+ s\)$",
+                )
+                .unwrap()
+                .and(predicate::str::contains("(2 submissions graded, ")),
+            );
     }
     xtask()
         .args(["merge", "--out"])

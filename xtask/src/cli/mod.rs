@@ -5,22 +5,23 @@
 //! corpus, the pace, the confinement, the reports, a run); [`values`] the value parsers, where
 //! every flag value is range-checked once. [`output`] is what both command lines (`cargo xtask`
 //! and the student kit) print and write: report files, the printed report and its exit status,
-//! the progress bars (the only place indicatif is used), and the closing lines of each task;
-//! [`guard`] where a report may be written.
+//! and the closing lines of each task; [`progress`] the bars (the only place indicatif is used)
+//! and, without a terminal, a grading's lines; [`guard`] where a report may be written.
 
 mod command;
 mod guard;
 mod output;
+mod progress;
 mod shared;
 mod tasks;
 mod values;
 
 pub use command::{parse_error, split_attached_values, Cli, Task};
 pub use output::{
-    autograder_report, check_drawn, conclude, fuzz_banner, gen_report, grade_report, kit_report,
-    merge_report, new_suite_report, print_report, show_progress, start, warn, write_grade_summary,
-    CheckProgress, GradeProgress,
+    autograder_report, conclude, fuzz_banner, gen_report, grade_report, kit_report, merge_report,
+    new_suite_report, print_report, show_progress, start, warn, write_grade_summary,
 };
+pub use progress::{check_drawn, CheckProgress, GradeProgress};
 pub use shared::{current_dir, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs};
 pub use tasks::*;
 pub use values::*;

@@ -242,93 +242,6 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
     report
 }
 
-/// The progress bar of a grading: cases run of all, submissions done and the last one's id.
-pub struct CheckProgress {
-    bar: indicatif::ProgressBar,
-}
-
-impl CheckProgress {
-    /// A bar on stderr when `show`, a hidden one otherwise.
-    pub fn new(show: bool) -> CheckProgress {
-        let bar = match show {
-            true => indicatif::ProgressBar::with_draw_target(
-                Some(0),
-                indicatif::ProgressDrawTarget::stderr(),
-            ),
-            false => indicatif::ProgressBar::hidden(),
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        CheckProgress { bar }
-    }
-
-    pub fn step(&self, step: crate::check::Step) {
-        match step {
-            crate::check::Step::Planned { cases } => self.bar.set_length(cases),
-            crate::check::Step::Ran => self.bar.inc(1),
-        }
-    }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
-/// Runs a check for a person at a terminal: its progress drawn on stderr where
-/// [`show_progress`] says so.
-pub fn check_drawn(options: &crate::check::Options) -> Result<crate::judge::Run, Error> {
-    let progress = CheckProgress::new(show_progress());
-    let run = crate::check::check(options, &|step| progress.step(step));
-    progress.finish();
-    run
-}
-
-/// A grading's bar: the cases run so far, and the submissions graded.
-pub struct GradeProgress {
-    bar: indicatif::ProgressBar,
-    submissions: std::sync::atomic::AtomicU64,
-}
-
-impl GradeProgress {
-    /// A bar on stderr when `show`, a hidden one otherwise.
-    pub fn new(show: bool) -> GradeProgress {
-        let bar = if show {
-            indicatif::ProgressBar::new(0)
-        } else {
-            indicatif::ProgressBar::hidden()
-        };
-        bar.set_style(
-            indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} cases, {msg} {elapsed}")
-                .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        GradeProgress {
-            bar,
-            submissions: std::sync::atomic::AtomicU64::new(0),
-        }
-    }
-
-    pub fn step(&self, step: crate::grade::Step) {
-        match step {
-            crate::grade::Step::Planned { cases } => self.bar.set_length(cases),
-            crate::grade::Step::Graded { id, cases } => {
-                let done = self
-                    .submissions
-                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed)
-                    + 1;
-                self.bar.inc(cases);
-                self.bar
-                    .set_message(format!("{done} submissions graded, last {id}"));
-            }
-        }
-    }
-
-    pub fn finish(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
 /// Lines for the user's eye (warnings, notes), on stderr.
 pub fn warn(lines: &[String]) {
     for line in lines {
@@ -361,7 +274,7 @@ pub fn conclude(result: Result<ExitCode, Error>) -> ExitCode {
 }
 
 /// `n` and the noun that goes with it: `1 score moved`, `2 scores moved`.
-fn counted(n: usize, one: &str, many: &str) -> String {
+pub(super) fn counted(n: usize, one: &str, many: &str) -> String {
     match n {
         1 => format!("1 {one}"),
         n => format!("{n} {many}"),
