@@ -350,3 +350,66 @@ pub(crate) fn shell_class_options(root: &Path, out: &str) -> Options {
         html: false,
     }
 }
+
+/// A mistake that would grade the whole class to zeros is refused before any case runs, as a
+/// usage error (exit status 2) that says what to give instead.
+#[test]
+fn a_class_wide_mistake_is_refused_up_front() {
+    let class = Class::new(2);
+    let refused = |options: &Options, says: &str| {
+        let err = grade(options, &|_| {}).unwrap_err();
+        assert!(
+            matches!(err, xtask::error::Error::Usage(_)),
+            "{err:?} should be a usage error"
+        );
+        let text = err.to_string();
+        assert!(text.contains(says), "{text}");
+        assert!(
+            !options.out.join("grades.csv").exists(),
+            "nothing is graded"
+        );
+    };
+    // A first word that is no program on PATH.
+    let mut options = class.options(&class.out("typo"), None);
+    options.run = vec!["pyhton3".into(), "connect.py".into()];
+    refused(&options, "`pyhton3` is no program on PATH");
+    // An empty submissions folder.
+    let empty = class.out("empty");
+    std::fs::create_dir(&empty).unwrap();
+    let mut options = class.options(&class.out("none"), None);
+    options.submissions = empty.clone();
+    refused(&options, "holds no submission: it is empty");
+    // One student's folder given as the class.
+    let student = class.out("student");
+    std::fs::create_dir(&student).unwrap();
+    std::fs::write(student.join("connect.py"), "print(1)\n").unwrap();
+    std::fs::write(student.join("notes.txt"), "mine\n").unwrap();
+    options.submissions = student;
+    refused(&options, "looks like one student's folder");
+    // An export wrapped in one more folder.
+    let export = class.out("export");
+    std::fs::create_dir(&export).unwrap();
+    std::fs::rename(class.dir.path().join("class"), export.join("export")).unwrap();
+    options.submissions = export.clone();
+    refused(&options, "an export wrapped in one more folder");
+    std::fs::rename(export.join("export"), class.dir.path().join("class")).unwrap();
+    // Results inside the submissions.
+    let options = class.options(&class.dir.path().join("class/results"), None);
+    refused(&options, "is inside --submissions");
+    // And from the command line: exit status 2.
+    Command::cargo_bin("xtask")
+        .unwrap()
+        .args(["grade", "--spec", "echo", "--cases"])
+        .arg(class.dir.path().join("cases"))
+        .arg("--submissions")
+        .arg(&empty)
+        .arg("--run")
+        .arg(format!("{} by-folder", fixture().to_string_lossy()))
+        .arg("--reference")
+        .arg(reference())
+        .arg("--out")
+        .arg(class.out("cli"))
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("holds no submission"));
+}

@@ -78,12 +78,15 @@ impl<'a> Guard<'a> {
             return refuse("that is a folder: name a file for the report".into());
         }
         let existing = canonical(path);
+        let ours = is_ours(path);
+        // An earlier report in the submission's folder is no file of the submission.
         let of_program = existing.as_ref().is_some_and(|file| {
             self.program.contains(file)
-                || self
-                    .sources
-                    .as_ref()
-                    .is_some_and(|folder| file.starts_with(folder))
+                || (!ours
+                    && self
+                        .sources
+                        .as_ref()
+                        .is_some_and(|folder| file.starts_with(folder)))
         });
         if of_program {
             return refuse(format!(
@@ -98,7 +101,7 @@ impl<'a> Guard<'a> {
                 self.named_text()
             ));
         }
-        if self.force || is_ours(path) {
+        if self.force || ours {
             return Ok(());
         }
         let mut why = String::from(

@@ -84,7 +84,9 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let cases = crate::corpus::discover(&suite)?;
     let mut grades = empty_gradebook(options, &suite, &cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
-    let Scan { found, skipped } = super::folder::scan(options)?;
+    let scan = super::folder::scan(options)?;
+    super::preflight::check(options, &scan)?;
+    let Scan { found, skipped, .. } = scan;
     grades.skipped = skipped;
     let run_key = run_key(options, &suite)?;
     if options.dry_run {

@@ -22,6 +22,10 @@ pub(super) struct Scan {
     pub found: Vec<Found>,
     /// Entries that are no submission: (name, why).
     pub skipped: Vec<(String, String)>,
+    /// The submissions of every shard.
+    pub total: usize,
+    /// The file name of a submission that is a lone source file (the last one found).
+    pub lone_source: Option<String>,
 }
 
 /// A file name as an id: itself when it is UTF-8 without `%`, else with each byte that is not
@@ -81,6 +85,7 @@ pub(super) fn scan(options: &Options) -> Result<Scan, Error> {
                 (id, unpack(&path, extension))
             }
             Kind::Source => {
+                scan.lone_source = Some(shown.clone());
                 let stem = path.file_stem().map(lossless_id).unwrap_or_default();
                 (stem, lone_source(&path))
             }
@@ -95,6 +100,7 @@ pub(super) fn scan(options: &Options) -> Result<Scan, Error> {
             continue;
         }
         seen.push(id.clone());
+        scan.total += 1;
         if options.shard.is_none_or(|shard| shard.contains(&id)) {
             scan.found.push((id, found));
         }

@@ -473,7 +473,10 @@ fn with_notes(
         "No such file or directory",
     ]
     .into_iter()
-    .find(|sign| stderr.contains(sign));
+    .find(|sign| stderr.contains(sign))
+    // A file that does not exist is no access the sandbox denied: only one that exists out
+    // here (hidden from the target) is.
+    .filter(|sign| *sign != "No such file or directory" || names_a_hidden_file(&stderr));
     if let (false, true, Some(sign)) = (verdict.passed(), execution.confined, blocked) {
         let note = format!(
             "the sandbox denied an access (stderr says `{sign}`): targets see only their own folder \
@@ -487,9 +490,28 @@ fn with_notes(
     detail
 }
 
+/// Whether `stderr` names (as an absolute path) a file that exists outside the sandbox: what a
+/// target that was told "No such file or directory" could not see.
+fn names_a_hidden_file(stderr: &str) -> bool {
+    stderr
+        .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ':' | ',' | '(' | ')'))
+        .filter(|word| word.starts_with('/') && word.len() > 1)
+        .take(100)
+        .any(|word| std::path::Path::new(word).exists())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_missing_file_is_not_blamed_on_the_sandbox_and_a_hidden_one_is() {
+        let missing = "python3: can't open file '/nonexistent/export/connect.py': [Errno 2] No \
+                       such file or directory";
+        assert!(!names_a_hidden_file(missing));
+        let hidden = "open: /etc/passwd: No such file or directory";
+        assert!(names_a_hidden_file(hidden));
+    }
 
     #[test]
     fn slugs_are_the_kebab_case_of_the_names() {
