@@ -490,14 +490,17 @@ fn with_notes(
     detail
 }
 
-/// Whether `stderr` names (as an absolute path) a file that exists outside the sandbox: what a
-/// target that was told "No such file or directory" could not see.
+/// Whether the sandbox may be why a target was told "No such file or directory": `stderr`
+/// names (as an absolute path) a file that exists outside the sandbox, hidden from it, or names
+/// no path at all (then it cannot be told). A file named that exists nowhere is the program's
+/// own mistake.
 fn names_a_hidden_file(stderr: &str) -> bool {
-    stderr
+    let named: Vec<&str> = stderr
         .split(|c: char| c.is_whitespace() || matches!(c, '\'' | '"' | '`' | ':' | ',' | '(' | ')'))
         .filter(|word| word.starts_with('/') && word.len() > 1)
         .take(100)
-        .any(|word| std::path::Path::new(word).exists())
+        .collect();
+    named.is_empty() || named.iter().any(|word| std::path::Path::new(word).exists())
 }
 
 #[cfg(test)]
@@ -511,6 +514,8 @@ mod tests {
         assert!(!names_a_hidden_file(missing));
         let hidden = "open: /etc/passwd: No such file or directory";
         assert!(names_a_hidden_file(hidden));
+        // Nothing named: the sandbox may be why.
+        assert!(names_a_hidden_file("fopen: No such file or directory"));
     }
 
     #[test]
