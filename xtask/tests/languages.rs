@@ -164,6 +164,12 @@ fn check_language(file: &str) {
     if solution.broken.is_some() {
         assert_eq!(json["build"]["language"], solution.title, "{json}");
         assert_eq!(json["build"]["status"], "built", "{}", json["build"]);
+        // The command as it ran: its output folder filled in.
+        let command = json["build"]["command"].as_str().unwrap_or_default();
+        assert!(
+            !command.contains('{') && command.contains(&*cache.path().to_string_lossy()),
+            "{command}"
+        );
         // Checked again unchanged: the build is reused.
         let (_, again) = check(solution, right.path(), cache.path(), Some("handout"));
         assert_eq!(again["build"]["status"], "reused", "{}", again["build"]);

@@ -23,7 +23,7 @@ struct Report<'a> {
 #[derive(Serialize)]
 struct Build<'a> {
     language: &'a str,
-    /// The build command (its output folder as `{build}`); none for a script.
+    /// The build command, with its output folder; none for a script.
     command: Option<&'a str>,
     /// `built`, `reused` (an earlier build of the same sources) or `failed`.
     status: &'static str,

@@ -114,7 +114,7 @@ pub fn build(
             recipe.language.tool
         )));
     }
-    let Some(template) = recipe.build_line(Path::new("{build}")) else {
+    let Some(template) = recipe.build_line(Path::new(BUILD)) else {
         return Ok(Outcome::Ready(Ready {
             language,
             run: recipe.run_line(Path::new("")),
@@ -201,12 +201,17 @@ fn unread(language: String, shown: &str, why: &str) -> Outcome {
     })
 }
 
+/// The build's output folder in a command or a compiler's message before the folder is known:
+/// filled with the folder in the command a check shows, and said as `<build folder>` in a
+/// failed build's message (which the grades hold, the same on every machine).
+const BUILD: &str = "{build}";
+
 /// One build, run or reused: its key (the name of its folder under the cache), how it is
 /// shown, and how it runs.
 struct Job<'a> {
     key: String,
     language: String,
-    /// The build command as shown to the user (its output folder as `{build}`).
+    /// The build command as shown to the user (its output folder as [`BUILD`]).
     shown: String,
     /// Fills the fresh work folder before the build runs.
     fill: &'a dyn Fn(&Path) -> Result<(), Error>,
@@ -228,11 +233,13 @@ fn cached(
     std::fs::create_dir_all(&builds).map_err(|err| Error::io(&builds, err))?;
     let done = builds.join(&job.key);
     let failed = builds.join(format!("{}.failed", job.key));
+    // The command as it ran: its output folder the build's own.
+    let shown = job.shown.replace(BUILD, &done.display().to_string());
     let ready = |build_time, reused| Ready {
         language: job.language.clone(),
         run: (job.run)(&done),
         dir: done.clone(),
-        build: Some(job.shown.clone()),
+        build: Some(shown.clone()),
         build_time,
         reused,
     };
@@ -269,7 +276,9 @@ fn cached(
         }
         Ok(Some(compiler)) => {
             let _ = std::fs::remove_dir_all(&work);
-            let message = format!("`{}` failed:\n{compiler}", job.shown);
+            // Part of the grades: the same on every machine, whatever its cache's path.
+            let message =
+                format!("`{}` failed:\n{compiler}", job.shown).replace(BUILD, "<build folder>");
             crate::files::write_atomically(&failed, message.as_bytes())?;
             Ok(Outcome::Failed(Failed {
                 language: job.language.clone(),
@@ -400,7 +409,7 @@ fn run_build(
     // The compiler names files by the paths it was given: the submission's own, relative.
     let text = text
         .replace(&format!("{}/", folder.display()), "")
-        .replace(&work.display().to_string(), "{build}");
+        .replace(&work.display().to_string(), BUILD);
     let how = match execution.exit {
         _ if execution.timed_out => "it ran out of time".to_string(),
         Exit::Code(code) => format!("exit status {code}"),
