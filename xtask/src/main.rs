@@ -121,7 +121,7 @@ fn run_autograder(args: AutograderArgs) -> Result<ExitCode, Error> {
     done(&xtask::cli::autograder_report(
         &plan.out,
         built.bytes,
-        &built.kit.bundle.summary(),
+        &built.kit.bundle,
         &run,
     ))
 }

@@ -413,3 +413,25 @@ fn a_class_wide_mistake_is_refused_up_front() {
         .code(2)
         .stderr(predicate::str::contains("holds no submission"));
 }
+
+/// `--filter` scores a class out of the groups it keeps, and the closing lines say so.
+#[test]
+fn a_filtered_grading_is_scored_out_of_the_groups_it_keeps() {
+    let class = Class::new(1);
+    let mut options = class.options(&class.out("alpha"), None);
+    options.check.filter = Some("alpha".into());
+    let summary = grade(&options, &|_| {}).unwrap();
+    // `alpha` is worth 6 of the suite's 10 points.
+    assert_eq!(summary.grades.max_score, 6.0);
+    assert_eq!(summary.filtered, Some((6.0, 10.0)));
+    let report = xtask::cli::grade_report(&summary, &options.out);
+    assert!(
+        report.starts_with(
+            "--filter: scores are out of 6 points, the groups it keeps (the whole suite: 10)\n"
+        ),
+        "{report}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(options.out.join("grades.json")).unwrap()).unwrap();
+    assert_eq!(json["max_score"], 6.0);
+}

@@ -533,11 +533,18 @@ fn the_autograder_zip_builds_sources_when_no_command_is_named() {
         return;
     }
     let zip = dir.path().join("autograder.zip");
-    xtask()
+    let made = xtask()
         .args(["autograder", "--spec", "go", "--languages", "c", "--out"])
         .arg(&zip)
         .assert()
         .success();
+    let said = String::from_utf8_lossy(&made.get_output().stdout).into_owned();
+    let points: f64 = said
+        .lines()
+        .find_map(|line| line.strip_prefix("total points: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|n| n.parse().ok())
+        .unwrap_or_else(|| panic!("no points total: {said}"));
     let source =
         std::fs::read_to_string(xtask::workspace::root().join("xtask/tests/solutions/go/go.c"))
             .unwrap();
@@ -545,6 +552,11 @@ fn the_autograder_zip_builds_sources_when_no_command_is_named() {
     let tests = right["tests"].as_array().unwrap();
     let total: f64 = tests.iter().map(|t| t["max_score"].as_f64().unwrap()).sum();
     assert!(total > 0.0, "{right}");
+    // The total said when the zip was made is what a perfect submission scores.
+    assert!(
+        (points - total).abs() < 1e-9,
+        "{points} said, {total} scored"
+    );
     assert!(
         (right["score"].as_f64().unwrap() - total).abs() < 1e-9,
         "{right}"

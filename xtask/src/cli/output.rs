@@ -199,7 +199,14 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
         return report;
     }
     let failed = summary.grades.could_not_run();
-    let mut report = format!(
+    let mut report = match summary.filtered {
+        Some((kept, whole)) => format!(
+            "--filter: scores are out of {kept} points, the groups it keeps (the whole suite: \
+             {whole})\n"
+        ),
+        None => String::new(),
+    };
+    report += &format!(
         "{}: {} graded now, {} reused from an earlier run, {} could not be graded (run, built or unpacked: their `error`)\n",
         counted(summary.grades.submissions.len(), "submission", "submissions"),
         summary.n_graded,
@@ -324,15 +331,23 @@ pub fn kit_report(path: &Path, bytes: u64, bundle: &str) -> String {
 }
 
 /// What `autograder` says it wrote, and how submissions will run.
-pub fn autograder_report(path: &Path, bytes: usize, bundle: &str, run: &[String]) -> String {
+pub fn autograder_report(
+    path: &Path,
+    bytes: usize,
+    bundle: &crate::kit::Bundle,
+    run: &[String],
+) -> String {
     let run = match run.is_empty() {
         true => "its sources, built".to_string(),
         false => run.join(" "),
     };
     format!(
-        "wrote `{}`: {:.1} MB, the kit of {bundle} run as `{run}`\n",
+        "wrote `{}`: {:.1} MB, the kit of {} run as `{run}`\n\
+         total points: {} (enter them as the Gradescope assignment's points)\n",
         path.display(),
-        bytes as f64 / 1e6
+        bytes as f64 / 1e6,
+        bundle.summary(),
+        bundle.points()
     )
 }
 

@@ -9,4 +9,4 @@ mod suite;
 
 pub use discover::{discover, Case};
 pub use shard::{fnv1a, Shard};
-pub use suite::{find, load_all, CompareMode, Rules, Suite};
+pub use suite::{find, load_all, CompareMode, Rules, Suite, SuiteFile};

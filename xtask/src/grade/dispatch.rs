@@ -43,6 +43,8 @@ pub struct Summary {
     pub earlier: Option<PathBuf>,
     /// `--dry-run`: per submission, what a grading would do.
     pub plan: Vec<(String, String)>,
+    /// With `--filter`: the points the scores are out of, and the whole suite's.
+    pub filtered: Option<(f64, f64)>,
 }
 
 impl Summary {
@@ -58,6 +60,7 @@ impl Summary {
             changes: Vec::new(),
             earlier: None,
             plan: Vec::new(),
+            filtered: None,
         }
     }
 }
@@ -82,7 +85,15 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     };
     let results_dir = options.out.join("results");
     let cases = crate::corpus::discover(&suite)?;
-    let mut grades = empty_gradebook(options, &suite, &cases, &run_text);
+    let whole = empty_gradebook(options, &suite, &cases, &run_text).max_score;
+    let (selected, _, _) = check::select(&options.check, cases);
+    // Scores are out of the groups the filter keeps.
+    let mut grades = empty_gradebook(options, &suite, &selected, &run_text);
+    let filtered = options
+        .check
+        .filter
+        .is_some()
+        .then_some((grades.max_score, whole));
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let scan = super::folder::scan(options)?;
     super::preflight::check(options, &scan)?;
@@ -97,7 +108,6 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         });
     }
     prepare_results_dir(&results_dir)?;
-    let (selected, _, _) = check::select(&options.check, cases);
     let cases_each = selected.iter().filter(|c| c.graded).count() as u64;
     progress(Step::Planned {
         cases: cases_each * found.len() as u64,
@@ -138,6 +148,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
             n_graded,
             interrupted: true,
             warnings,
+            filtered,
             ..Summary::new(grades)
         });
     }
@@ -161,6 +172,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         html: options.html,
         changes,
         earlier,
+        filtered,
         ..Summary::new(grades)
     })
 }

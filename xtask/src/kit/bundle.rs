@@ -46,6 +46,19 @@ impl Bundle {
             self.public, self.hidden, self.spec, self.corpus
         )
     }
+
+    /// The points a perfect submission scores: every graded group the kit holds cases of
+    /// (what Gradescope asks as the assignment's total).
+    pub fn points(&self) -> f64 {
+        let Ok(file) = toml::from_str::<crate::corpus::SuiteFile>(&self.suite) else {
+            return 0.0;
+        };
+        file.groups
+            .iter()
+            .filter(|(group, _)| self.cases.iter().any(|case| &case.group == *group))
+            .map(|(_, points)| points)
+            .sum()
+    }
 }
 
 /// One case of a kit.
