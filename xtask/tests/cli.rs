@@ -416,3 +416,39 @@ fn a_check_writes_over_its_own_earlier_reports() {
         );
     }
 }
+
+/// The FAIL blocks come in the order of the causes list, causes whose example is hand-written
+/// first: a generated case's cause, first by path, is shown after a handout case's.
+#[test]
+fn fail_blocks_follow_the_causes_list_hand_written_first() {
+    let corpus = Corpus::new(b"x\n", true);
+    let suite = corpus.root().join("demo");
+    std::fs::write(
+        suite.join("suite.toml"),
+        "args = [\"demo\"]\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 5.0\n\
+         [groups]\nbasic = 4\ngenerated = 4\nhandout = 4\n",
+    )
+    .unwrap();
+    for (group, expected) in [("generated", "y\n"), ("handout", "x\nmore\n")] {
+        std::fs::create_dir_all(suite.join(group)).unwrap();
+        std::fs::write(suite.join(group).join("001-case.in"), "x\n").unwrap();
+        std::fs::write(suite.join(group).join("001-case.out"), expected).unwrap();
+    }
+    std::fs::write(corpus.expected_path(), "x\n").unwrap();
+    let output = check(&corpus, "echo").code(1).get_output().stdout.clone();
+    let text = String::from_utf8_lossy(&output);
+    let at = |needle: &str| {
+        text.find(needle)
+            .unwrap_or_else(|| panic!("no {needle}: {text}"))
+    };
+    assert!(
+        at("FAIL demo/handout/001-case") < at("FAIL demo/generated/001-case"),
+        "{text}"
+    );
+    let causes = &text[at("\ncauses:")..];
+    assert!(
+        causes.find("demo/handout/001-case").unwrap()
+            < causes.find("demo/generated/001-case").unwrap(),
+        "{text}"
+    );
+}

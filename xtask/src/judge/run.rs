@@ -125,7 +125,9 @@ pub struct GroupTally {
 /// A run's summaries: what every reporter would otherwise compute for itself.
 #[derive(Debug, Clone, Default)]
 pub struct Summaries {
-    /// Every cause of failure, in the order of its first case.
+    /// Every cause of failure, in the order reports show them: causes whose example is a
+    /// hand-written case first (they are in the handout's words, and small), then the most
+    /// cases first, then by key.
     pub causes: Vec<Cause>,
     /// For each result, the index of its cause in `causes` (`None`: passed or skipped).
     pub cause_of: Vec<Option<usize>>,
@@ -180,6 +182,31 @@ impl Summaries {
                 cause.cases.insert(0, example);
             }
         }
+        let mut order: Vec<usize> = (0..causes.len()).collect();
+        order.sort_by(|&a, &b| {
+            let rank = |cause: &Cause| {
+                (
+                    results[cause.cases[0]].case.group == "generated",
+                    std::cmp::Reverse(cause.cases.len()),
+                )
+            };
+            rank(&causes[a])
+                .cmp(&rank(&causes[b]))
+                .then_with(|| causes[a].key.cmp(&causes[b].key))
+        });
+        let mut moved_to = vec![0; causes.len()];
+        for (to, &from) in order.iter().enumerate() {
+            moved_to[from] = to;
+        }
+        let mut slots: Vec<Option<Cause>> = causes.into_iter().map(Some).collect();
+        let causes = order
+            .iter()
+            .filter_map(|&from| slots[from].take())
+            .collect();
+        let cause_of = cause_of
+            .into_iter()
+            .map(|cause| cause.map(|at| moved_to[at]))
+            .collect();
         Summaries {
             causes,
             cause_of,

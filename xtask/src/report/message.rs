@@ -33,37 +33,33 @@ pub fn text_report(run: &Run, verbose: bool) -> String {
         let _ = writeln!(out, "{note}");
     }
     let summaries = &run.summaries;
-    for (k, result) in run.results.iter().enumerate() {
-        let id = result.case.id();
-        let ungraded = if result.case.graded {
-            ""
-        } else {
-            " (ungraded)"
-        };
-        let verdict = result.judgement.verdict;
-        if verdict.passed() {
-            if verbose {
+    if verbose {
+        // Every case in case order, each failure in full.
+        for (k, result) in run.results.iter().enumerate() {
+            let id = result.case.id();
+            if result.judgement.verdict.passed() {
+                let ungraded = if result.case.graded {
+                    ""
+                } else {
+                    " (ungraded)"
+                };
                 let _ = writeln!(out, "{PASS}PASS{PASS:#} {id}{ungraded}");
+            } else if summaries.cause_of[k].is_some() {
+                out += &case_block(&id, result.case.graded, &result.judgement);
             }
-            continue;
         }
-        let Some(cause) = summaries.cause_of[k] else {
-            continue;
-        };
-        let cases = &summaries.causes[cause].cases;
-        if verbose {
-            out += &case_block(&id, result.case.graded, &result.judgement);
-        } else if cases[0] == k {
-            // The cause's example in full; the other cases of the cause folded into a line.
-            out += &case_block(&id, result.case.graded, &result.judgement);
-            out += &folded(run, &summaries.causes[cause]);
+    } else {
+        // Each cause's example in full, in the order of the causes list; its other cases
+        // folded into a line.
+        for cause in &summaries.causes {
+            let result = &run.results[cause.cases[0]];
+            out += &case_block(&result.case.id(), result.case.graded, &result.judgement);
+            out += &folded(run, cause);
         }
     }
     if !summaries.causes.is_empty() {
         let _ = writeln!(out, "\ncauses:");
-        let mut by_size: Vec<&Cause> = summaries.causes.iter().collect();
-        by_size.sort_by(|a, b| b.cases.len().cmp(&a.cases.len()).then(a.key.cmp(&b.key)));
-        for cause in by_size {
+        for cause in &summaries.causes {
             let results: Vec<&CaseResult> = run.cases_of(cause).collect();
             let n = results.len();
             let plural = if n == 1 { "case" } else { "cases" };
