@@ -303,3 +303,36 @@ fn chromium_draws_both_reports() {
     let n = grades["submissions"].as_array().unwrap().len();
     assert_eq!(dom.matches("class=\"submission\"").count(), n);
 }
+
+/// A Connect Four transcript is one display (no blank line between its boards): the card draws
+/// the lines around the first difference, not the whole game with the red cell at the bottom.
+#[test]
+fn a_long_transcript_is_drawn_around_its_first_difference() {
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    std::fs::copy(env!("CARGO_BIN_EXE_mutant"), dir.path().join("mutant")).unwrap();
+    let report = dir.path().join("report.html");
+    let output = xtask()
+        .current_dir(dir.path())
+        .args([
+            "check", "--spec", "connect4", "--filter", "handout", "--html",
+        ])
+        .arg(&report)
+        .args(["--", "./mutant", "connect4-no-vertical", "connect4"])
+        .output()
+        .unwrap();
+    assert_eq!(output.status.code(), Some(1));
+    let text = std::fs::read_to_string(&report).unwrap();
+    let html = Html::parse_document(&text);
+    let grids = select(&html, "section.card div.boards table.grid");
+    assert!(!grids.is_empty(), "no board drawn");
+    for grid in grids {
+        let rows = grid.select(&Selector::parse("tr").unwrap()).count();
+        assert!(rows <= 18, "{rows} rows drawn");
+        // The difference is among them.
+        assert!(grid
+            .select(&Selector::parse("td.d").unwrap())
+            .next()
+            .is_some());
+    }
+}

@@ -78,6 +78,10 @@ fn is_rule(line: &str) -> bool {
     line.len() >= 3 && line.chars().all(|c| c == '-' || c == '=')
 }
 
+/// Lines drawn before and after the first difference when its display is longer than both
+/// together: a board and a half of Connect Four above it, the rest of its board below.
+const WINDOW: (usize, usize) = (12, 6);
+
 /// The displays of an output, as ranges of its lines: runs of lines ended by a blank line (not
 /// in the display) or by a rule line (in it).
 pub(super) fn displays(lines: &[&str]) -> Vec<Range<usize>> {
@@ -182,10 +186,15 @@ fn boards(result: &CaseResult) -> Option<Markup> {
         .iter()
         .position(|range| range.contains(&at) || range.start > at)
         .unwrap_or(all.len().checked_sub(1)?);
-    let range = all[index].clone();
+    let mut range = all[index].clone();
     // One line is no board: the text diff says it better.
     if range.len() < 2 {
         return None;
+    }
+    // A display that is a whole transcript (Connect Four prints its boards without a blank
+    // line between them): the lines around the difference.
+    if range.len() > WINDOW.0 + WINDOW.1 {
+        range = range.start.max(at.saturating_sub(WINDOW.0))..range.end.min(at + WINDOW.1);
     }
     let actual_range = range.start.min(actual.len())..range.end.min(actual.len());
     let (mine, theirs) = (&expected[range.clone()], &actual[actual_range]);
