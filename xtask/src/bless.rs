@@ -43,6 +43,8 @@ pub struct Summary {
     pub stale: Vec<PathBuf>,
     /// Lines about the confinement of a `--from` command the user should see once.
     pub warnings: Vec<String>,
+    /// The group folders of the suites' files that hold no input (`spec/group`).
+    pub empty: Vec<String>,
 }
 
 impl Summary {
@@ -57,6 +59,10 @@ impl Summary {
         }
         for (name, diff) in &self.changed {
             out += &format!("changed: {name}\n{diff}");
+        }
+        for group in &self.empty {
+            out +=
+                &format!("note: `{group}/` holds no input (`NAME.in`): nothing to bless there\n");
         }
         for path in &self.stale {
             out += &format!(
@@ -119,6 +125,31 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
                 _ => {}
             }
         }
+    }
+    for suite in &suites {
+        let groups = suite.file.groups.keys().chain(suite.file.ungraded.keys());
+        for group in groups {
+            let has_input = std::fs::read_dir(suite.dir.join(group)).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| e.path().extension().is_some_and(|x| x == "in"))
+            });
+            if !has_input {
+                summary.empty.push(format!("{}/{group}", suite.name));
+            }
+        }
+    }
+    if work.is_empty() {
+        let dirs: Vec<String> = suites
+            .iter()
+            .map(|suite| format!("`{}`", suite.dir.display()))
+            .collect();
+        return Err(Error::Usage(format!(
+            "nothing to bless: no input (`NAME.in`) in any group folder of {}; a case is an \
+             input in a group folder of its suite (`<suite>/handout/001-example.in`), and bless \
+             writes its `.out` beside it",
+            dirs.join(", ")
+        )));
     }
     let found = crate::process::map(options.jobs, &work, |((suite, target, policy), input)| {
         bless_case(options, suite, target, policy, input)

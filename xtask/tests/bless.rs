@@ -99,3 +99,40 @@ fn bless_refuses_a_target_whose_two_runs_differ() {
         .code(2)
         .stderr(predicate::str::contains("001-case.in").and(predicate::str::contains("two runs")));
 }
+
+/// With nothing to bless, bless says why: no input anywhere is a usage error naming the suite's
+/// folder; an empty group folder is a note beside what was blessed.
+#[test]
+fn bless_with_nothing_to_bless_says_why() {
+    let corpus = Corpus::new(b"x\n", true);
+    let bless = || {
+        let mut command = xtask();
+        command
+            .args(["bless", "--no-sandbox", "--cases"])
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(reference())
+            .arg("--from")
+            .arg("--")
+            .arg(fixture())
+            .arg("right")
+            .arg(corpus.expected_path());
+        command.assert()
+    };
+    // A second group, listed in the suite file, whose folder is empty.
+    let suite = corpus.root().join("demo/suite.toml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        text.replace("basic = 4\n", "basic = 4\nhandout = 4\n"),
+    )
+    .unwrap();
+    std::fs::create_dir(corpus.root().join("demo/handout")).unwrap();
+    bless().code(0).stdout(predicate::str::contains(
+        "note: `demo/handout/` holds no input (`NAME.in`): nothing to bless there",
+    ));
+    std::fs::remove_file(corpus.root().join("demo/basic/001-case.in")).unwrap();
+    bless().code(2).stderr(predicate::str::contains(
+        "nothing to bless: no input (`NAME.in`)",
+    ));
+}
