@@ -85,6 +85,28 @@ fn rebase(line: &str, typed_in: &Path, dir: &Path) -> String {
         .join(" ")
 }
 
+/// The files the suite's commands name that lie outside its `folder` (a graded program run in
+/// a folder that holds one could read it; the corpus is hidden from every graded program).
+pub fn outside(request: &Request, folder: &Path) -> Vec<String> {
+    let lines = std::iter::once(&request.reference).chain(request.generate.as_ref());
+    let folder = folder
+        .canonicalize()
+        .unwrap_or_else(|_| folder.to_path_buf());
+    lines
+        .flat_map(|line| line.split_whitespace())
+        .filter(|word| {
+            let path = Path::new(word);
+            !folder.join(path).exists()
+                && request
+                    .dir
+                    .join(path)
+                    .canonicalize()
+                    .is_ok_and(|file| file.is_file() && !file.starts_with(&folder))
+        })
+        .map(String::from)
+        .collect()
+}
+
 /// `path` seen from `base` (both absolute, without `..`): `../solution.py`.
 fn relative(path: &Path, base: &Path) -> Option<PathBuf> {
     let path: Vec<Component> = path.components().collect();

@@ -292,13 +292,26 @@ pub(super) fn counted(n: usize, one: &str, many: &str) -> String {
 pub fn new_suite_report(folder: &Path, request: &crate::scaffold::Request) -> String {
     let corpus = request.corpus.display();
     let name = &request.name;
-    format!(
+    let mut notes = String::new();
+    for file in crate::scaffold::outside(request, folder) {
+        notes +=
+            &format!(
+            "note: `{file}` stays where it is, outside the suite's folder, and suite.toml names \
+             it there; a graded program run in a folder that holds it could read it: keep it \
+             beside suite.toml (move it and name it `{}` in suite.toml), where no graded \
+             program can\n",
+            Path::new(&file).file_name().unwrap_or_default().to_string_lossy()
+        );
+    }
+    notes + &format!(
         "created `{}` and its `handout/` group\n\
          next:\n  \
-         1. put the handout's examples in `handout/` as `001-NAME.in` files\n  \
+         1. put the handout's examples in `handout/` as `001-NAME.in` files (and your \
+         solution and generator beside `suite.toml`)\n  \
          2. cargo xtask bless --cases {corpus} --spec {name}     (writes their `.out` with your solution)\n  \
          3. cargo xtask gen --cases {corpus} --spec {name} --count 50   (with a `generate` command)\n  \
-         4. cargo xtask check --cases {corpus} --spec {name} -- python3 student.py\n",
+         4. cargo xtask check --cases {corpus} --spec {name} -- python3 ~/student/student.py   \
+         (a program outside this checkout: the checkout is hidden from graded programs)\n",
         folder.join("suite.toml").display()
     )
 }
