@@ -339,7 +339,21 @@ fn run_autograder(zip: &Path, submission: &Path) -> serde_json::Value {
         String::from_utf8_lossy(&output.stderr)
     );
     let results = root.path().join("results/results.json");
-    serde_json::from_slice(&std::fs::read(&results).unwrap()).unwrap()
+    // Should it ever be missing, the failure says what the script said and what is there.
+    let text = std::fs::read(&results).unwrap_or_else(|err| {
+        let listing: Vec<String> = walkdir::WalkDir::new(root.path())
+            .max_depth(2)
+            .into_iter()
+            .flatten()
+            .map(|entry| entry.path().display().to_string())
+            .collect();
+        panic!(
+            "no results.json ({err}); run_autograder's stdout:\n{}\nstderr:\n{}\nfiles: {listing:#?}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        )
+    });
+    serde_json::from_slice(&text).unwrap()
 }
 
 /// The autograder zip of the go suite with three hidden cases, built in `dir` (as an instructor
