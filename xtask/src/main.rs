@@ -81,7 +81,14 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
     warn(&summary.warnings);
     xtask::cli::write_grade_summary(&summary, &args.summary)?;
     print_report(&xtask::cli::grade_report(&summary, &options.out))?;
-    Ok(ExitCode::from(if summary.interrupted { 130 } else { 0 }))
+    // --fail-fast found a failure: 1, as check's; 130 is for Ctrl-C.
+    Ok(ExitCode::from(
+        match (&summary.stopped_at, summary.interrupted) {
+            (Some(_), _) => 1,
+            (None, true) => 130,
+            (None, false) => 0,
+        },
+    ))
 }
 
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {

@@ -452,3 +452,15 @@ fn fail_blocks_follow_the_causes_list_hand_written_first() {
         "{text}"
     );
 }
+
+/// A mistyped option is a usage error that names it, whatever follows it.
+#[test]
+fn an_unknown_option_is_a_usage_error_whatever_follows() {
+    xtask()
+        .args(["check", "--frobnicate", "main.py", "1", "2"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "`--frobnicate` is no option of this command",
+        ));
+}

@@ -228,6 +228,33 @@ fn the_cli_grades_and_merges() {
         any_gradescope,
         "--gradescope writes one results.json per submission"
     );
+    // --fail-fast at a failing case: exit status 1 (130 is Ctrl-C's), and where it stopped.
+    xtask()
+        .args([
+            "grade",
+            "--spec",
+            "echo",
+            "--timeout",
+            "0.5",
+            "--fail-fast",
+            "-j",
+            "1",
+        ])
+        .arg("--cases")
+        .arg(class.dir.path().join("cases"))
+        .arg("--submissions")
+        .arg(class.dir.path().join("class"))
+        .arg("--run")
+        .arg(format!("{} by-folder", fixture().to_string_lossy()))
+        .arg("--out")
+        .arg(class.out("fail-fast"))
+        .arg("--reference")
+        .arg(reference())
+        .assert()
+        .code(1)
+        .stdout(predicate::str::contains(
+            "stopped by --fail-fast at s01, case echo/",
+        ));
 }
 
 #[test]
@@ -320,6 +347,14 @@ fn a_nested_program_is_named_and_filter_and_fail_fast_try_a_class_first() {
     let first = grade(&fail_fast, &|_| {}).unwrap();
     assert!(first.interrupted, "stopped at s01");
     assert_eq!(first.n_graded, 2, "s00, then s01 (which could not run)");
+    // Where it stopped is said: the student, and why (no Ctrl-C was pressed).
+    let place = first.stopped_at.clone().unwrap_or_default();
+    assert!(place.starts_with("s01 ("), "{place}");
+    let report = xtask::cli::grade_report(&first, &fail_fast.out);
+    assert!(
+        report.contains("stopped by --fail-fast at s01 ("),
+        "{report}"
+    );
     // The next run reuses what was finished and goes on from there.
     let second = grade(&fail_fast, &|_| {}).unwrap();
     assert_eq!(second.n_reused, 2);

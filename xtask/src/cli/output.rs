@@ -233,9 +233,12 @@ pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> S
             );
         }
     }
-    if summary.interrupted {
-        report += "stopped (Ctrl-C, or --fail-fast at a failing case): run the same command \
-                   again to grade the rest\n";
+    if let (true, Some(place)) = (summary.interrupted, &summary.stopped_at) {
+        report += &format!(
+            "stopped by --fail-fast at {place}: run the same command again to grade the rest\n"
+        );
+    } else if summary.interrupted {
+        report += "stopped (Ctrl-C): run the same command again to grade the rest\n";
     } else {
         report += &format!(
             "wrote `{}` and `{}`\n",

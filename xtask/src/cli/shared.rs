@@ -296,6 +296,16 @@ impl RunArgs {
 /// a compiled language), the command that runs it, or (empty) the reference; a hint when it
 /// cannot be run.
 fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Program, Error> {
+    // A mistyped option lands here (the program's words may begin with `-`): it is the
+    // user's mistake, whatever follows it.
+    if let Some(first) = target.first() {
+        let shown = first.to_string_lossy();
+        if shown.starts_with('-') && shown.len() > 1 && !dir.join(first).exists() {
+            return Err(Error::Usage(format!(
+                "`{shown}` is no option of this command (see --help), and no program either"
+            )));
+        }
+    }
     if let Some(sources) = crate::submission::names_sources(target, dir).map_err(Error::Usage)? {
         return Ok(Program::Sources(sources));
     }

@@ -45,6 +45,9 @@ pub struct Summary {
     pub plan: Vec<(String, String)>,
     /// With `--filter`: the points the scores are out of, and the whole suite's.
     pub filtered: Option<(f64, f64)>,
+    /// `--fail-fast` stopped the grading here: the student and the case (or why the
+    /// submission could not be graded).
+    pub stopped_at: Option<String>,
 }
 
 impl Summary {
@@ -61,6 +64,7 @@ impl Summary {
             earlier: None,
             plan: Vec::new(),
             filtered: None,
+            stopped_at: None,
         }
     }
 }
@@ -125,8 +129,9 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         cases_each,
         changes: Mutex::new(Vec::new()),
         failed: AtomicBool::new(false),
+        stopped_at: Mutex::new(None),
     };
-    let (graded, mut changes) = class.grade_all();
+    let (graded, mut changes, stopped_at) = class.grade_all();
     let mut interrupted = false;
     for outcome in graded {
         match outcome? {
@@ -149,6 +154,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
             interrupted: true,
             warnings,
             filtered,
+            stopped_at,
             ..Summary::new(grades)
         });
     }
@@ -277,6 +283,8 @@ struct Class<'a> {
     changes: Mutex<Vec<Change>>,
     /// `--fail-fast` saw a graded case fail: no case starts any more.
     failed: AtomicBool,
+    /// Where `--fail-fast` stopped: the first failure seen.
+    stopped_at: Mutex<Option<String>>,
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -287,7 +295,7 @@ fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 
 impl Class<'_> {
     /// Grades every submission; the outcomes in submission order.
-    fn grade_all(self) -> (Vec<Result<Graded, Error>>, Vec<Change>) {
+    fn grade_all(self) -> (Vec<Result<Graded, Error>>, Vec<Change>, Option<String>) {
         // A submission is one slot of the queue even when it has no case to run.
         let per = self.cases.len().max(1);
         let total = self.found.len() * per;
@@ -313,7 +321,17 @@ impl Class<'_> {
             )
             .collect();
         let changes = self.changes.into_inner().unwrap_or_else(|p| p.into_inner());
-        (outcomes, changes)
+        let stopped_at = self
+            .stopped_at
+            .into_inner()
+            .unwrap_or_else(|p| p.into_inner());
+        (outcomes, changes, stopped_at)
+    }
+
+    /// `--fail-fast`: nothing more starts; the first failure seen is where it stopped.
+    fn stop_at(&self, place: String) {
+        lock(&self.stopped_at).get_or_insert(place);
+        self.failed.store(true, Ordering::Relaxed);
     }
 
     /// Runs case `case` of submission `index`, starting the submission first if it is the
@@ -351,7 +369,11 @@ impl Class<'_> {
             Ok(result) => {
                 let failed = result.case.graded && !result.judgement.verdict.passed();
                 if failed && self.options.check.fail_fast {
-                    self.failed.store(true, Ordering::Relaxed);
+                    self.stop_at(format!(
+                        "{id}, case {} ({})",
+                        result.case.id(),
+                        result.judgement.verdict
+                    ));
                 }
                 results[case] = Some(result);
             }
@@ -513,8 +535,8 @@ impl Class<'_> {
             }
             Err(err) => return Err(err),
         };
-        if self.options.check.fail_fast && submission.error.is_some() {
-            self.failed.store(true, Ordering::Relaxed);
+        if let (true, Some(error)) = (self.options.check.fail_fast, &submission.error) {
+            self.stop_at(format!("{id} ({error})"));
         }
         if let Some(change) = previous.and_then(|p| audit::change(p, &keys, &submission)) {
             lock(&self.changes).push(change);
