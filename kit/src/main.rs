@@ -47,10 +47,12 @@ impl StudentArgs {
     fn options(&self, cases_root: PathBuf, spec: &str) -> Result<xtask::check::Options, Error> {
         let dir = current_dir()?;
         let target = self.run.program(&self.target, &dir)?;
+        let program_args = self.run.program_args(&self.target, &target);
         // No reference: differences are placed by the traces the kit holds.
         let base = xtask::check::Options::new(cases_root, PathBuf::new(), dir);
         Ok(xtask::check::Options {
             spec: Some(spec.to_string()),
+            program_args,
             ..self.run.apply(base, target)
         })
     }

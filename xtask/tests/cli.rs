@@ -464,3 +464,34 @@ fn an_unknown_option_is_a_usage_error_whatever_follows() {
             "`--frobnicate` is no option of this command",
         ));
 }
+
+/// Sources (a folder, or one file of a compiled language) with words after them: built, then
+/// run with those words as the program's arguments.
+#[test]
+fn sources_with_arguments_are_built_and_run_with_them() {
+    if !xtask::target::on_path(&"python3".into()) {
+        println!("skipped: no python3");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    std::fs::write(corpus.expected_path(), "0 0\n").unwrap();
+    let folder = tempfile::tempdir().unwrap();
+    crate::support::share(folder.path());
+    std::fs::write(
+        folder.path().join("main.py"),
+        "import sys\nprint(' '.join(sys.argv[1:]))\n",
+    )
+    .unwrap();
+    crate::support::share(folder.path());
+    xtask()
+        .env("NO_COLOR", "1")
+        .args(["check", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg(folder.path())
+        .args(["0", "0"])
+        .assert()
+        .code(0)
+        .stdout(predicate::str::ends_with("1 passed, 0 failed\n"));
+}

@@ -55,6 +55,8 @@ pub struct Options {
     pub shard: Option<crate::corpus::Shard>,
     /// How sources are built and run instead of the language table's way (`--build`).
     pub custom_build: Option<crate::submission::Custom>,
+    /// Arguments for the program built from `Program::Sources` (`check samegame.c 0 0`).
+    pub program_args: Vec<std::ffi::OsString>,
 }
 
 impl Options {
@@ -88,6 +90,7 @@ impl Options {
             confine: Settings::default(),
             shard: None,
             custom_build: None,
+            program_args: Vec::new(),
         }
     }
 }
@@ -296,7 +299,9 @@ fn built(
     };
     let mut built = options.clone();
     if let Outcome::Ready(ready) = &outcome {
-        built.program = Program::Command(ready.run.clone());
+        let mut run = ready.run.clone();
+        run.extend(options.program_args.iter().cloned());
+        built.program = Program::Command(run);
         built.dir = ready.dir.clone();
         built.confine.cwd = Some(ready.dir.clone());
     }

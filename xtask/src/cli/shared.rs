@@ -235,6 +235,14 @@ impl RunArgs {
         }
     }
 
+    /// The arguments the program built from sources gets: the words after the sources.
+    pub fn program_args(&self, target: &[OsString], program: &Program) -> Vec<OsString> {
+        match (program, &self.build) {
+            (Program::Sources(_), None) => target.get(1..).unwrap_or_default().to_vec(),
+            _ => Vec::new(),
+        }
+    }
+
     /// `base` with these settings.
     pub fn apply(&self, base: crate::check::Options, program: Program) -> crate::check::Options {
         let mut confine = self.confine.settings();
@@ -306,7 +314,9 @@ fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Progra
             )));
         }
     }
-    if let Some(sources) = crate::submission::names_sources(target, dir).map_err(Error::Usage)? {
+    // Sources, and what follows them: the built program's arguments.
+    let first = target.get(..1).unwrap_or_default();
+    if let Some(sources) = crate::submission::names_sources(first, dir).map_err(Error::Usage)? {
         return Ok(Program::Sources(sources));
     }
     crate::target::interpret(target.to_vec(), dir)

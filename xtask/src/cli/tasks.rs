@@ -117,10 +117,12 @@ impl CheckArgs {
             crate::corpus::find(&root, spec)?;
         }
         let target = self.run.program(&self.target, &dir)?;
+        let program_args = self.run.program_args(&self.target, &target);
         let base = crate::check::Options::new(root, self.corpus.reference()?, dir);
         Ok(crate::check::Options {
             spec: self.spec.clone(),
             shard: self.shard,
+            program_args,
             ..self.run.apply(base, target)
         })
     }
