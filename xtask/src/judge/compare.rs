@@ -84,7 +84,12 @@ pub(super) fn compare(mode: CompareMode, expected: &[u8], actual: &[u8]) -> Opti
         expected_offset: line_start + common,
         expected_line: expected_line.map(content),
         actual_line: actual_line.map(content),
-        cause: cause(expected_line, actual_line, actual_lines.next()),
+        cause: cause(
+            expected_line,
+            actual_line,
+            actual_lines.next(),
+            expected_lines.next(),
+        ),
         presentation_only: same_when_normalized(expected, actual),
     })
 }
@@ -189,9 +194,15 @@ fn lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
-/// What a difference is, from the first expected and actual lines that differ, and the actual
-/// line after (a line the program added shows as the expected line one line later).
-fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>, next_actual: Option<&[u8]>) -> String {
+/// What a difference is, from the first expected and actual lines that differ, and the line
+/// after each (a line the program added shows as the expected line one line later; a line it
+/// left out, as the actual line one line early).
+fn cause(
+    expected: Option<&[u8]>,
+    actual: Option<&[u8]>,
+    next_actual: Option<&[u8]>,
+    next_expected: Option<&[u8]>,
+) -> String {
     let (Some(e), Some(a)) = (expected, actual) else {
         return if actual.is_none() {
             "the output ends before the expected end".into()
@@ -221,7 +232,13 @@ fn cause(expected: Option<&[u8]>, actual: Option<&[u8]>, next_actual: Option<&[u
         };
     }
     if e_text.is_empty() {
-        return "a blank line is missing".into();
+        // Missing only where the program goes on with the line after the blank one.
+        let next = next_expected.map(|n| n.strip_suffix(b"\n").unwrap_or(n));
+        return if next == Some(a_text) {
+            "a blank line is missing".into()
+        } else {
+            "a line stands where a blank line is expected".into()
+        };
     }
     if a_text.is_empty() {
         return "an extra blank line".into();
@@ -275,8 +292,22 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_blank_line_is_missing_only_where_the_next_line_comes_early() {
+        let said = |expected: &[u8], actual: &[u8]| {
+            compare(CompareMode::Exact, expected, actual)
+                .map(|d| d.cause)
+                .unwrap_or_default()
+        };
+        assert_eq!(said(b"A\n\nB\n", b"A\nB\n"), "a blank line is missing");
+        assert_eq!(
+            said(b"A\n\nB\n", b"A\nC\nB\n"),
+            "a line stands where a blank line is expected"
+        );
+    }
+
+    #[test]
     fn numbers_off_by_one_are_named() {
-        let cause = |e: &str, a: &str| cause(Some(e.as_bytes()), Some(a.as_bytes()), None);
+        let cause = |e: &str, a: &str| cause(Some(e.as_bytes()), Some(a.as_bytes()), None, None);
         assert_eq!(
             cause(" 1   3  12\n", " 1   4  12\n"),
             "a number is one too high"
