@@ -3,7 +3,8 @@
 //!
 //! Exit status: 0 success; 1 some graded case failed (or `bless --check` found changes, or
 //! `fuzz` found a disagreement); 2 the harness could not do its job (bad arguments, a missing or
-//! invalid corpus, a target that cannot be started); 130 interrupted. A broken pipe on stdout
+//! invalid corpus, a target that cannot be started); 3 nothing failed but some case could not
+//! be judged (the machine too busy to measure it); 130 interrupted. A broken pipe on stdout
 //! counts as success.
 
 use std::process::ExitCode;

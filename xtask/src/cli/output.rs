@@ -68,7 +68,8 @@ impl Reports {
     }
 
     /// Writes the reports of a finished check and prints it; the exit status: 0 when every
-    /// graded case passed, 1 when one failed, 130 when interrupted.
+    /// graded case passed, 1 when one failed, 3 when none failed but some could not be judged,
+    /// 130 when interrupted.
     pub fn finish(&self, run: Result<Run, Error>) -> Result<ExitCode, Error> {
         let run = match run {
             Ok(run) => run,
@@ -101,8 +102,12 @@ impl Reports {
             print_report(&crate::report::annotations(&run))?;
         }
         print_report(&text_report(&run, self.verbose))?;
+        let totals = run.totals();
         Ok(if run.interrupted {
             ExitCode::from(130)
+        } else if totals.failed == 0 && totals.unjudged > 0 {
+            // Nothing failed, but not everything could be judged: neither a pass nor a fail.
+            ExitCode::from(3)
         } else if run.all_graded_passed() {
             ExitCode::SUCCESS
         } else {

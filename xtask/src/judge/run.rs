@@ -155,10 +155,11 @@ impl Summaries {
                 });
             match verdict {
                 Verdict::Pass => tally.passed += 1,
-                Verdict::Skipped => {}
+                // No verdict: neither passed nor failed.
+                Verdict::Skipped | Verdict::Unreliable => {}
                 _ => tally.failed += 1,
             }
-            if verdict.passed() || verdict == Verdict::Skipped {
+            if verdict.passed() || matches!(verdict, Verdict::Skipped | Verdict::Unreliable) {
                 cause_of.push(None);
                 continue;
             }
@@ -263,6 +264,9 @@ pub struct Totals {
     pub failed: usize,
     /// Not run: left out by `--filter`, or stopped by `--fail-fast` or Ctrl-C.
     pub skipped: usize,
+    /// Run, but not judged: the machine was too busy to measure them (no verdict, so neither
+    /// passed nor failed).
+    pub unjudged: usize,
 }
 
 impl Run {
@@ -284,10 +288,14 @@ impl Run {
         let not_run = graded()
             .filter(|r| r.judgement.verdict == Verdict::Skipped)
             .count();
+        let unjudged = graded()
+            .filter(|r| r.judgement.verdict == Verdict::Unreliable)
+            .count();
         Totals {
             passed,
-            failed: graded().count() - passed - not_run,
+            failed: graded().count() - passed - not_run - unjudged,
             skipped: not_run + self.n_filtered,
+            unjudged,
         }
     }
 

@@ -14,6 +14,8 @@ struct Report<'a> {
     passed: usize,
     failed: usize,
     skipped: usize,
+    /// Run but not judged (an unreliable measurement): neither passed nor failed.
+    unjudged: usize,
     /// How the sources were built, for a check of sources (build time apart from run time).
     #[serde(skip_serializing_if = "Option::is_none")]
     build: Option<Build<'a>>,
@@ -91,6 +93,7 @@ pub fn json_report(run: &Run) -> String {
             elapsed_ms: run.elapsed.as_millis(),
             passed: totals.passed,
             failed: totals.failed,
+            unjudged: totals.unjudged,
             skipped: totals.skipped,
             build: run.build.as_ref().map(build),
             cases: run

@@ -197,6 +197,7 @@ fn totals(run: &Run) -> String {
         passed,
         failed,
         skipped,
+        unjudged,
     } = run.totals();
     let _ = writeln!(
         out,
@@ -217,6 +218,97 @@ fn totals(run: &Run) -> String {
     } else {
         String::new()
     };
-    let _ = writeln!(out, "{passed} passed, {failed} failed{skipped}");
+    if unjudged > 0 {
+        let ids: Vec<String> = run
+            .results
+            .iter()
+            .filter(|r| r.case.graded && r.judgement.verdict == Verdict::Unreliable)
+            .take(5)
+            .map(|r| r.case.id())
+            .collect();
+        let _ = writeln!(
+            out,
+            "{} not judged: the machine was too busy to measure {} ({}{}); run again on a \
+             quieter machine",
+            if unjudged == 1 { "1 case" } else { "cases" },
+            if unjudged == 1 { "it" } else { "them" },
+            ids.join(", "),
+            if unjudged > 5 { ", ..." } else { "" }
+        );
+    }
+    let unjudged = if unjudged > 0 {
+        format!(", {unjudged} not judged")
+    } else {
+        String::new()
+    };
+    let _ = writeln!(out, "{passed} passed, {failed} failed{skipped}{unjudged}");
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::judge::{Judgement, Summaries};
+
+    /// A run of one passing case and one the machine was too busy to judge.
+    fn run_with_an_unjudged_case() -> Run {
+        let case = |name: &str| crate::corpus::Case {
+            spec: "demo".into(),
+            group: "basic".into(),
+            name: name.into(),
+            input: format!("{name}.in").into(),
+            expected: format!("{name}.out").into(),
+            graded: true,
+            hidden: false,
+        };
+        let mut busy = Judgement::skipped(b"x\n".to_vec());
+        busy.verdict = Verdict::Unreliable;
+        let mut passed = Judgement::skipped(b"x\n".to_vec());
+        passed.verdict = Verdict::Pass;
+        let results = vec![
+            CaseResult {
+                case: case("001-pass"),
+                judgement: passed,
+                input_lines: 1,
+            },
+            CaseResult {
+                case: case("002-busy"),
+                judgement: busy,
+                input_lines: 1,
+            },
+        ];
+        Run {
+            suites: Vec::new(),
+            summaries: Summaries::of(&results),
+            results,
+            n_filtered: 0,
+            n_ungraded_left_out: 0,
+            target: "prog".into(),
+            elapsed: std::time::Duration::ZERO,
+            inferred: None,
+            warnings: Vec::new(),
+            interrupted: false,
+            build: None,
+        }
+    }
+
+    #[test]
+    fn a_case_not_judged_is_no_failure_and_no_cause() {
+        let run = run_with_an_unjudged_case();
+        assert!(run.summaries.causes.is_empty());
+        let totals = run.totals();
+        assert_eq!((totals.passed, totals.failed, totals.unjudged), (1, 0, 1));
+        let text = text_report(&run, false);
+        assert!(!text.contains("causes:"), "{text}");
+        assert!(
+            text.contains(
+                "1 case not judged: the machine was too busy to measure it (demo/basic/002-busy)"
+            ),
+            "{text}"
+        );
+        assert!(
+            text.ends_with("1 passed, 0 failed, 1 not judged\n"),
+            "{text}"
+        );
+    }
 }

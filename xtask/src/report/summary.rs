@@ -74,6 +74,13 @@ pub fn markdown(run: &Run) -> String {
     if totals.skipped > 0 {
         let _ = write!(out, ", {} skipped", totals.skipped);
     }
+    if totals.unjudged > 0 {
+        let _ = write!(
+            out,
+            ", {} not judged (the machine was too busy)",
+            totals.unjudged
+        );
+    }
     let _ = writeln!(
         out,
         " · {} cases in {:.1} s\n",
