@@ -15,6 +15,7 @@ use super::cache::{
 };
 use super::folder::{Found, Scan};
 use super::options::Options;
+use super::summary::{gradebook, Summary};
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
@@ -24,50 +25,6 @@ use crate::report::{
     submission_of, verdict_counts, write_outputs_with, Change, Grades, Submission,
 };
 use crate::target::{display_argv, Program};
-
-/// What `grade` did.
-#[derive(Debug)]
-pub struct Summary {
-    /// The grades, each submission without its cases (they are in `grades.json` and in
-    /// `results/<id>.json`).
-    pub grades: Grades,
-    pub n_reused: usize,
-    pub n_graded: usize,
-    pub interrupted: bool,
-    pub warnings: Vec<String>,
-    /// `report.html` was written too.
-    pub html: bool,
-    /// The students whose score moved since the earlier grading in the same `--out`, and why.
-    pub changes: Vec<Change>,
-    /// Where the earlier gradebook was kept, when scores moved.
-    pub earlier: Option<PathBuf>,
-    /// `--dry-run`: per submission, what a grading would do.
-    pub plan: Vec<(String, String)>,
-    /// With `--filter`: the points the scores are out of, and the whole suite's.
-    pub filtered: Option<(f64, f64)>,
-    /// `--fail-fast` stopped the grading here: the student and the case (or why the
-    /// submission could not be graded).
-    pub stopped_at: Option<String>,
-}
-
-impl Summary {
-    /// A summary of nothing graded yet.
-    fn new(grades: Grades) -> Summary {
-        Summary {
-            grades,
-            n_reused: 0,
-            n_graded: 0,
-            interrupted: false,
-            warnings: Vec::new(),
-            html: false,
-            changes: Vec::new(),
-            earlier: None,
-            plan: Vec::new(),
-            filtered: None,
-            stopped_at: None,
-        }
-    }
-}
 
 /// The command line a gradebook shows for submissions built from their sources.
 pub(super) const BUILT: &str = "(each submission's sources, built)";
@@ -89,15 +46,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     };
     let results_dir = options.out.join("results");
     let cases = crate::corpus::discover(&suite)?;
-    let whole = empty_gradebook(options, &suite, &cases, &run_text).max_score;
-    let (selected, _, _) = check::select(&options.check, cases);
-    // Scores are out of the groups the filter keeps.
-    let mut grades = empty_gradebook(options, &suite, &selected, &run_text);
-    let filtered = options
-        .check
-        .filter
-        .is_some()
-        .then_some((grades.max_score, whole));
+    let (selected, mut grades, filtered) = gradebook(options, &suite, cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let scan = super::folder::scan(options)?;
     super::preflight::check(options, &scan)?;
@@ -181,33 +130,6 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         filtered,
         ..Summary::new(grades)
     })
-}
-
-/// The gradebook of a grading before any submission: only groups with graded cases count (an
-/// empty `found` group is worth nothing yet).
-fn empty_gradebook(
-    options: &Options,
-    suite: &crate::corpus::Suite,
-    cases: &[crate::corpus::Case],
-    run_text: &str,
-) -> Grades {
-    let groups: BTreeMap<String, f64> = suite
-        .file
-        .groups
-        .iter()
-        .filter(|(group, _)| cases.iter().any(|c| c.graded && &c.group == *group))
-        .map(|(group, points)| (group.clone(), *points))
-        .collect();
-    Grades {
-        schema: 1,
-        spec: suite.name.clone(),
-        run: run_text.to_string(),
-        max_score: groups.values().sum(),
-        groups,
-        shard: options.shard.map(|shard| shard.to_string()),
-        submissions: Vec::new(),
-        skipped: Vec::new(),
-    }
 }
 
 /// Makes `results/`; a run killed while writing a result leaves its temporary file (the result

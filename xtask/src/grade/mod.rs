@@ -5,8 +5,8 @@
 //! submission's result file (`results/<id>.json`, written atomically as soon as it is known)
 //! and the key under which a rerun reuses it, so an interrupted grading resumes where it
 //! stopped; [`audit`] says whose scores a regrade moved and why, and what `--dry-run` would
-//! rerun; [`preflight`] refuses, up front, a class one mistake would grade to zeros.
-//! `grades.csv` and `grades.json` are written by `gradebook` from the result files
+//! rerun; [`preflight`] refuses, up front, a class one mistake would grade to zeros;
+//! [`summary`] is what a grading comes to and the gradebook it starts from. `grades.csv` and `grades.json` are written by `gradebook` from the result files
 //! alone; the terminal's wording is in `cli`.
 
 mod audit;
@@ -15,6 +15,8 @@ mod dispatch;
 mod folder;
 mod options;
 mod preflight;
+mod summary;
 
-pub use dispatch::{grade, write_html, Step, Summary};
+pub use dispatch::{grade, write_html, Step};
 pub use options::Options;
+pub use summary::Summary;

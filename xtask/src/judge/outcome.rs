@@ -330,14 +330,19 @@ fn decide(
     timeout: Duration,
     difference: Option<Difference>,
 ) -> Judgement {
+    // The CPU rlimit is a backstop for the time limit: reached at (or past) the time limit, it
+    // is the time limit, told as one, so a looping program gets one verdict however the race
+    // between the two went.
     let limit = execution
         .limit
+        .filter(|&limit| !(limit == Limit::Cpu && execution.cpu_time >= timeout))
         .map(|limit| limit_verdict(limit, &execution));
+    let timed_out = execution.timed_out || execution.limit == Some(Limit::Cpu) && limit.is_none();
     let (verdict, detail) = if let Some((verdict, detail)) = limit {
         (verdict, Some(detail))
     } else if execution.interrupted {
         (Verdict::Skipped, Some("interrupted".into()))
-    } else if execution.timed_out || execution.wall_stopped {
+    } else if timed_out || execution.wall_stopped {
         (Verdict::Timeout, Some(timeout_detail(&execution, timeout)))
     } else if execution.output_limited {
         (
@@ -408,7 +413,8 @@ fn timeout_detail(execution: &Execution, timeout: Duration) -> String {
         )
     } else if execution.cpu_time >= timeout.mul_f64(0.9) {
         format!(
-            "used {cpu:.1} s of CPU time, its limit ({:.1} s of wall time): killed",
+            "used {cpu:.1} s of CPU time, its limit of {:.1} s, in {:.1} s of wall time: killed",
+            timeout.as_secs_f64(),
             execution.elapsed.as_secs_f64()
         )
     } else {
@@ -429,7 +435,8 @@ fn limit_verdict(limit: Limit, execution: &Execution) -> (Verdict, String) {
         Limit::Cpu => (
             Verdict::CpuLimit,
             format!(
-                "used {:.1} s of CPU time: killed",
+                "used {:.1} s of CPU time, its CPU limit (--cpu, or the suite's [limits] cpu), \
+                 before its time limit: killed",
                 execution.cpu_time.as_secs_f64()
             ),
         ),
@@ -506,6 +513,37 @@ fn names_a_hidden_file(stderr: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A program killed by the CPU rlimit at its time limit gets the timeout verdict (one
+    /// verdict for one loop, whichever stopped it first), and either message says the limit
+    /// and what was used; a CPU limit below the time limit stays a CPU-limit verdict.
+    #[test]
+    fn the_cpu_rlimit_at_the_time_limit_is_the_time_limit() {
+        let rules = Rules {
+            compare: crate::corpus::CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let killed = |cpu: f64| Execution {
+            cpu_time: Duration::from_secs_f64(cpu),
+            elapsed: Duration::from_secs_f64(cpu * 1.5),
+            limit: Some(Limit::Cpu),
+            ..Execution::finished(Exit::Signal(libc::SIGXCPU), Vec::new(), Vec::new())
+        };
+        let timeout = Duration::from_secs(10);
+        let at_limit = judge(rules, b"x\n".to_vec(), killed(10.02), timeout);
+        assert_eq!(at_limit.verdict, Verdict::Timeout);
+        let detail = at_limit.detail.unwrap_or_default();
+        assert!(
+            detail.starts_with("used 10.0 s of CPU time, its limit of 10.0 s, in 15.0 s"),
+            "{detail}"
+        );
+        let below = judge(rules, b"x\n".to_vec(), killed(2.0), timeout);
+        assert_eq!(below.verdict, Verdict::CpuLimit);
+        assert!(below
+            .detail
+            .unwrap_or_default()
+            .starts_with("used 2.0 s of CPU time, its CPU limit"),);
+    }
 
     #[test]
     fn a_missing_file_is_not_blamed_on_the_sandbox_and_a_hidden_one_is() {
