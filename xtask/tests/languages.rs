@@ -473,7 +473,7 @@ fn a_crash_after_a_divergence_is_a_consequence_not_a_cause_of_its_own() {
     }
     let wrong = source("go.py").replace("\"The Stones\"", "\"The stones\"");
     let crashing = format!("{wrong}\nraise EOFError('EOF when reading a line')\n");
-    let cause_ids = |text: &str| -> (i32, Vec<(String, String, String)>) {
+    let cause_ids = |text: &str| -> (i32, Vec<(String, String, String, String)>) {
         let dir = submission("go.py", text);
         let cache = tempfile::tempdir().unwrap();
         let python = SOLUTIONS.iter().find(|s| s.file == "go.py").unwrap();
@@ -487,6 +487,7 @@ fn a_crash_after_a_divergence_is_a_consequence_not_a_cause_of_its_own() {
                     case["verdict"].as_str().unwrap().to_string(),
                     case["cause_id"].as_str().unwrap_or_default().to_string(),
                     case["cause"].as_str().unwrap_or_default().to_string(),
+                    case["consequence"].as_str().unwrap_or_default().to_string(),
                 )
             })
             .collect();
@@ -501,7 +502,9 @@ fn a_crash_after_a_divergence_is_a_consequence_not_a_cause_of_its_own() {
         assert_eq!(plain.0, "wrong-output");
         assert_eq!(crashed.0, "runtime-error", "{crashed:?}");
         assert_eq!(plain.1, crashed.1, "one cause: {plain:?} {crashed:?}");
-        assert!(crashed.2.ends_with(", then it crashed"), "{crashed:?}");
+        // One text per cause; the crash is this case's own consequence.
+        assert_eq!(plain.2, crashed.2, "{crashed:?}");
+        assert!(crashed.3.starts_with("then it crashed ("), "{crashed:?}");
     }
 }
 

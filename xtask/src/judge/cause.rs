@@ -161,21 +161,53 @@ impl Judgement {
         })
     }
 
+    /// What the program did after the difference its cause is keyed by, where that was more
+    /// than stopping: `then it crashed (ZeroDivisionError: division by zero)` for a signal or
+    /// an uncaught exception, `then it exited with status 1` for an exit status it chose.
+    pub fn consequence(&self) -> Option<String> {
+        if self.verdict != Verdict::RuntimeError || !self.diverged_before_the_end() {
+            return None;
+        }
+        let execution = self.execution.as_ref()?;
+        let stderr = String::from_utf8_lossy(&execution.stderr);
+        let last = stderr
+            .lines()
+            .rev()
+            .find(|line| !line.trim().is_empty())
+            .map(|line| line.trim().chars().take(100).collect::<String>());
+        let exception = [
+            "Traceback (most recent call last)",
+            "Exception in thread",
+            "Unhandled Exception",
+            "Unhandled exception",
+            "panicked at",
+            "terminate called",
+        ]
+        .iter()
+        .any(|sign| stderr.contains(sign));
+        Some(match (execution.exit, exception, last) {
+            (crate::process::Exit::Signal(signal), _, _) => {
+                format!("then it crashed ({})", crate::process::killed_by(signal))
+            }
+            (_, true, Some(last)) => format!("then it crashed ({last})"),
+            (crate::process::Exit::Code(code), _, _) => {
+                format!("then it exited with status {code}")
+            }
+        })
+    }
+
     /// The cause in words that hold no case's input or output: what reports show as the cause
     /// of every case it groups (the example case shows the literal lines).
     pub fn cause_text(&self) -> String {
         let Some((verdict, difference)) = self.divergence() else {
             return self.cause();
         };
-        let then = match self.verdict {
-            Verdict::RuntimeError => ", then it crashed",
-            _ => "",
-        };
+        // One text per cause: what a case did after the difference is its `consequence`.
         match &self.rule {
-            Some(rule) if rule.misread => return format!("{verdict}: {}{then}", rule.words),
+            Some(rule) if rule.misread => return format!("{verdict}: {}", rule.words),
             Some(rule) => {
                 return format!(
-                    "{verdict}: {}, where “{}” decides the output{then}",
+                    "{verdict}: {}, where “{}” decides the output",
                     self.kind_under_rule(),
                     rule.words
                 )
@@ -190,7 +222,7 @@ impl Judgement {
             Some("(space)") => " (in the output after an input line starting with a space)",
             Some(_) => " (in the output after an input line starting with punctuation)",
         };
-        format!("{verdict}: {difference}{after}{then}")
+        format!("{verdict}: {difference}{after}")
     }
 }
 
@@ -354,7 +386,24 @@ mod tests {
         );
         assert_eq!(then_crashed.verdict, Verdict::RuntimeError);
         assert_eq!(wrong.cause_id(), then_crashed.cause_id());
-        assert!(then_crashed.cause_text().ends_with(", then it crashed"));
+        // One text per cause; what this case did after is its own.
+        assert_eq!(wrong.cause_text(), then_crashed.cause_text());
+        assert_eq!(
+            then_crashed.consequence().as_deref(),
+            Some("then it exited with status 1")
+        );
+        let traceback = judged(
+            "|X|\n|Z|\n",
+            "|Y|\n",
+            Exit::Code(1),
+            "Traceback (most recent call last):\n  File \"go.py\"\nEOFError: EOF when reading a line\n",
+            "R",
+        );
+        assert_eq!(
+            traceback.consequence().as_deref(),
+            Some("then it crashed (EOFError: EOF when reading a line)")
+        );
+        assert_eq!(wrong.consequence(), None);
         // A crash that cut a right output short is the crash itself.
         let cut_short = judged(
             "|X|\n|Z|\n",

@@ -61,6 +61,10 @@ struct Case<'a> {
     /// `first_difference`), and its stable short id, the same in every report.
     cause: Option<String>,
     cause_id: Option<&'a str>,
+    /// What this case did after the difference its cause is keyed by (`then it crashed
+    /// (...)`, `then it exited with status 1`): the case's own, apart from the cause's text.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    consequence: Option<String>,
     detail: Option<&'a str>,
     /// Wall-clock time of the case.
     elapsed_ms: f64,
@@ -111,6 +115,7 @@ pub fn json_report(run: &Run) -> String {
                         && result.judgement.verdict != Verdict::Skipped)
                         .then(|| result.judgement.cause_text()),
                     cause_id: run.cause_id_of(k),
+                    consequence: result.judgement.consequence(),
                     detail: result.judgement.detail.as_deref(),
                     elapsed_ms: result.judgement.elapsed.as_secs_f64() * 1000.0,
                     cpu_ms: result

@@ -140,6 +140,9 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
             difference.line, difference.column
         );
         let _ = writeln!(out, "  {}", difference.cause);
+        if let Some(then) = judgement.consequence() {
+            let _ = writeln!(out, "  {then}");
+        }
         let show = |line: &Option<String>| match line {
             Some(line) if line.is_empty() => "(an empty line)".into(),
             // A long line comes cut, with its note at the end: the note is no part of the text.
