@@ -28,6 +28,12 @@ fn failed_if(failed: bool) -> ExitCode {
 }
 
 fn run_check(args: CheckArgs) -> Result<ExitCode, Error> {
+    if args.list {
+        return done(&xtask::cli::suite_listing(
+            &args.corpus.root()?,
+            args.spec.as_deref(),
+        )?);
+    }
     let reports = args.run.reports();
     let options = args.options()?;
     reports.check_writable(&options, &args.target)?;

@@ -495,3 +495,30 @@ fn sources_with_arguments_are_built_and_run_with_them() {
         .code(0)
         .stdout(predicate::str::ends_with("1 passed, 0 failed\n"));
 }
+
+/// `check --list` says each group's cases and points and the total a perfect program scores,
+/// and runs nothing.
+#[test]
+fn check_list_gives_the_points_total() {
+    let corpus = Corpus::new(b"x\n", true);
+    let suite = corpus.root().join("demo/suite.toml");
+    let text = std::fs::read_to_string(&suite).unwrap();
+    std::fs::write(
+        &suite,
+        text.replace("basic = 4\n", "basic = 4\nfound = 5\n"),
+    )
+    .unwrap();
+    corpus.add("002-more", b"x\n", b"x\n");
+    xtask()
+        .args(["check", "--list", "--cases"])
+        .arg(corpus.root())
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::starts_with("demo: 2 graded cases, 4 points in all\n")
+                .and(predicate::str::contains("basic"))
+                .and(predicate::str::contains(
+                    "(worth nothing until it has some)",
+                )),
+        );
+}

@@ -19,7 +19,7 @@ mod values;
 pub use command::{parse_error, split_attached_values, Cli, Task};
 pub use output::{
     autograder_report, conclude, fuzz_banner, gen_report, grade_report, kit_report, merge_report,
-    new_suite_report, print_report, show_progress, start, warn, write_grade_summary,
+    new_suite_report, print_report, show_progress, start, suite_listing, warn, write_grade_summary,
 };
 pub use progress::{check_drawn, CheckProgress, GradeProgress};
 pub use shared::{current_dir, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs};

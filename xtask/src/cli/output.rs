@@ -324,6 +324,51 @@ pub fn new_suite_report(folder: &Path, request: &crate::scaffold::Request) -> St
     )
 }
 
+/// `check --list`: each suite's graded groups with their cases and points, its ungraded groups,
+/// and the points a perfect program scores (a group without cases is worth nothing yet).
+pub fn suite_listing(root: &Path, spec: Option<&str>) -> Result<String, Error> {
+    let suites = match spec {
+        Some(spec) => vec![crate::corpus::find(root, spec)?],
+        None => crate::corpus::load_all(root)?,
+    };
+    let mut out = String::new();
+    for suite in &suites {
+        let cases = crate::corpus::discover(suite)?;
+        let count = |group: &str, graded: bool| {
+            cases
+                .iter()
+                .filter(|c| c.group == group && c.graded == graded)
+                .count()
+        };
+        let mut total = 0.0;
+        let mut lines = String::new();
+        for (group, points) in &suite.file.groups {
+            let n = count(group, true);
+            if n > 0 {
+                total += points;
+                let n = counted(n, "case ", "cases");
+                lines += &format!("  {group:<28} {n:>10}  {points:>5} points\n");
+            } else {
+                lines += &format!(
+                    "  {group:<28} {:>10}  (worth nothing until it has some)\n",
+                    "0 cases"
+                );
+            }
+        }
+        for group in suite.file.ungraded.keys() {
+            let n = counted(count(group, false), "case ", "cases");
+            lines += &format!("  {group:<28} {n:>10}  (ungraded)\n");
+        }
+        let graded = cases.iter().filter(|c| c.graded).count();
+        out += &format!(
+            "{}: {}, {total} points in all\n{lines}",
+            suite.name,
+            counted(graded, "graded case", "graded cases")
+        );
+    }
+    Ok(out)
+}
+
 /// What `gen` says it wrote.
 pub fn gen_report(written: usize, spec: &str, dir: &Path) -> String {
     format!("wrote {written} {spec} cases into `{}`\n", dir.display())

@@ -97,6 +97,10 @@ pub struct CheckArgs {
     /// Only shard K of N of the cases (split by case id, the same on every machine).
     #[arg(long, value_name = "K/N", allow_hyphen_values = true)]
     pub shard: Option<Shard>,
+    /// List each suite's groups with their cases and points, and the total a perfect program
+    /// scores (what Gradescope asks); run nothing.
+    #[arg(long)]
+    pub list: bool,
     /// The program to check and its arguments: `./a.out`, `project4.py` (run with python3),
     /// `java Main`; everything after it goes to the program. `--` before it works too.
     #[arg(
