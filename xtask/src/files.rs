@@ -63,6 +63,26 @@ pub fn write_atomically_streamed(
     Ok(())
 }
 
+/// `path` made absolute with its links followed, where it may not exist yet: its nearest
+/// existing folder, canonical, and the rest as given (`path` itself if that cannot be told).
+pub fn canonical_even_if_absent(path: &Path) -> PathBuf {
+    let mut existing = path.to_path_buf();
+    let mut rest = Vec::new();
+    loop {
+        if let Ok(found) = existing.canonicalize() {
+            return rest.iter().rev().fold(found, |path, part| path.join(part));
+        }
+        let Some(name) = existing.file_name() else {
+            return path.to_path_buf();
+        };
+        rest.push(name.to_os_string());
+        existing = match existing.parent() {
+            Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
+            _ => PathBuf::from("."),
+        };
+    }
+}
+
 /// The folder the harness keeps builds and unpacked submissions in: `$GRIDJUDGE_CACHE`, else
 /// the user's cache folder.
 pub fn cache_root() -> PathBuf {

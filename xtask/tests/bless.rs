@@ -5,6 +5,29 @@ use crate::cli::xtask;
 use crate::support::{fixture, reference, Corpus};
 use predicates::prelude::*;
 
+/// `bless` (with `--check` when `check`) of `corpus` from the fixture printing its expected
+/// output.
+fn bless_from_the_fixture(corpus: &Corpus, check: bool) -> assert_cmd::assert::Assert {
+    let mut command = xtask();
+    command.arg("bless");
+    if check {
+        command.arg("--check");
+    }
+    // The fixture reads the corpus, which a confined `--from` command may not.
+    command
+        .arg("--no-sandbox")
+        .arg("--cases")
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--from")
+        .arg("--")
+        .arg(fixture())
+        .arg("right")
+        .arg(corpus.expected_path());
+    command.assert()
+}
+
 #[test]
 fn bless_writes_atomically_reports_and_checks() {
     let corpus = Corpus::new(b"x\n", true);
@@ -12,26 +35,7 @@ fn bless_writes_atomically_reports_and_checks() {
     std::fs::remove_file(corpus.root().join("demo/basic/002-new.out")).unwrap();
     corpus.add("003-changed", b"x\n", b"old\n");
     std::fs::write(corpus.root().join("demo/basic/004-gone.out"), "x").unwrap();
-    let bless = |check: bool| {
-        let mut command = xtask();
-        command.arg("bless");
-        if check {
-            command.arg("--check");
-        }
-        // The fixture reads the corpus, which a confined `--from` command may not.
-        command
-            .arg("--no-sandbox")
-            .arg("--cases")
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(reference())
-            .arg("--from")
-            .arg("--")
-            .arg(fixture())
-            .arg("right")
-            .arg(corpus.expected_path());
-        command.assert()
-    };
+    let bless = |check: bool| bless_from_the_fixture(&corpus, check);
     bless(true).code(1).stdout(predicate::str::contains(
         "would bless: 1 new, 1 changed, 1 unchanged, 1 stale",
     ));
@@ -105,20 +109,7 @@ fn bless_refuses_a_target_whose_two_runs_differ() {
 #[test]
 fn bless_with_nothing_to_bless_says_why() {
     let corpus = Corpus::new(b"x\n", true);
-    let bless = || {
-        let mut command = xtask();
-        command
-            .args(["bless", "--no-sandbox", "--cases"])
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(reference())
-            .arg("--from")
-            .arg("--")
-            .arg(fixture())
-            .arg("right")
-            .arg(corpus.expected_path());
-        command.assert()
-    };
+    let bless = || bless_from_the_fixture(&corpus, false);
     // A second group, listed in the suite file, whose folder is empty.
     let suite = corpus.root().join("demo/suite.toml");
     let text = std::fs::read_to_string(&suite).unwrap();

@@ -57,6 +57,24 @@ impl Class {
     pub(crate) fn out(&self, name: &str) -> PathBuf {
         self.dir.path().join(name)
     }
+
+    /// `cargo xtask grade` of the folder `submissions` with this class's corpus and the
+    /// fixture run by folder, into `out`; the caller adds its own flags.
+    pub(crate) fn cli(&self, submissions: &Path, out: &str) -> Command {
+        let mut command = Command::cargo_bin("xtask").unwrap();
+        command
+            .args(["grade", "--spec", "echo", "--cases"])
+            .arg(self.dir.path().join("cases"))
+            .arg("--submissions")
+            .arg(submissions)
+            .arg("--run")
+            .arg(format!("{} by-folder", fixture().to_string_lossy()))
+            .arg("--out")
+            .arg(self.out(out))
+            .arg("--reference")
+            .arg(reference());
+        command
+    }
 }
 
 /// Submission `id`'s row of `grades`.
@@ -178,23 +196,17 @@ fn a_resumed_run_equals_an_uninterrupted_one() {
 fn the_cli_grades_and_merges() {
     let class = Class::new(4);
     let xtask = || Command::cargo_bin("xtask").unwrap();
+    let students = class.dir.path().join("class");
     for index in 1..=2 {
-        xtask()
-            .args(["grade", "--spec", "echo", "--timeout", "0.5", "--cases"])
-            .arg(class.dir.path().join("cases"))
-            .arg("--submissions")
-            .arg(class.dir.path().join("class"))
-            .arg("--run")
-            .arg(format!("{} by-folder", fixture().to_string_lossy()))
-            .arg("--out")
-            .arg(class.out(&format!("shard-{index}")))
+        class
+            .cli(&students, &format!("shard-{index}"))
             .args([
+                "--timeout",
+                "0.5",
                 "--shard",
                 &format!("{index}/2"),
                 "--gradescope",
-                "--reference",
             ])
-            .arg(reference())
             .assert()
             .code(0)
             .stdout(predicate::str::contains("graded now"))
@@ -229,27 +241,9 @@ fn the_cli_grades_and_merges() {
         "--gradescope writes one results.json per submission"
     );
     // --fail-fast at a failing case: exit status 1 (130 is Ctrl-C's), and where it stopped.
-    xtask()
-        .args([
-            "grade",
-            "--spec",
-            "echo",
-            "--timeout",
-            "0.5",
-            "--fail-fast",
-            "-j",
-            "1",
-        ])
-        .arg("--cases")
-        .arg(class.dir.path().join("cases"))
-        .arg("--submissions")
-        .arg(class.dir.path().join("class"))
-        .arg("--run")
-        .arg(format!("{} by-folder", fixture().to_string_lossy()))
-        .arg("--out")
-        .arg(class.out("fail-fast"))
-        .arg("--reference")
-        .arg(reference())
+    class
+        .cli(&students, "fail-fast")
+        .args(["--timeout", "0.5", "--fail-fast", "-j", "1"])
         .assert()
         .code(1)
         .stdout(predicate::str::contains(
@@ -432,18 +426,8 @@ fn a_class_wide_mistake_is_refused_up_front() {
     let options = class.options(&class.dir.path().join("class/results"), None);
     refused(&options, "is inside --submissions");
     // And from the command line: exit status 2.
-    Command::cargo_bin("xtask")
-        .unwrap()
-        .args(["grade", "--spec", "echo", "--cases"])
-        .arg(class.dir.path().join("cases"))
-        .arg("--submissions")
-        .arg(&empty)
-        .arg("--run")
-        .arg(format!("{} by-folder", fixture().to_string_lossy()))
-        .arg("--reference")
-        .arg(reference())
-        .arg("--out")
-        .arg(class.out("cli"))
+    class
+        .cli(&empty, "cli")
         .assert()
         .code(2)
         .stderr(predicate::str::contains("holds no submission"));

@@ -31,16 +31,20 @@ fn self_contained(text: &str) {
 
 /// A columns player with a bug, checked with an HTML report: the report and the terminal's.
 fn columns_report(dir: &Path) -> (PathBuf, String) {
+    mutant_report(dir, "columns", "columns-landed-as-falling")
+}
+
+/// The wrong variant `variant` of the reference checked on `spec`'s handout cases, in `dir`,
+/// with an HTML report: the report and the terminal's.
+fn mutant_report(dir: &Path, spec: &str, variant: &str) -> (PathBuf, String) {
     share(dir);
     std::fs::copy(env!("CARGO_BIN_EXE_mutant"), dir.join("mutant")).unwrap();
     let report = dir.join("report.html");
     let output = xtask()
         .current_dir(dir)
-        .args([
-            "check", "--spec", "columns", "--filter", "handout", "--html",
-        ])
+        .args(["check", "--spec", spec, "--filter", "handout", "--html"])
         .arg(&report)
-        .args(["--", "./mutant", "columns-landed-as-falling", "columns"])
+        .args(["--", "./mutant", variant, spec])
         .output()
         .unwrap();
     assert_eq!(output.status.code(), Some(1));
@@ -309,19 +313,7 @@ fn chromium_draws_both_reports() {
 #[test]
 fn a_long_transcript_is_drawn_around_its_first_difference() {
     let dir = tempfile::tempdir().unwrap();
-    share(dir.path());
-    std::fs::copy(env!("CARGO_BIN_EXE_mutant"), dir.path().join("mutant")).unwrap();
-    let report = dir.path().join("report.html");
-    let output = xtask()
-        .current_dir(dir.path())
-        .args([
-            "check", "--spec", "connect4", "--filter", "handout", "--html",
-        ])
-        .arg(&report)
-        .args(["--", "./mutant", "connect4-no-vertical", "connect4"])
-        .output()
-        .unwrap();
-    assert_eq!(output.status.code(), Some(1));
+    let (report, _) = mutant_report(dir.path(), "connect4", "connect4-no-vertical");
     let text = std::fs::read_to_string(&report).unwrap();
     let html = Html::parse_document(&text);
     let grids = select(&html, "section.card div.boards table.grid");

@@ -58,12 +58,8 @@ impl<'a> Guard<'a> {
     /// Whether `flag`'s report may be written at `path`.
     pub(super) fn allows(&self, flag: &str, path: &Path) -> Result<(), Error> {
         let refuse = |why: String| Err(Error::Usage(format!("{flag} `{}`: {why}", path.display())));
-        let folder = canonical(parent(path));
-        let target = folder
-            .as_ref()
-            .zip(path.file_name())
-            .map(|(folder, name)| folder.join(name));
-        if let (Some(corpus), Some(target)) = (&self.corpus, &target) {
+        let target = crate::files::canonical_even_if_absent(path);
+        if let Some(corpus) = &self.corpus {
             if target.starts_with(corpus) {
                 return refuse(format!(
                     "that is inside the corpus (`{}`): reports are written elsewhere",
@@ -139,13 +135,6 @@ fn extension(flag: &str) -> &'static str {
         "--junit" => ".xml",
         "--summary" => ".md",
         _ => ".json",
-    }
-}
-
-fn parent(path: &Path) -> &Path {
-    match path.parent() {
-        Some(dir) if !dir.as_os_str().is_empty() => dir,
-        _ => Path::new("."),
     }
 }
 

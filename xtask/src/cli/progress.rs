@@ -67,9 +67,8 @@ pub struct GradeProgress {
 /// The lines of a grading shown without a terminal.
 struct Lines {
     said: Arc<Mutex<Said>>,
-    /// Dropped at the end: the heartbeat stops.
-    stop: Mutex<Option<mpsc::Sender<()>>>,
-    heartbeat: Mutex<Option<std::thread::JoinHandle<()>>>,
+    /// The heartbeat's thread, and the sender whose drop at the end stops it.
+    heartbeat: Mutex<Option<(mpsc::Sender<()>, std::thread::JoinHandle<()>)>>,
 }
 
 /// What the lines have said, and where they go.
@@ -157,8 +156,7 @@ impl GradeProgress {
             submissions: AtomicU64::new(0),
             lines: Some(Lines {
                 said,
-                stop: Mutex::new(Some(stop)),
-                heartbeat: Mutex::new(Some(heartbeat)),
+                heartbeat: Mutex::new(Some((stop, heartbeat))),
             }),
         }
     }
@@ -190,13 +188,13 @@ impl GradeProgress {
     pub fn finish(&self) {
         self.bar.finish_and_clear();
         if let Some(lines) = &self.lines {
-            drop(lines.stop.lock().unwrap_or_else(|p| p.into_inner()).take());
-            if let Some(heartbeat) = lines
+            let heartbeat = lines
                 .heartbeat
                 .lock()
                 .unwrap_or_else(|p| p.into_inner())
-                .take()
-            {
+                .take();
+            if let Some((stop, heartbeat)) = heartbeat {
+                drop(stop);
                 let _ = heartbeat.join();
             }
         }

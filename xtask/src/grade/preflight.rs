@@ -5,7 +5,7 @@
 //! an `--out` folder inside `--submissions` (the next grading would grade it as a student).
 
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use super::folder::Scan;
 use super::options::Options;
@@ -86,23 +86,10 @@ fn run_program(run: &[OsString]) -> Result<(), Error> {
 
 /// The results folder must not be one of the submissions.
 fn out_folder(out: &Path, submissions: &Path) -> Result<(), Error> {
-    let absolute = |path: &Path| -> Option<PathBuf> {
-        // `--out` may not exist yet: its nearest existing folder, and the rest as given.
-        let mut existing = path.to_path_buf();
-        let mut rest = Vec::new();
-        loop {
-            if let Ok(found) = existing.canonicalize() {
-                return Some(rest.iter().rev().fold(found, |path, part| path.join(part)));
-            }
-            rest.push(existing.file_name()?.to_os_string());
-            existing = match existing.parent() {
-                Some(parent) if !parent.as_os_str().is_empty() => parent.to_path_buf(),
-                _ => PathBuf::from("."),
-            };
-        }
-    };
-    match (absolute(out), submissions.canonicalize().ok()) {
-        (Some(out_abs), Some(root)) if out_abs.starts_with(&root) => Err(Error::Usage(format!(
+    // `--out` may not exist yet.
+    let out_abs = crate::files::canonical_even_if_absent(out);
+    match submissions.canonicalize() {
+        Ok(root) if out_abs.starts_with(&root) => Err(Error::Usage(format!(
             "--out `{}` is inside --submissions `{}`: the next grading would take it for a \
              student; write the results elsewhere",
             out.display(),

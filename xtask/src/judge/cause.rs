@@ -170,11 +170,6 @@ impl Judgement {
         }
         let execution = self.execution.as_ref()?;
         let stderr = String::from_utf8_lossy(&execution.stderr);
-        let last = stderr
-            .lines()
-            .rev()
-            .find(|line| !line.trim().is_empty())
-            .map(|line| line.trim().chars().take(100).collect::<String>());
         let exception = [
             "Traceback (most recent call last)",
             "Exception in thread",
@@ -185,12 +180,12 @@ impl Judgement {
         ]
         .iter()
         .any(|sign| stderr.contains(sign));
-        Some(match (execution.exit, exception, last) {
-            (crate::process::Exit::Signal(signal), _, _) => {
+        Some(match (execution.exit, exception) {
+            (crate::process::Exit::Signal(signal), _) => {
                 format!("then it crashed ({})", crate::process::killed_by(signal))
             }
-            (_, true, Some(last)) => format!("then it crashed ({last})"),
-            (crate::process::Exit::Code(code), _, _) => {
+            (_, true) => format!("then it crashed ({})", self.last_stderr_line()),
+            (crate::process::Exit::Code(code), false) => {
                 format!("then it exited with status {code}")
             }
         })

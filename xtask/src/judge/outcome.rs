@@ -333,11 +333,12 @@ fn decide(
     // The CPU rlimit is a backstop for the time limit: reached at (or past) the time limit, it
     // is the time limit, told as one, so a looping program gets one verdict however the race
     // between the two went.
+    let cpu_at_timeout = execution.limit == Some(Limit::Cpu) && execution.cpu_time >= timeout;
     let limit = execution
         .limit
-        .filter(|&limit| !(limit == Limit::Cpu && execution.cpu_time >= timeout))
+        .filter(|_| !cpu_at_timeout)
         .map(|limit| limit_verdict(limit, &execution));
-    let timed_out = execution.timed_out || execution.limit == Some(Limit::Cpu) && limit.is_none();
+    let timed_out = execution.timed_out || cpu_at_timeout;
     let (verdict, detail) = if let Some((verdict, detail)) = limit {
         (verdict, Some(detail))
     } else if execution.interrupted {

@@ -183,31 +183,19 @@ impl Summaries {
                 cause.cases.insert(0, example);
             }
         }
-        let mut order: Vec<usize> = (0..causes.len()).collect();
-        order.sort_by(|&a, &b| {
-            let rank = |cause: &Cause| {
-                (
-                    results[cause.cases[0]].case.group == "generated",
-                    std::cmp::Reverse(cause.cases.len()),
-                )
-            };
-            rank(&causes[a])
-                .cmp(&rank(&causes[b]))
-                .then_with(|| causes[a].key.cmp(&causes[b].key))
-        });
-        let mut moved_to = vec![0; causes.len()];
-        for (to, &from) in order.iter().enumerate() {
-            moved_to[from] = to;
+        let rank = |cause: &Cause| {
+            (
+                results[cause.cases[0]].case.group == "generated",
+                std::cmp::Reverse(cause.cases.len()),
+            )
+        };
+        causes.sort_by(|a, b| rank(a).cmp(&rank(b)).then_with(|| a.key.cmp(&b.key)));
+        // Each case's cause, where the sort put it.
+        for (at, cause) in causes.iter().enumerate() {
+            for &k in &cause.cases {
+                cause_of[k] = Some(at);
+            }
         }
-        let mut slots: Vec<Option<Cause>> = causes.into_iter().map(Some).collect();
-        let causes = order
-            .iter()
-            .filter_map(|&from| slots[from].take())
-            .collect();
-        let cause_of = cause_of
-            .into_iter()
-            .map(|cause| cause.map(|at| moved_to[at]))
-            .collect();
         Summaries {
             causes,
             cause_of,

@@ -3,10 +3,10 @@
 //! it waits out the idle span. A submission that hangs on every case then costs its class the
 //! idle span of a few cases at a time, side by side, not one after another on every core.
 //!
-//! The seats live with the workers' threads: [`super::workers`] starts more threads than seats,
-//! each thread takes a seat ([`admit`]) before it takes work, and the pump gives the seat back
-//! ([`idle`]) when its case goes idle. A thread outside such a pool has no seat and waits for
-//! none.
+//! The seats live with the workers' threads: [`super::seated_workers`] starts more threads
+//! than seats, each thread takes a seat ([`admit`]) before it takes work, and the pump gives
+//! the seat back ([`idle`]) when its case goes idle. A thread outside such a pool has no seat
+//! and waits for none.
 
 use std::cell::RefCell;
 use std::sync::{Arc, Condvar, Mutex};
@@ -20,7 +20,6 @@ pub(super) fn threads(jobs: usize) -> usize {
 
 /// Free seats in each group (a group's threads share a CPU, where workers are pinned), and
 /// the wait for one.
-#[derive(Default)]
 pub(super) struct Seats {
     free: Mutex<Vec<usize>>,
     freed: Condvar,

@@ -93,7 +93,7 @@ pub fn seated_workers(jobs: usize, worker: impl Fn() + Sync) {
             let (worker, cpus, seats) = (&worker, &cpus, std::sync::Arc::clone(&seats));
             scope.spawn(move || {
                 let group = if pinned {
-                    let _ = crate::sys::pin_to(cpus[index % jobs]);
+                    pin(index % jobs, jobs, cpus);
                     index % jobs
                 } else {
                     0

@@ -226,8 +226,8 @@ impl Pump<'_, '_, '_> {
 
     /// Whether the case has for `bounds.asleep_after` neither run nor waited for a CPU (it
     /// sleeps or blocks: no load of the machine makes a case look like that), looked at every
-    /// tenth of the span or [`LOOK`], whichever is sooner. Less activity than a twentieth of the span counts as none (a
-    /// sleeping runtime's own timers).
+    /// tenth of the span or [`LOOK`], whichever is sooner. Less activity than a twentieth of
+    /// the span counts as none (a sleeping runtime's own timers).
     fn asleep(&mut self, now: Instant) -> bool {
         let Some(after) = self.bounds.asleep_after else {
             return false;

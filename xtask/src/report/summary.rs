@@ -178,29 +178,24 @@ fn escape_property(text: &str) -> String {
 }
 
 /// One `::error` workflow command per cause of `run`, at its first case's input file.
+/// Each names its case's input relative to `GITHUB_WORKSPACE` (GitHub attaches an annotation to
+/// a file by its path in the workspace only); an input outside it names none.
 pub fn annotations(run: &Run) -> String {
-    let workspace = std::env::var_os("GITHUB_WORKSPACE").map(std::path::PathBuf::from);
-    annotations_in(run, workspace.as_deref())
-}
-
-/// [`annotations`], each naming its case's input relative to `workspace` (GitHub attaches an
-/// annotation to a file by its path in the workspace only); an input outside it names none.
-fn annotations_in(run: &Run, workspace: Option<&std::path::Path>) -> String {
+    let workspace = std::env::var_os("GITHUB_WORKSPACE").map(|workspace| {
+        let workspace = std::path::PathBuf::from(workspace);
+        workspace.canonicalize().unwrap_or(workspace)
+    });
     let mut out = String::new();
     for cause in &run.summaries.causes {
         let results: Vec<&CaseResult> = run.cases_of(cause).collect();
         let first = results[0];
         let input = &first.case.input;
-        let file = match workspace {
+        let file = match &workspace {
             _ if input.is_relative() => Some(input.to_path_buf()),
             Some(workspace) => input
                 .canonicalize()
                 .unwrap_or_else(|_| input.clone())
-                .strip_prefix(
-                    workspace
-                        .canonicalize()
-                        .unwrap_or_else(|_| workspace.into()),
-                )
+                .strip_prefix(workspace)
                 .ok()
                 .map(std::path::Path::to_path_buf),
             None => Some(input.clone()),

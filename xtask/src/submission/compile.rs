@@ -129,7 +129,7 @@ pub fn build(
     let hidden: Vec<PathBuf> = settings
         .protected
         .iter()
-        .map(|path| canonical_even_if_absent(path))
+        .map(|path| crate::files::canonical_even_if_absent(path))
         .collect();
     let key = match key(&recipe, &folder, sources.is_file(), &hidden) {
         Ok(key) => key,
@@ -485,21 +485,6 @@ fn key(recipe: &Recipe, folder: &Path, lone: bool, hidden: &[PathBuf]) -> Result
         }
     }
     Ok(digest.finish())
-}
-
-/// `path` with its links resolved, or, where it does not exist yet (a report about to be
-/// written), its folder's.
-fn canonical_even_if_absent(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| {
-        let parent = path
-            .parent()
-            .filter(|p| !p.as_os_str().is_empty())
-            .unwrap_or(Path::new("."));
-        match (parent.canonicalize(), path.file_name()) {
-            (Ok(parent), Some(name)) => parent.join(name),
-            _ => path.to_path_buf(),
-        }
-    })
 }
 
 /// The compiler as a build key names it: where it is (links followed), its size and its
