@@ -14,20 +14,16 @@ use super::cache::{
     keys_of, previous_result, read_result, result_path, row, run_key, Keys, ResultFile,
 };
 use super::folder::{Found, Scan};
+use super::one::{representative_blocks, BUILT};
 use super::options::Options;
 use super::summary::{gradebook, Summary};
 use crate::check::{self, Options as CheckOptions};
 use crate::error::Error;
 use crate::files::write_atomically;
+use crate::judge::CaseResult;
 use crate::judge::Run;
-use crate::judge::{CaseResult, Verdict};
-use crate::report::{
-    submission_of, verdict_counts, write_outputs_with, Change, Grades, Submission,
-};
-use crate::target::{display_argv, Program};
-
-/// The command line a gradebook shows for submissions built from their sources.
-pub(super) const BUILT: &str = "(each submission's sources, built)";
+use crate::report::{submission_of, write_outputs_with, Change, Grades, Submission};
+use crate::target::display_argv;
 
 /// What a grading tells its progress display.
 pub enum Step<'a> {
@@ -362,26 +358,7 @@ impl Class<'_> {
         let previous = previous.map(Box::new);
         let (run, build) = (&self.options.run, &self.options.build);
         let sources = run.is_empty() || !build.is_empty();
-        let mut check_options = CheckOptions {
-            spec: Some(self.suite.name.clone()),
-            program: match sources {
-                true => Program::Sources(dir.to_path_buf()),
-                false => Program::Command(run.clone()),
-            },
-            custom_build: (!build.is_empty()).then(|| crate::submission::Custom {
-                build: build.clone(),
-                run: run.clone(),
-            }),
-            dir: dir.to_path_buf(),
-            ..self.options.check.clone()
-        };
-        // The student's program runs in the student's folder, whatever its command line names,
-        // and never sees the grades of the others.
-        check_options.confine.cwd = Some(dir.to_path_buf());
-        check_options
-            .confine
-            .protected
-            .push(self.options.out.clone());
+        let check_options = super::one::submission_check(self.options, &self.suite.name, dir);
         // A command that runs what --build makes names files that are not there yet.
         let nested = build
             .is_empty()
@@ -440,20 +417,11 @@ impl Class<'_> {
                 submission_of(id, &run)
             }
             Err(err @ (Error::CouldNotRun { .. } | Error::Build(_))) => {
-                let mut verdicts = verdict_counts();
-                verdicts.insert(Verdict::CouldNotRun.slug().into(), self.cases_each as usize);
                 if options.gradescope.is_some() {
                     let text = crate::report::render_failure(&err.to_string());
                     write_gradescope(&options.out, id, &text)?;
                 }
-                Submission {
-                    id: id.to_string(),
-                    score: 0.0,
-                    groups: BTreeMap::new(),
-                    verdicts,
-                    error: Some(err.to_string()),
-                    cases: Vec::new(),
-                }
+                super::one::failed_row(id, &err, self.cases_each as usize)
             }
             Err(err) => return Err(err),
         };
@@ -502,23 +470,6 @@ pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
     });
     write_atomically(&out.join("report.html"), report.as_bytes())?;
     Ok(report.len())
-}
-
-/// The block of the first failing graded case of each cause, by case id.
-fn representative_blocks(run: &Run) -> BTreeMap<String, String> {
-    // A cause's first graded case: its first case if graded, else the first graded one of it.
-    run.summaries
-        .causes
-        .iter()
-        .filter_map(|cause| run.cases_of(cause).find(|r| r.case.graded))
-        .map(|r| {
-            let block = crate::report::case_block(&r.case.id(), true, &r.judgement);
-            (
-                r.case.id(),
-                anstream::adapter::strip_str(&block).to_string(),
-            )
-        })
-        .collect()
 }
 
 /// Writes a submission's `gradescope/<id>/results.json` under `out`.

@@ -6,17 +6,20 @@
 //! and the key under which a rerun reuses it, so an interrupted grading resumes where it
 //! stopped; [`audit`] says whose scores a regrade moved and why, and what `--dry-run` would
 //! rerun; [`preflight`] refuses, up front, a class one mistake would grade to zeros;
-//! [`summary`] is what a grading comes to and the gradebook it starts from. `grades.csv` and `grades.json` are written by `gradebook` from the result files
+//! [`summary`] is what a grading comes to and the gradebook it starts from; [`one`] grades
+//! one submission the same way, for the course server. `grades.csv` and `grades.json` are written by `gradebook` from the result files
 //! alone; the terminal's wording is in `cli`.
 
 mod audit;
 mod cache;
 mod dispatch;
 mod folder;
+mod one;
 mod options;
 mod preflight;
 mod summary;
 
 pub use dispatch::{grade, write_html, Step};
+pub use one::{empty_gradebook, grade_one, Failure, One};
 pub use options::Options;
 pub use summary::Summary;

@@ -258,6 +258,40 @@ pub struct Totals {
 }
 
 impl Run {
+    /// The run as a student may see it, for a server that holds the expected outputs of every
+    /// case: the cases of the `hidden` groups keep only their verdicts (each judgement
+    /// redacted, as the student kit's hidden cases), or with `leave_out` are not there at all;
+    /// the causes are those of what is left.
+    pub fn for_students(&self, hidden: &[String], leave_out: bool) -> Run {
+        let is_hidden = |result: &CaseResult| hidden.contains(&result.case.group);
+        let results: Vec<CaseResult> = self
+            .results
+            .iter()
+            .filter(|result| !(leave_out && is_hidden(result)))
+            .map(|result| {
+                let mut result = result.clone();
+                if is_hidden(&result) {
+                    result.case.hidden = true;
+                    result.judgement.redact();
+                }
+                result
+            })
+            .collect();
+        Run {
+            suites: self.suites.clone(),
+            summaries: Summaries::of(&results),
+            results,
+            n_filtered: self.n_filtered,
+            n_ungraded_left_out: self.n_ungraded_left_out,
+            target: self.target.clone(),
+            elapsed: self.elapsed,
+            inferred: self.inferred.clone(),
+            warnings: self.warnings.clone(),
+            interrupted: self.interrupted,
+            build: self.build.clone(),
+        }
+    }
+
     /// The id of the cause result `k` fails by (`None`: it passed or was skipped).
     pub fn cause_id_of(&self, k: usize) -> Option<&str> {
         let cause = (*self.summaries.cause_of.get(k)?)?;

@@ -213,8 +213,9 @@ fn as_text(cell: &str) -> String {
     }
 }
 
-/// One row per submission: id, score, each group's score, each verdict's count, the error.
-fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
+/// One row per submission: id, score, each group's score, each verdict's count, the error:
+/// `grades.csv`, which the course server's grades download repeats.
+pub fn csv(grades: &Grades) -> Result<Vec<u8>, Error> {
     let to_error = |err: csv::Error| Error::Write(format!("failed to write CSV: {err}"));
     let mut writer = csv::Writer::from_writer(Vec::new());
     let verdicts = verdict_counts();
