@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use xtask::cli::{print_report, show_progress, warn};
 use xtask::cli::{
     AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
-    GradeArgs, KitArgs, MergeArgs, NewArgs, Task,
+    GradeArgs, KitArgs, MergeArgs, NewArgs, ServeArgs, Task,
 };
 use xtask::error::Error;
 
@@ -98,6 +98,31 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
     ))
 }
 
+/// `serve`: the course server is a crate of its own (the web stack stays out of the harness's
+/// build): cargo builds it and runs it in this process's place, with the flags given.
+fn run_serve(args: ServeArgs) -> Result<ExitCode, Error> {
+    use std::os::unix::process::CommandExt;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = xtask::workspace::root().join("Cargo.toml");
+    let err = std::process::Command::new(&cargo)
+        .args([
+            "run",
+            "--package",
+            "gridjudge-server",
+            "--bin",
+            "gridjudge-server",
+        ])
+        .arg("--manifest-path")
+        .arg(&manifest)
+        .arg("--")
+        .args(&args.args)
+        .exec();
+    Err(Error::CouldNotRun {
+        command: format!("{} run --package gridjudge-server", cargo.to_string_lossy()),
+        message: err.to_string(),
+    })
+}
+
 fn run_merge(args: MergeArgs) -> Result<ExitCode, Error> {
     let grades = xtask::report::merge(&args.files, &args.out, args.allow_partial)?;
     done(&xtask::cli::merge_report(
@@ -166,5 +191,6 @@ fn main() -> ExitCode {
         Task::Adequacy(args) => run_adequacy(args),
         Task::Kit(args) => run_kit(args),
         Task::Autograder(args) => run_autograder(args),
+        Task::Serve(args) => run_serve(args),
     })
 }

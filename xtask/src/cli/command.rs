@@ -176,4 +176,7 @@ pub enum Task {
     Kit(KitArgs),
     /// Build a Gradescope autograder zip around the student kit.
     Autograder(AutograderArgs),
+    /// Run the course server: students hand in work in a browser, the instructor sees the
+    /// class (`serve --help` for its flags).
+    Serve(ServeArgs),
 }

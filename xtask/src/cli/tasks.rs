@@ -492,6 +492,15 @@ impl AdequacyArgs {
     }
 }
 
+/// The course server's flags, passed to it whole: `--course DIR`, `--listen ADDR`,
+/// `--links`, `--init`, ...
+#[derive(clap::Args)]
+#[command(disable_help_flag = true)]
+pub struct ServeArgs {
+    #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+    pub args: Vec<std::ffi::OsString>,
+}
+
 #[derive(clap::Args)]
 pub struct MergeArgs {
     /// Where the merged grades.csv and grades.json go.

@@ -1,0 +1,96 @@
+//! The JSON API for scripts (a student's own CI, an LMS bridge), signed in by the token of the
+//! student's link (`Authorization: Bearer ...`), or by the browser's session.
+
+use std::sync::Arc;
+
+use axum::extract::{Multipart, Path as UrlPath, Query, State as Shared};
+use axum::http::StatusCode;
+use axum::response::{IntoResponse, Response};
+use axum::Json;
+use serde_json::json;
+
+use crate::auth::Who;
+use crate::web::{not_found, Reply, State};
+
+/// `POST /api/v1/assignments/{name}/submissions`: multipart `file` fields; 202 with the id.
+/// A session (not a bearer token) must send its CSRF token as a `csrf` field.
+pub async fn submit(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(name): UrlPath<String>,
+    multipart: Multipart,
+) -> Result<Response, Reply> {
+    let (files, csrf) = crate::web::read_upload(multipart).await?;
+    if who.session.is_some() {
+        crate::web::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
+    }
+    let id = crate::web::accept(&state, &who, &name, files).await?;
+    Ok((StatusCode::ACCEPTED, Json(json!({ "id": id }))).into_response())
+}
+
+/// `GET /api/v1/submissions/{id}`: where it stands, its score, and the check --json document
+/// its owner may see. Another student's is not found.
+pub async fn submission(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(id): UrlPath<i64>,
+) -> Result<Response, Reply> {
+    let sub = crate::pages::visible(&state, &who, id).await?;
+    let report = match sub.is_final() {
+        true => crate::pages::report_json(&state, &who, &sub).await?,
+        false => None,
+    };
+    let report: serde_json::Value = report
+        .and_then(|text| serde_json::from_str(&text).ok())
+        .unwrap_or(serde_json::Value::Null);
+    let (done, total) = match state.live.get(sub.id) {
+        Some((_, done, total)) => (done as i64, total as i64),
+        None => (sub.cases_done, sub.cases_total),
+    };
+    let status = state
+        .live
+        .get(sub.id)
+        .map_or(sub.status.clone(), |live| live.0);
+    Ok(Json(json!({
+        "id": sub.id,
+        "student": sub.student,
+        "assignment": sub.assignment,
+        "status": status,
+        "late": sub.late,
+        "cases_done": done,
+        "cases_total": total,
+        "score": sub.score.filter(|_| sub.is_final()),
+        "max_score": sub.max_score,
+        "error": sub.error,
+        "report": report,
+    }))
+    .into_response())
+}
+
+#[derive(serde::Deserialize)]
+pub struct Which {
+    assignment: Option<String>,
+}
+
+/// `GET /api/v1/grades.csv[?assignment=NAME]`: the instructor's; the only assignment when the
+/// course has one.
+pub async fn grades_csv(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    Query(which): Query<Which>,
+) -> Result<Response, Reply> {
+    if !who.instructor() {
+        return Err(not_found());
+    }
+    let assignment = match (&which.assignment, state.course.assignments.as_slice()) {
+        (Some(name), _) => crate::class::find(&state, name)?,
+        (None, [only]) => only,
+        (None, _) => {
+            return Err(Reply::Status(
+                StatusCode::BAD_REQUEST,
+                "The course has several assignments: add ?assignment=NAME.".into(),
+            ))
+        }
+    };
+    crate::class::grades_csv_of(&state, assignment).await
+}

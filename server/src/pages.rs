@@ -1,0 +1,488 @@
+//! The students' pages: the assignments with their deadlines and the student's own scores,
+//! an assignment's submit form and history, a submission's page (it follows its grading by
+//! server-sent events, then shows the result: the score, each cause with its first difference,
+//! and the check report the student knows from `check --html`). Every string a student or a
+//! program chose is escaped by the templates (maud); no page names a path of the grader.
+
+use std::convert::Infallible;
+use std::sync::Arc;
+use std::time::Duration;
+
+use axum::extract::{Multipart, Path as UrlPath, State as Shared};
+use axum::http::{header, StatusCode};
+use axum::response::sse::{Event, KeepAlive, Sse};
+use axum::response::{Html, IntoResponse, Redirect, Response};
+use maud::{html, Markup, DOCTYPE};
+use sqlx::Row;
+
+use crate::auth::Who;
+use crate::course::{Assignment, Late, ShowHidden};
+use crate::db::now;
+use crate::grading::FINAL;
+use crate::web::{not_found, Reply, State};
+use crate::Fault;
+
+const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}\
+.muted{color:#666}.late{color:#a40}.bad{color:#b00}.good{color:#070}pre{background:#f4f4f4;padding:.5rem;overflow:auto}\
+nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ddd;padding-bottom:.5rem}nav form{margin-left:auto}\
+iframe{width:100%;height:40rem;border:1px solid #ccc}";
+
+/// A page of the server: the course's title, the signed-in person, and sign out.
+pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html<String> {
+    let markup = html! {
+        (DOCTYPE)
+        html lang="en" {
+            head {
+                meta charset="utf-8";
+                meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) " · " (state.course.title) }
+                style { (STYLE) }
+                script src="/static/live.js" defer {}
+            }
+            body {
+                nav {
+                    a href="/" { strong { (state.course.title) } }
+                    @if let Some(who) = who {
+                        @match &who.student {
+                            Some(id) => span.muted { "signed in as " (state.course.student(id).map_or(id.as_str(), |s| s.name.as_str())) },
+                            None => { a href="/instructor" { "the class" } span.muted { "signed in as the instructor" } },
+                        }
+                        @if let Some(csrf) = &who.csrf {
+                            form method="post" action="/logout" {
+                                input type="hidden" name="csrf" value=(csrf);
+                                button type="submit" { "Sign out" }
+                            }
+                        }
+                    }
+                }
+                h1 { (title) }
+                (body)
+            }
+        }
+    };
+    Html(markup.into_string())
+}
+
+/// A page that only says something (an error, "sign in").
+pub fn message(title: &str, text: &str) -> Html<String> {
+    Html(
+        html! {
+            (DOCTYPE)
+            html lang="en" { head { meta charset="utf-8"; title { (title) } style { (STYLE) } }
+                body { h1 { (title) } p { (text) } } }
+        }
+        .into_string(),
+    )
+}
+
+/// A time as the pages write it (UTC).
+pub fn when(seconds: i64) -> String {
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_default()
+}
+
+/// A score as the pages write it.
+pub fn points(score: Option<f64>) -> String {
+    score.map_or_else(|| "–".into(), |s| format!("{s:.2}"))
+}
+
+/// One submission as the pages show it.
+#[derive(Debug, Clone)]
+pub struct Sub {
+    pub id: i64,
+    pub student: String,
+    pub assignment: String,
+    pub created_at: i64,
+    pub late: bool,
+    pub status: String,
+    pub cases_done: i64,
+    pub cases_total: i64,
+    pub score: Option<f64>,
+    pub max_score: Option<f64>,
+    pub error: Option<String>,
+}
+
+/// The columns [`sub_of`] reads, in its order, for `concat!` into a query.
+#[macro_export]
+macro_rules! sub_columns {
+    () => {
+        "id, student, assignment, created_at, late, status, cases_done, cases_total, score, max_score, error"
+    };
+}
+
+pub fn sub_of(row: &sqlx::sqlite::SqliteRow) -> Sub {
+    Sub {
+        id: row.get(0),
+        student: row.get(1),
+        assignment: row.get(2),
+        created_at: row.get(3),
+        late: row.get(4),
+        status: row.get(5),
+        cases_done: row.get(6),
+        cases_total: row.get(7),
+        score: row.get(8),
+        max_score: row.get(9),
+        error: row.get(10),
+    }
+}
+
+impl Sub {
+    pub fn is_final(&self) -> bool {
+        FINAL.contains(&self.status.as_str())
+    }
+
+    /// Its score as it counts: a late one's times `1 - penalty`.
+    pub fn counted(&self, assignment: &Assignment) -> Option<f64> {
+        let score = self.score.filter(|_| self.is_final())?;
+        Some(match (self.late, assignment.late) {
+            (true, Late::Accepted { penalty }) => score * (1.0 - penalty),
+            _ => score,
+        })
+    }
+}
+
+/// Submission `id` if `who` may see it (the student's own, or any for the instructor): else
+/// not found, the same answer as for an id that does not exist.
+pub async fn visible(state: &State, who: &Who, id: i64) -> Result<Sub, Reply> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        crate::sub_columns!(),
+        " FROM submissions WHERE id = ?1"
+    ))
+    .bind(id)
+    .fetch_optional(&state.db)
+    .await
+    .map_err(Fault::db)?;
+    match row.map(|row| sub_of(&row)) {
+        Some(sub) if who.instructor() || who.student.as_ref() == Some(&sub.student) => Ok(sub),
+        _ => Err(not_found()),
+    }
+}
+
+/// The submissions of `student` to `assignment`, newest first.
+pub async fn history(state: &State, student: &str, assignment: &str) -> Result<Vec<Sub>, Fault> {
+    let rows = sqlx::query(concat!(
+        "SELECT ",
+        crate::sub_columns!(),
+        " FROM submissions WHERE student = ?1 AND assignment = ?2 ORDER BY id DESC"
+    ))
+    .bind(student)
+    .bind(assignment)
+    .fetch_all(&state.db)
+    .await
+    .map_err(Fault::db)?;
+    Ok(rows.iter().map(sub_of).collect())
+}
+
+/// Where a submission stands, in words.
+pub async fn status_text(state: &State, sub: &Sub) -> Result<String, Fault> {
+    if let Some((status, done, total)) = state.live.get(sub.id) {
+        return Ok(match status.as_str() {
+            "running" => format!("running: case {} of {total}", (done + 1).min(total)),
+            other => other.to_string(),
+        });
+    }
+    Ok(match sub.status.as_str() {
+        "queued" => {
+            let ahead: i64 = sqlx::query_scalar(
+                "SELECT COUNT(*) FROM submissions WHERE id < ?1 AND status IN ('queued', 'building', 'running')",
+            )
+            .bind(sub.id)
+            .fetch_one(&state.db)
+            .await
+            .map_err(Fault::db)?;
+            match ahead {
+                0 => "queued: yours is next".into(),
+                n => format!("queued: {n} before yours"),
+            }
+        }
+        "running" => format!(
+            "running: case {} of {}",
+            sub.cases_done + 1,
+            sub.cases_total
+        ),
+        "graded" => format!(
+            "graded: {} of {} points",
+            points(sub.score),
+            points(sub.max_score)
+        ),
+        other => other.to_string(),
+    })
+}
+
+/// `/`: the student's assignments (the instructor's home is the class).
+pub async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
+    let Some(student) = who.student.clone() else {
+        return Ok(Redirect::to("/instructor").into_response());
+    };
+    let mut rows = Vec::new();
+    for assignment in &state.course.assignments {
+        let subs = history(&state, &student, &assignment.name).await?;
+        let best = subs
+            .iter()
+            .filter_map(|s| s.counted(assignment))
+            .fold(None, |best: Option<f64>, s| {
+                Some(best.map_or(s, |b| b.max(s)))
+            });
+        rows.push((assignment, subs.first().cloned(), best, subs.len()));
+    }
+    let body = html! {
+        table {
+            tr { th { "assignment" } th { "deadline" } th { "attempts" } th { "latest" } th { "best" } }
+            @for (assignment, latest, best, attempts) in &rows {
+                tr {
+                    td { a href={ "/assignments/" (assignment.name) } { (assignment.title) } }
+                    td { (when(assignment.deadline.timestamp()))
+                        @if now() > assignment.deadline.timestamp() { " " span.late { "(passed)" } } }
+                    td { (attempts) }
+                    td { @match latest { Some(sub) => { a href={ "/submissions/" (sub.id) } { (points(sub.score)) " (" (sub.status) ")" } }, None => "–" } }
+                    td { (points(*best)) }
+                }
+            }
+        }
+    };
+    Ok(page(&state, Some(&who), "Your assignments", body).into_response())
+}
+
+/// `/assignments/{name}`: the deadline, the form, the history.
+pub async fn assignment(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(name): UrlPath<String>,
+) -> Result<Response, Reply> {
+    let Some(assignment) = state.course.assignment(&name) else {
+        return Err(not_found());
+    };
+    let Some(student) = who.student.clone() else {
+        return Ok(Redirect::to("/instructor").into_response());
+    };
+    let subs = history(&state, &student, &name).await?;
+    let next = crate::web::next_allowed(&state, &student, &name, assignment.per_hour).await?;
+    let at = now();
+    let passed = at > assignment.deadline.timestamp();
+    let body = html! {
+        p { "Due " strong { (when(assignment.deadline.timestamp())) } "."
+            @if passed { " " span.late { "The deadline has passed: "
+                @match assignment.late {
+                    Late::Refused => "no more work is taken.",
+                    Late::Accepted { penalty } => { "work is still taken, marked late, its score counted at " (format!("{:.0}", (1.0 - penalty) * 100.0)) "%." },
+                } } } }
+        p.muted { (assignment.per_hour) " submissions per hour."
+            @if !assignment.languages.is_empty() { " Languages: " (assignment.languages.join(", ")) "." } }
+        @if next > at {
+            p.late #limit { "You have reached this hour's limit: your next submission is allowed at " (when(next)) "." }
+        } @else if !(passed && assignment.late == Late::Refused) {
+            form method="post" action={ "/assignments/" (name) "/submissions" } enctype="multipart/form-data" {
+                input type="hidden" name="csrf" value=(who.csrf.clone().unwrap_or_default());
+                p { label { "Files (your sources, or one .zip): " input #files type="file" name="file" multiple; } }
+                p { label { "Or a folder: " input #folder type="file" name="file" webkitdirectory; } }
+                button #submit type="submit" { "Hand in" }
+            }
+        }
+        h2 { "Your submissions" }
+        @if subs.is_empty() { p.muted { "None yet." } } @else {
+            table {
+                tr { th { "#" } th { "handed in" } th { "status" } th { "score" } }
+                @for sub in &subs {
+                    tr { td { a href={ "/submissions/" (sub.id) } { (sub.id) } }
+                        td { (when(sub.created_at)) @if sub.late { " " span.late { "late" } } }
+                        td { (sub.status) } td { (points(sub.score)) " / " (points(sub.max_score)) } }
+                }
+            }
+        }
+    };
+    Ok(page(&state, Some(&who), &assignment.title, body).into_response())
+}
+
+/// The form's upload: stored, queued, then the submission's page.
+pub async fn submit(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(name): UrlPath<String>,
+    multipart: Multipart,
+) -> Result<Response, Reply> {
+    let (files, csrf) = crate::web::read_upload(multipart).await?;
+    crate::web::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
+    let id = crate::web::accept(&state, &who, &name, files).await?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
+}
+
+/// Which of a graded submission's reports `who` sees: the instructor every case whole; a
+/// student the hidden cases by verdict, or not at all before the deadline where the course
+/// says so.
+pub fn report_column(state: &State, who: &Who, sub: &Sub) -> &'static str {
+    let assignment = state.course.assignment(&sub.assignment);
+    match assignment {
+        _ if who.instructor() => "full",
+        Some(a)
+            if a.show_hidden == ShowHidden::AfterDeadline && now() <= a.deadline.timestamp() =>
+        {
+            "before"
+        }
+        _ => "students",
+    }
+}
+
+/// The check --json document of submission `id` that `who` sees.
+pub async fn report_json(state: &State, who: &Who, sub: &Sub) -> Result<Option<String>, Fault> {
+    let query = match report_column(state, who, sub) {
+        "full" => "SELECT report_full FROM submissions WHERE id = ?1",
+        "before" => "SELECT report_before FROM submissions WHERE id = ?1",
+        _ => "SELECT report_students FROM submissions WHERE id = ?1",
+    };
+    sqlx::query_scalar(query)
+        .bind(sub.id)
+        .fetch_one(&state.db)
+        .await
+        .map_err(Fault::db)
+}
+
+/// The failing causes of a report, each with its first case's first difference.
+fn differences(report: &serde_json::Value) -> Markup {
+    let cases = report["cases"].as_array().cloned().unwrap_or_default();
+    let mut seen = std::collections::HashSet::new();
+    let firsts: Vec<&serde_json::Value> = cases
+        .iter()
+        .filter(|case| {
+            let cause = case["cause_id"].as_str().unwrap_or_default();
+            !cause.is_empty() && seen.insert(cause.to_string())
+        })
+        .collect();
+    html! {
+        @for case in firsts {
+            section.cause {
+                h3 { code { (case["id"].as_str().unwrap_or_default()) } " " (case["verdict"].as_str().unwrap_or_default()) }
+                p { (case["cause"].as_str().unwrap_or_default()) " " (case["consequence"].as_str().unwrap_or_default()) }
+                @if let Some(diff) = case["first_difference"].as_object() {
+                    p { "line " (diff["line"]) ", column " (diff["column"]) ": " (diff["cause"].as_str().unwrap_or_default()) }
+                    pre.difference { "expected: " (diff["expected_line"].as_str().unwrap_or("(nothing)")) "\n" "actual:   " (diff["actual_line"].as_str().unwrap_or("(nothing)")) }
+                }
+            }
+        }
+    }
+}
+
+/// `/submissions/{id}`: its status, following the grading, then its result.
+pub async fn submission(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(id): UrlPath<i64>,
+) -> Result<Response, Reply> {
+    let sub = visible(&state, &who, id).await?;
+    let status = status_text(&state, &sub).await?;
+    let report = match sub.is_final() {
+        true => report_json(&state, &who, &sub).await?,
+        false => None,
+    };
+    let report: Option<serde_json::Value> =
+        report.and_then(|text| serde_json::from_str(&text).ok());
+    let title = format!("Submission {} to {}", sub.id, sub.assignment);
+    let body = html! {
+        p { "Handed in " (when(sub.created_at)) " by " (sub.student) @if sub.late { " " span.late { "(late)" } } }
+        @if sub.is_final() {
+            p #status data-final="1" { (status) }
+        } @else {
+            p #status data-events={ "/submissions/" (sub.id) "/events" } { (status) }
+        }
+        @if let Some(error) = &sub.error { pre.bad { (error) } }
+        @if let Some(report) = &report {
+            p #totals { (report["passed"]) " passed, " (report["failed"]) " failed" }
+            (differences(report))
+            h2 { "The report" }
+            iframe src={ "/submissions/" (sub.id) "/report" } sandbox="" title="the check report" {}
+        }
+        p { a href={ "/assignments/" (sub.assignment) } { "back to the assignment" } }
+    };
+    Ok(page(&state, Some(&who), &title, body).into_response())
+}
+
+/// `/submissions/{id}/report`: the check --html page of the submission, as `who` may see it.
+pub async fn report(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(id): UrlPath<i64>,
+) -> Result<Response, Reply> {
+    let sub = visible(&state, &who, id).await?;
+    let query = match report_column(&state, &who, &sub) {
+        "full" => "SELECT html_full FROM submissions WHERE id = ?1",
+        "before" => "SELECT html_before FROM submissions WHERE id = ?1",
+        _ => "SELECT html_students FROM submissions WHERE id = ?1",
+    };
+    let html: Option<String> = sqlx::query_scalar(query)
+        .bind(id)
+        .fetch_one(&state.db)
+        .await
+        .map_err(Fault::db)?;
+    match html {
+        Some(html) => Ok(Html(html).into_response()),
+        None => Err(Reply::Status(
+            StatusCode::NOT_FOUND,
+            "This submission has no report (yet).".into(),
+        )),
+    }
+}
+
+/// `/submissions/{id}/events`: its status as it changes (`progress` events), then `final`;
+/// the stream ends by itself after an hour.
+pub async fn events(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    UrlPath(id): UrlPath<i64>,
+) -> Result<Response, Reply> {
+    visible(&state, &who, id).await?;
+    // Bounded: an hour of looks, or the server stopping.
+    let until = std::time::Instant::now() + Duration::from_secs(3600);
+    let stream = futures::stream::unfold(
+        (state, String::new(), false),
+        move |(state, last, ended)| async move {
+            while !ended
+                && std::time::Instant::now() < until
+                && !state.stopping.load(std::sync::atomic::Ordering::Relaxed)
+            {
+                let sub = sqlx::query(concat!(
+                    "SELECT ",
+                    crate::sub_columns!(),
+                    " FROM submissions WHERE id = ?1"
+                ))
+                .bind(id)
+                .fetch_optional(&state.db)
+                .await
+                .ok()
+                .flatten()
+                .map(|row| sub_of(&row))?;
+                let text = status_text(&state, &sub).await.ok()?;
+                if sub.is_final() {
+                    let event = Event::default().event("final").data(text);
+                    return Some((Ok::<Event, Infallible>(event), (state, last, true)));
+                }
+                if text != last {
+                    let event = Event::default().event("progress").data(text.clone());
+                    return Some((Ok(event), (state, text, false)));
+                }
+                tokio::time::sleep(Duration::from_millis(250)).await;
+            }
+            None
+        },
+    );
+    Ok(Sse::new(stream)
+        .keep_alive(KeepAlive::default())
+        .into_response())
+}
+
+/// The one script of the pages: a submission's page follows its events, and shows the result
+/// when grading ends.
+pub async fn live_js() -> Response {
+    const SCRIPT: &str = "const s = document.getElementById('status');\n\
+if (s && s.dataset.events) {\n\
+  const events = new EventSource(s.dataset.events);\n\
+  events.addEventListener('progress', (e) => { s.textContent = e.data; });\n\
+  events.addEventListener('final', (e) => { s.textContent = e.data; events.close(); location.reload(); });\n\
+}\n";
+    (
+        [(header::CONTENT_TYPE, "text/javascript; charset=utf-8")],
+        SCRIPT,
+    )
+        .into_response()
+}
