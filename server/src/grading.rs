@@ -245,7 +245,8 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
 
 async fn record_failure(state: &State, job: &Job, status: &str, why: &str) -> Result<(), Fault> {
     let why = without_paths(why.to_string(), &grader_paths(state));
-    sqlx::query(
+    let mut tx = state.db.begin().await.map_err(Fault::db)?;
+    let written = sqlx::query(
         "UPDATE submissions SET status = ?1, error = ?2, score = 0, graded_at = ?3
          WHERE id = ?4 AND generation = ?5 AND status NOT IN ('graded', 'could not build', 'could not run')",
     )
@@ -254,10 +255,28 @@ async fn record_failure(state: &State, job: &Job, status: &str, why: &str) -> Re
     .bind(now())
     .bind(job.submission)
     .bind(job.generation)
-    .execute(&state.db)
+    .execute(&mut *tx)
     .await
-    .map_err(Fault::db)?;
+    .map_err(Fault::db)?
+    .rows_affected();
+    if written == 1 {
+        recorded(&mut tx, job).await?;
+    }
+    tx.commit().await.map_err(Fault::db)?;
     state.live.done(job.submission);
+    Ok(())
+}
+
+/// Notes the result of `job` as recorded; the key refuses a second result outright (the
+/// second line of defence, after the status the update waits for).
+async fn recorded(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, job: &Job) -> Result<(), Fault> {
+    sqlx::query("INSERT INTO gradings (submission, generation, recorded_at) VALUES (?1, ?2, ?3)")
+        .bind(job.submission)
+        .bind(job.generation)
+        .bind(now())
+        .execute(&mut **tx)
+        .await
+        .map_err(Fault::db)?;
     Ok(())
 }
 
@@ -357,6 +376,9 @@ async fn record(
     .await
     .map_err(Fault::db)?
     .rows_affected();
+    if written == 1 {
+        recorded(&mut tx, job).await?;
+    }
     if written == 1 && job.generation > 0 {
         let new_score = one.submission.score;
         if waiting.old_score != Some(new_score) {

@@ -1,0 +1,362 @@
+//! The course server over HTTP, on a free loopback port, in a temporary course folder: two
+//! students graded as `grade` grades them, each seeing only their own work, forms refused
+//! without their CSRF token, the hourly limit, late work, the upload cap, and a kill -9 in the
+//! middle of grading.
+
+mod support;
+
+use support::{go_assignment, go_c, go_c_wrong, Client, Course, Server};
+
+#[test]
+fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
+    let course = Course::new(
+        &["ada", "alan"],
+        &[&go_assignment(
+            "go",
+            "hidden = [\"error-character\", \"generated\"]\nlanguages = [\"c\"]",
+        )],
+    );
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let mut alan = server.client();
+    alan.bearer = Some(links["alan"].clone());
+
+    let a = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(a.status, 202, "{}", a.body);
+    let a = a.json()["id"].as_i64().unwrap();
+    let b = alan.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c_wrong())],
+    );
+    assert_eq!(b.status, 202, "{}", b.body);
+    let b = b.json()["id"].as_i64().unwrap();
+
+    let graded_a = ada.wait_final(a);
+    let graded_b = alan.wait_final(b);
+    assert_eq!(graded_a["status"], "graded");
+    assert_eq!(graded_a["student"], "ada");
+    assert_eq!(graded_a["score"], graded_a["max_score"]);
+    assert_eq!(graded_b["status"], "graded");
+    assert!(graded_b["score"].as_f64().unwrap() < graded_b["max_score"].as_f64().unwrap());
+
+    // The grades are grade's, byte for byte, on the same files.
+    let mut instructor = server.client();
+    instructor.bearer = Some(links["instructor"].clone());
+    let csv = instructor.get("/api/v1/grades.csv");
+    assert_eq!(csv.status, 200);
+    let expected = support::grade_csv(&[("ada", "go.c", &go_c()), ("alan", "go.c", &go_c_wrong())]);
+    assert_eq!(csv.body, expected);
+
+    // Alan's failing cases are in hidden groups: he sees their verdicts, not their lines; the
+    // instructor sees everything.
+    let failing = |report: &serde_json::Value| -> Vec<serde_json::Value> {
+        report["cases"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|c| c["verdict"] != "pass")
+            .cloned()
+            .collect()
+    };
+    let his = failing(&graded_b["report"]);
+    assert!(!his.is_empty());
+    assert!(
+        his.iter().all(|c| ["error-character", "generated"]
+            .contains(&c["group"].as_str().unwrap())
+            && c["first_difference"].is_null()),
+        "{his:?}"
+    );
+    let theirs = failing(&instructor.get(&format!("/api/v1/submissions/{b}")).json()["report"]);
+    assert!(theirs
+        .iter()
+        .all(|c| c["first_difference"]["expected_line"].is_string()));
+    // No student page names a path of the grader.
+    let page = alan.get(&format!("/api/v1/submissions/{b}")).body;
+    assert!(!page.contains(&course.path().display().to_string()));
+    assert!(!page.contains(".cache/gridjudge"), "{page}");
+
+    // Another student's submission is not found, on every route that takes an id.
+    for path in [
+        format!("/api/v1/submissions/{a}"),
+        format!("/submissions/{a}"),
+        format!("/submissions/{a}/report"),
+        format!("/submissions/{a}/events"),
+    ] {
+        let mut browser = server.client();
+        browser.login(&links["alan"]);
+        assert_eq!(browser.get(&path).status, 404, "{path}");
+        assert_eq!(alan.get(&path).status, 404, "{path}");
+        assert_eq!(ada.get(&path).status, 200, "{path}");
+    }
+    assert_eq!(alan.get("/api/v1/submissions/999999").status, 404);
+    // The instructor's routes are not found for a student.
+    assert_eq!(alan.get("/api/v1/grades.csv").status, 404);
+    assert_eq!(
+        alan.get("/instructor/assignments/go/grades.csv").status,
+        404
+    );
+    // A student's upload in a language the assignment does not take is refused.
+    let python = alan.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.py", b"print(1)\n")],
+    );
+    assert_eq!(python.status, 422, "{}", python.body);
+    // Every graded submission was recorded once.
+    assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "2");
+}
+
+#[test]
+fn forms_are_refused_without_their_csrf_token_and_pages_carry_the_policy() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut browser = server.client();
+    let login = browser.login(&links["ada"]);
+    assert_eq!(login.status, 303);
+    let cookie = &login.headers["set-cookie"];
+    assert!(
+        cookie.contains("HttpOnly") && cookie.contains("SameSite=Strict"),
+        "{cookie}"
+    );
+    let page = browser.get("/assignments/go");
+    assert_eq!(page.status, 200);
+    let policy = &page.headers["content-security-policy"];
+    assert!(
+        policy.contains("script-src 'self'") && !policy.contains("unsafe-eval"),
+        "{policy}"
+    );
+    let forged = browser.post_files(
+        "/assignments/go/submissions",
+        &[("csrf", "00000000000000000000000000000000")],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(forged.status, 403, "{}", forged.body);
+    let missing = browser.post_files("/assignments/go/submissions", &[], &[("go.c", &go_c())]);
+    assert_eq!(missing.status, 403);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "0");
+    let csrf = browser.csrf("/assignments/go");
+    let taken = browser.post_files(
+        "/assignments/go/submissions",
+        &[("csrf", &csrf)],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(taken.status, 303, "{}", taken.body);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "1");
+    // Sign out needs the token too; after it, the cookie opens nothing.
+    assert_ne!(
+        browser.post_form("/logout", &[("csrf", "nope")]).status,
+        200
+    );
+    assert_eq!(browser.post_form("/logout", &[("csrf", &csrf)]).status, 200);
+    assert_eq!(browser.get("/assignments/go").status, 401);
+    // A link guessed wrong is counted against the address, and then refused outright.
+    let guesser = server.client();
+    let mut statuses = Vec::new();
+    for k in 0..12 {
+        statuses.push(guesser.get(&format!("/login/{k:032x}")).status);
+    }
+    assert_eq!(&statuses[..10], &[404; 10]);
+    assert_eq!(statuses[11], 429);
+    assert_eq!(guesser.get(&format!("/login/{}", links["ada"])).status, 429);
+}
+
+#[test]
+fn the_hourly_limit_holds_and_says_when_the_next_submission_is_allowed() {
+    let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "per_hour = 2")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    for _ in 0..2 {
+        let answer = ada.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &go_c())],
+        );
+        assert_eq!(answer.status, 202, "{}", answer.body);
+    }
+    let third = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(third.status, 429, "{}", third.body);
+    let retry: i64 = third.headers["retry-after"].parse().unwrap();
+    assert!((3500..=3600).contains(&retry), "{retry}");
+    assert!(
+        third.body.contains("next submission is allowed at"),
+        "{}",
+        third.body
+    );
+    // Another student is not held by Ada's limit.
+    let mut alan = server.client();
+    alan.bearer = Some(links["alan"].clone());
+    assert_eq!(
+        alan.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &go_c())]
+        )
+        .status,
+        202
+    );
+    let mut browser = server.client();
+    browser.login(&links["ada"]);
+    let page = browser.get("/assignments/go").body;
+    assert!(
+        page.contains("your next submission is allowed at"),
+        "{page}"
+    );
+    assert!(!page.contains("type=\"file\""));
+}
+
+#[test]
+fn late_work_is_marked_and_counted_with_its_penalty_or_refused() {
+    let course = Course::new(
+        &["ada"],
+        &[
+            "name = \"late\"\nspec = \"go\"\ndeadline = \"2020-01-01T00:00:00+00:00\"\nlate = \"accept\"\nlate_penalty = 0.25",
+            "name = \"closed\"\nspec = \"go\"\ndeadline = \"2020-01-01T00:00:00+00:00\"\nlate = \"refuse\"",
+        ],
+    );
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let refused = ada.post_files(
+        "/api/v1/assignments/closed/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(refused.status, 403, "{}", refused.body);
+    assert!(refused.body.contains("deadline"));
+    let late = ada.post_files(
+        "/api/v1/assignments/late/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(late.status, 202);
+    let graded = ada.wait_final(late.json()["id"].as_i64().unwrap());
+    assert_eq!(graded["late"], true);
+    assert_eq!(graded["score"], graded["max_score"]);
+    let max = graded["max_score"].as_f64().unwrap();
+    let mut instructor = server.client();
+    instructor.bearer = Some(links["instructor"].clone());
+    let csv = instructor.get("/api/v1/grades.csv?assignment=late").body;
+    let row = csv.lines().nth(1).unwrap();
+    // 75% of the points: the late penalty of a quarter.
+    assert!(
+        row.starts_with(&format!("ada,{:.2},{max:.2},", max * 0.75)),
+        "{csv}"
+    );
+    let mut browser = server.client();
+    browser.login(&links["instructor"]);
+    let class = browser.get("/instructor").body;
+    assert!(class.contains("class=\"late\""), "{class}");
+}
+
+#[test]
+fn an_upload_over_the_cap_is_refused_and_nothing_is_stored() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--max-upload", "1", "--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let big = vec![b'x'; 3 << 20];
+    let answer = ada.post_files("/api/v1/assignments/go/submissions", &[], &[("go.c", &big)]);
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "0");
+    assert_eq!(course.sql("SELECT COUNT(*) FROM files"), "0");
+    let store = course.path().join(".gridjudge/store");
+    let stored = walk(&store);
+    assert!(stored.is_empty(), "{stored:?}");
+    // Names that try to leave the folder keep their last part only.
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("../../escape.c", &go_c())],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    assert_eq!(course.sql("SELECT name FROM files"), "escape.c");
+}
+
+fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
+    let mut found = Vec::new();
+    if let Ok(entries) = std::fs::read_dir(dir) {
+        for entry in entries.flatten() {
+            match entry.path().is_dir() {
+                true => found.extend(walk(&entry.path())),
+                false => found.push(entry.path()),
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_restart() {
+    let course = Course::new(&["s1", "s2", "s3"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let server = Server::start(&course, &[]);
+    let mut ids = Vec::new();
+    for student in ["s1", "s2", "s3"] {
+        let mut client = server.client();
+        client.bearer = Some(links[student].clone());
+        let answer = client.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.py", &python)],
+        );
+        assert_eq!(answer.status, 202, "{}", answer.body);
+        ids.push(answer.json()["id"].as_i64().unwrap());
+    }
+    // Killed once the first submission is well into its cases.
+    let mut watcher = server.client();
+    watcher.bearer = Some(links["s1"].clone());
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let json = watcher
+            .get(&format!("/api/v1/submissions/{}", ids[0]))
+            .json();
+        if json["status"] == "running" && json["cases_done"].as_i64().unwrap_or(0) >= 5 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never running: {json}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    server.kill();
+    assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "0");
+    let server = Server::start(&course, &[]);
+    let mut max = None;
+    for (student, id) in ["s1", "s2", "s3"].iter().zip(&ids) {
+        let mut client: Client = server.client();
+        client.bearer = Some(links[*student].clone());
+        let graded = client.wait_final(*id);
+        assert_eq!(graded["status"], "graded", "{graded}");
+        assert_eq!(graded["score"], graded["max_score"], "{student}");
+        max = Some(graded["max_score"].clone());
+    }
+    assert!(max.is_some());
+    for id in &ids {
+        assert_eq!(
+            course.sql(&format!(
+                "SELECT COUNT(*) FROM gradings WHERE submission = {id}"
+            )),
+            "1"
+        );
+    }
+    // SIGTERM stops it cleanly.
+    assert!(server.terminate().success());
+}

@@ -1,0 +1,377 @@
+//! What the server's tests share: a course folder in a temporary directory, the server started
+//! on a free loopback port (and ended by its pid), login links, and a small HTTP client that
+//! keeps its session cookie.
+
+#![allow(dead_code)]
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Read};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const SERVER: &str = env!("CARGO_BIN_EXE_gridjudge-server");
+
+/// The bundled reference, built once.
+pub fn reference() -> PathBuf {
+    xtask::workspace::build_reference().expect("the reference builds")
+}
+
+/// A file of the checkout.
+pub fn checkout(path: &str) -> PathBuf {
+    xtask::workspace::root().join(path)
+}
+
+/// The C solution of the Go spec, right, and one that says "in line" where the handout says
+/// "on line" (it fails the illegal-character cases only).
+pub fn go_c() -> Vec<u8> {
+    std::fs::read(checkout("xtask/tests/solutions/go/go.c")).unwrap()
+}
+
+pub fn go_c_wrong() -> Vec<u8> {
+    let text = String::from_utf8(go_c()).unwrap();
+    assert!(text.contains("illegal character on line"));
+    text.replace("illegal character on line", "illegal character in line")
+        .into_bytes()
+}
+
+pub struct Course {
+    pub dir: tempfile::TempDir,
+}
+
+impl Course {
+    /// A course with the roster `students` and `assignments` (each the body of one
+    /// `[[assignment]]` table).
+    pub fn new(students: &[&str], assignments: &[&str]) -> Course {
+        let dir = tempfile::tempdir().unwrap();
+        let mut toml = String::from("title = \"Test course\"\n");
+        for body in assignments {
+            toml += "\n[[assignment]]\n";
+            toml += body;
+            toml += "\n";
+        }
+        std::fs::write(dir.path().join("course.toml"), toml).unwrap();
+        let mut roster = String::from("id,name,email\n");
+        for id in students {
+            roster += &format!("{id},Student {id},{id}@example.edu\n");
+        }
+        std::fs::write(dir.path().join("roster.csv"), roster).unwrap();
+        Course { dir }
+    }
+
+    pub fn path(&self) -> &Path {
+        self.dir.path()
+    }
+
+    /// Fresh login tokens of every student and of `instructor`, from `--links`.
+    pub fn links(&self) -> HashMap<String, String> {
+        let out = Command::new(SERVER)
+            .arg("--course")
+            .arg(self.path())
+            .args(["--links", "--base-url", "http://example.invalid"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let text = String::from_utf8(out.stdout).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(lines.next(), Some("id,name,link"));
+        lines
+            .map(|line| {
+                let id = line.split(',').next().unwrap().to_string();
+                let token = line.rsplit("/login/").next().unwrap().to_string();
+                (id, token)
+            })
+            .collect()
+    }
+
+    /// The first column of the first row `query` finds in the course's database, as text.
+    pub fn sql(&self, query: &str) -> String {
+        use sqlx::Row;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let path = self.path().join(".gridjudge/course.db");
+        runtime.block_on(async {
+            let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", path.display()))
+                .await
+                .unwrap();
+            let row = sqlx::query(sqlx::AssertSqlSafe(query.to_string()))
+                .fetch_one(&pool)
+                .await
+                .unwrap();
+            let text = match row.try_get::<i64, _>(0) {
+                Ok(number) => number.to_string(),
+                Err(_) => row.get::<String, _>(0),
+            };
+            pool.close().await;
+            text
+        })
+    }
+}
+
+/// A server process of ours: ended by its pid when dropped.
+pub struct Server {
+    pub child: Child,
+    pub base: String,
+}
+
+impl Server {
+    pub fn start(course: &Course, extra: &[&str]) -> Server {
+        let mut child = Command::new(SERVER)
+            .arg("--course")
+            .arg(course.path())
+            .args(["--listen", "127.0.0.1:0", "--reference"])
+            .arg(reference())
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        // The first line says where it listens; it comes once the course is read.
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        let base = line
+            .split_whitespace()
+            .find(|word| word.starts_with("http://"))
+            .unwrap_or_else(|| panic!("the server did not start: {line:?}"))
+            .to_string();
+        Server { child, base }
+    }
+
+    /// kill -9.
+    pub fn kill(mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+
+    /// SIGTERM, and its exit status.
+    pub fn terminate(mut self) -> std::process::ExitStatus {
+        // The pid is our own child's, not yet waited for.
+        xtask::sys::kill(self.child.id() as i32, 15);
+        let deadline = Instant::now() + Duration::from_secs(120);
+        loop {
+            if let Some(status) = self.child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the server did not stop on SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
+    pub fn client(&self) -> Client {
+        Client::new(&self.base)
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+pub struct Answer {
+    pub status: u16,
+    pub headers: HashMap<String, String>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_str(&self.body).unwrap_or_else(|err| panic!("{err}: {}", self.body))
+    }
+}
+
+/// A browser in miniature: one session cookie, its CSRF token read off the last page.
+pub struct Client {
+    agent: ureq::Agent,
+    pub base: String,
+    pub cookie: Option<String>,
+    pub bearer: Option<String>,
+}
+
+impl Client {
+    pub fn new(base: &str) -> Client {
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .max_redirects(0)
+            .timeout_global(Some(Duration::from_secs(60)))
+            .build()
+            .into();
+        Client {
+            agent,
+            base: base.to_string(),
+            cookie: None,
+            bearer: None,
+        }
+    }
+
+    fn answer(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Answer {
+        let mut response = response.expect("an answer");
+        let headers = response
+            .headers()
+            .iter()
+            .map(|(name, value)| {
+                (
+                    name.as_str().to_string(),
+                    value.to_str().unwrap_or_default().to_string(),
+                )
+            })
+            .collect();
+        let mut body = String::new();
+        let _ = response.body_mut().as_reader().read_to_string(&mut body);
+        Answer {
+            status: response.status().as_u16(),
+            headers,
+            body,
+        }
+    }
+
+    fn auth<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        let request = match &self.cookie {
+            Some(cookie) => request.header("Cookie", format!("gj_session={cookie}")),
+            None => request,
+        };
+        match &self.bearer {
+            Some(token) => request.header("Authorization", format!("Bearer {token}")),
+            None => request,
+        }
+    }
+
+    pub fn get(&self, path: &str) -> Answer {
+        Self::answer(
+            self.auth(self.agent.get(format!("{}{path}", self.base)))
+                .call(),
+        )
+    }
+
+    pub fn post_form(&self, path: &str, fields: &[(&str, &str)]) -> Answer {
+        let body: Vec<String> = fields
+            .iter()
+            .map(|(k, v)| format!("{k}={}", v.replace(' ', "+")))
+            .collect();
+        Self::answer(
+            self.auth(self.agent.post(format!("{}{path}", self.base)))
+                .header("Content-Type", "application/x-www-form-urlencoded")
+                .send(body.join("&")),
+        )
+    }
+
+    /// A multipart POST of `files` (as `file` fields) and `fields`.
+    pub fn post_files(
+        &self,
+        path: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &[u8])],
+    ) -> Answer {
+        let boundary = "gridjudge-test-boundary-7d1f";
+        let mut body = Vec::new();
+        for (name, value) in fields {
+            body.extend(format!("--{boundary}\r\nContent-Disposition: form-data; name=\"{name}\"\r\n\r\n{value}\r\n").as_bytes());
+        }
+        for (name, bytes) in files {
+            body.extend(
+                format!("--{boundary}\r\nContent-Disposition: form-data; name=\"file\"; filename=\"{name}\"\r\nContent-Type: application/octet-stream\r\n\r\n")
+                    .as_bytes(),
+            );
+            body.extend(*bytes);
+            body.extend(b"\r\n");
+        }
+        body.extend(format!("--{boundary}--\r\n").as_bytes());
+        Self::answer(
+            self.auth(self.agent.post(format!("{}{path}", self.base)))
+                .header(
+                    "Content-Type",
+                    format!("multipart/form-data; boundary={boundary}"),
+                )
+                .send(&body[..]),
+        )
+    }
+
+    /// Opens login link `token`: the session cookie it sets is kept.
+    pub fn login(&mut self, token: &str) -> Answer {
+        let answer = self.get(&format!("/login/{token}"));
+        if let Some(cookie) = answer.headers.get("set-cookie") {
+            let value = cookie
+                .split(';')
+                .next()
+                .unwrap()
+                .trim_start_matches("gj_session=");
+            self.cookie = Some(value.to_string());
+        }
+        answer
+    }
+
+    /// The CSRF token of the page at `path`.
+    pub fn csrf(&self, path: &str) -> String {
+        let page = self.get(path).body;
+        let at = page
+            .find("name=\"csrf\" value=\"")
+            .expect("a form with its CSRF token")
+            + 19;
+        page[at..at + 32].to_string()
+    }
+
+    /// Waits (at most five minutes) for submission `id` to end its grading; its API answer.
+    pub fn wait_final(&self, id: i64) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let answer = self.get(&format!("/api/v1/submissions/{id}"));
+            assert_eq!(answer.status, 200, "{}", answer.body);
+            let json = answer.json();
+            let status = json["status"].as_str().unwrap_or_default().to_string();
+            if ["graded", "could not build", "could not run"].contains(&status.as_str()) {
+                return json;
+            }
+            assert!(Instant::now() < deadline, "submission {id} still {status}");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+    }
+}
+
+/// An assignment of the Go spec, due far in the future, with `more` lines.
+pub fn go_assignment(name: &str, more: &str) -> String {
+    format!("name = \"{name}\"\nspec = \"go\"\ndeadline = \"2099-01-01T00:00:00+00:00\"\n{more}")
+}
+
+/// `grade`'s grades.csv of a class folder holding `files` per student, graded as
+/// `cargo xtask grade --spec go` grades it.
+pub fn grade_csv(class: &[(&str, &str, &[u8])]) -> String {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Grade {
+        #[command(flatten)]
+        grade: xtask::cli::GradeArgs,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let submissions = dir.path().join("class");
+    for (student, name, bytes) in class {
+        std::fs::create_dir_all(submissions.join(student)).unwrap();
+        std::fs::write(submissions.join(student).join(name), bytes).unwrap();
+    }
+    let out = dir.path().join("out");
+    let parsed = Grade::try_parse_from([
+        "grade".as_ref(),
+        "--spec".as_ref(),
+        "go".as_ref(),
+        "--submissions".as_ref(),
+        submissions.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--reference".as_ref(),
+        reference().as_os_str(),
+    ])
+    .unwrap();
+    let options = parsed.grade.options().unwrap();
+    xtask::grade::grade(&options, &|_| {}).unwrap();
+    std::fs::read_to_string(out.join("grades.csv")).unwrap()
+}
