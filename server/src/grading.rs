@@ -307,7 +307,12 @@ pub fn without_paths(text: String, paths: &[String]) -> String {
         .fold(text, |text, path| text.replace(path.as_str(), "…"))
 }
 
-fn reports(run: Option<&xtask::judge::Run>, hidden: &[String], paths: &[String]) -> Reports {
+fn reports(
+    run: Option<&xtask::judge::Run>,
+    hidden: &[String],
+    paths: &[String],
+    label: &str,
+) -> Reports {
     let Some(run) = run else {
         return Reports {
             full: None,
@@ -318,8 +323,11 @@ fn reports(run: Option<&xtask::judge::Run>, hidden: &[String], paths: &[String])
             html_before: None,
         };
     };
-    let students = run.for_students(hidden, false);
-    let before = run.for_students(hidden, true);
+    let mut students = run.for_students(hidden, false);
+    let mut before = run.for_students(hidden, true);
+    // Named as the student knows it, not by the folder it was graded in.
+    students.target = label.to_string();
+    before.target = label.to_string();
     let shown = |text: String| Some(without_paths(text, paths));
     Reports {
         full: Some(xtask::report::json_report(run)),
@@ -344,7 +352,8 @@ async fn record(
         Some(xtask::grade::Failure::Run) => "could not run",
     };
     let paths = grader_paths(state);
-    let reports = reports(one.run.as_ref(), &assignment.hidden, &paths);
+    let label = format!("submission {} of {}", job.submission, waiting.student);
+    let reports = reports(one.run.as_ref(), &assignment.hidden, &paths, &label);
     let row =
         serde_json::to_string(&one.submission).map_err(|err| Fault::Harness(err.to_string()))?;
     let blocks =

@@ -360,3 +360,79 @@ fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_resta
     // SIGTERM stops it cleanly.
     assert!(server.terminate().success());
 }
+
+fn copy_tree(from: &std::path::Path, to: &std::path::Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let target = to.join(entry.file_name());
+        match entry.path().is_dir() {
+            true => copy_tree(&entry.path(), &target),
+            false => {
+                std::fs::copy(entry.path(), &target).unwrap();
+            }
+        }
+    }
+}
+
+#[test]
+fn regrade_all_after_the_cases_changed_says_whose_score_moved_and_why() {
+    let course = Course::new(
+        &["ada", "alan"],
+        &[&go_assignment("go", "cases = \"cases\"")],
+    );
+    copy_tree(
+        &support::checkout("cases/go"),
+        &course.path().join("cases/go"),
+    );
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ids = Vec::new();
+    for (student, program) in [("ada", go_c()), ("alan", go_c_wrong())] {
+        let mut client = server.client();
+        client.bearer = Some(links[student].clone());
+        let answer = client.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &program)],
+        );
+        ids.push(answer.json()["id"].as_i64().unwrap());
+    }
+    let mut instructor = server.client();
+    instructor.bearer = Some(links["instructor"].clone());
+    let before: Vec<f64> = ids
+        .iter()
+        .map(|id| instructor.wait_final(*id)["score"].as_f64().unwrap())
+        .collect();
+    // The handout example's expected output changes by one character: both students now fail it.
+    let expected = course.path().join("cases/go/handout/001-example.out");
+    let text = std::fs::read_to_string(&expected).unwrap();
+    std::fs::write(&expected, text.replacen("The Stones", "The stones", 1)).unwrap();
+    let mut browser = server.client();
+    browser.login(&links["instructor"]);
+    let csrf = browser.csrf("/instructor");
+    assert_eq!(
+        browser
+            .post_form("/instructor/assignments/go/regrade", &[("csrf", "forged")])
+            .status,
+        403
+    );
+    let answer = browser.post_form("/instructor/assignments/go/regrade", &[("csrf", &csrf)]);
+    assert_eq!(answer.status, 303, "{}", answer.body);
+    let after: Vec<f64> = ids
+        .iter()
+        .map(|id| instructor.wait_final(*id)["score"].as_f64().unwrap())
+        .collect();
+    for (old, new) in before.iter().zip(&after) {
+        assert_eq!(*new, old - 10.0, "the handout group is worth 10 points");
+    }
+    let audit = browser.get("/instructor/assignments/go/regrades").body;
+    for student in ["ada", "alan"] {
+        assert!(audit.contains(&format!("<td>{student}</td>")), "{audit}");
+    }
+    assert!(
+        audit.contains("go/handout/001-example: pass → wrong-output"),
+        "{audit}"
+    );
+    // Each generation of each submission was recorded once.
+    assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "4");
+}

@@ -1,0 +1,259 @@
+//! The course server in a real browser: headless Chromium driven over WebDriver (Debian's
+//! `chromium` and `chromium-driver`; the test skips, saying so, where they are missing). A
+//! student opens the link, uploads a file, and the page follows the grading by itself to the
+//! result, which shows a failing case's difference; the instructor sees the class and
+//! downloads the grades. Screenshots of both pages go to the test's output folder.
+
+mod support;
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine;
+use serde_json::{json, Value};
+use support::{go_assignment, go_c_wrong, Course, Server};
+
+const CHROMIUM: &str = "/usr/bin/chromium";
+const DRIVER: &str = "/usr/bin/chromedriver";
+const ELEMENT: &str = "element-6066-11e4-a52e-4f735466cecf";
+
+/// A chromedriver of ours, ended by its pid.
+struct Driver {
+    child: Child,
+    base: String,
+    agent: ureq::Agent,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    fn start() -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .unwrap()
+            .local_addr()
+            .unwrap()
+            .port();
+        let child = Command::new(DRIVER)
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        let agent: ureq::Agent = ureq::Agent::config_builder()
+            .http_status_as_error(false)
+            .timeout_global(Some(Duration::from_secs(120)))
+            .build()
+            .into();
+        let driver = Driver {
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+            agent,
+        };
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while driver
+            .call("GET", "/status", None)
+            .get("value")
+            .and_then(|v| v.get("ready"))
+            != Some(&json!(true))
+        {
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        driver
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<Value>) -> Value {
+        let url = format!("{}{path}", self.base);
+        let response = match (method, body) {
+            ("GET", _) => self.agent.get(&url).call(),
+            ("DELETE", _) => self.agent.delete(&url).call(),
+            (_, body) => self
+                .agent
+                .post(&url)
+                .header("Content-Type", "application/json")
+                .send(body.unwrap_or(json!({})).to_string()),
+        };
+        match response {
+            Ok(mut response) => response.body_mut().read_json().unwrap_or(Value::Null),
+            Err(_) => Value::Null,
+        }
+    }
+}
+
+struct Session<'a> {
+    driver: &'a Driver,
+    id: String,
+}
+
+impl Session<'_> {
+    fn new<'a>(driver: &'a Driver, profile: &Path) -> Session<'a> {
+        let args = [
+            "--headless",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--disable-quic",
+            "--no-first-run",
+            "--disable-background-networking",
+            "--disable-component-update",
+            "--disable-sync",
+            "--window-size=1200,1000",
+            &format!("--user-data-dir={}", profile.display()),
+        ];
+        let answer = driver.call(
+            "POST",
+            "/session",
+            Some(
+                json!({"capabilities": {"alwaysMatch": {"browserName": "chrome",
+                "goog:chromeOptions": {"binary": CHROMIUM, "args": args}}}}),
+            ),
+        );
+        let id = answer["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no session: {answer}"))
+            .to_string();
+        Session { driver, id }
+    }
+
+    fn post(&self, path: &str, body: Value) -> Value {
+        self.driver
+            .call("POST", &format!("/session/{}{path}", self.id), Some(body))["value"]
+            .clone()
+    }
+
+    fn get(&self, path: &str) -> Value {
+        self.driver
+            .call("GET", &format!("/session/{}{path}", self.id), None)["value"]
+            .clone()
+    }
+
+    fn open(&self, url: &str) {
+        self.post("/url", json!({ "url": url }));
+    }
+
+    fn find(&self, css: &str) -> Option<String> {
+        let found = self.post("/element", json!({"using": "css selector", "value": css}));
+        found[ELEMENT].as_str().map(str::to_string)
+    }
+
+    fn text(&self, css: &str) -> Option<String> {
+        let element = self.find(css)?;
+        self.get(&format!("/element/{element}/text"))
+            .as_str()
+            .map(str::to_string)
+    }
+
+    fn source(&self) -> String {
+        self.get("/source").as_str().unwrap_or_default().to_string()
+    }
+
+    fn screenshot(&self, to: &Path) {
+        let data = self.get("/screenshot");
+        let png = base64::engine::general_purpose::STANDARD
+            .decode(data.as_str().unwrap_or_default())
+            .unwrap();
+        assert!(png.starts_with(b"\x89PNG"), "not a PNG");
+        std::fs::write(to, png).unwrap();
+    }
+}
+
+impl Drop for Session<'_> {
+    fn drop(&mut self) {
+        self.driver
+            .call("DELETE", &format!("/session/{}", self.id), None);
+    }
+}
+
+fn screenshots() -> PathBuf {
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("server-browser");
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+#[test]
+fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_grades() {
+    for tool in [CHROMIUM, DRIVER] {
+        if !Path::new(tool).exists() {
+            println!("skipped: {tool} is missing (Debian's chromium and chromium-driver)");
+            return;
+        }
+    }
+    let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let upload = tempfile::tempdir().unwrap();
+    let program = upload.path().join("go.c");
+    std::fs::write(&program, go_c_wrong()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let driver = Driver::start();
+    let browser = Session::new(&driver, profile.path());
+
+    browser.open(&format!("{}/login/{}", server.base, links["ada"]));
+    assert!(
+        browser.source().contains("Your assignments"),
+        "{}",
+        browser.source()
+    );
+    browser.open(&format!("{}/assignments/go", server.base));
+    let input = browser.find("#files").expect("the file input");
+    browser.post(
+        &format!("/element/{input}/value"),
+        json!({ "text": program.display().to_string() }),
+    );
+    let submit = browser.find("#submit").expect("the submit button");
+    browser.post(&format!("/element/{submit}/click"), json!({}));
+
+    // From here the test only reads: the page follows its grading by itself.
+    let mut seen = Vec::new();
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        if let Some(status) = browser.text("#status") {
+            if seen.last() != Some(&status) {
+                seen.push(status.clone());
+            }
+            if status.starts_with("graded") && browser.find("#totals").is_some() {
+                break;
+            }
+        }
+        assert!(
+            Instant::now() < deadline,
+            "the page never showed the result: {seen:?}"
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let page = browser.source();
+    assert!(
+        page.contains("expected: There was an illegal character on line"),
+        "{page}"
+    );
+    assert!(
+        page.contains("actual:   There was an illegal character in line"),
+        "{page}"
+    );
+    let shots = screenshots();
+    browser.screenshot(&shots.join("student-result.png"));
+    println!("statuses the page showed: {seen:?}");
+
+    browser.open(&format!("{}/login/{}", server.base, links["instructor"]));
+    assert!(browser.source().contains("The class"));
+    let best = browser
+        .text("tr[data-student=ada] td.best")
+        .unwrap_or_default();
+    assert_ne!(best, "–");
+    browser.screenshot(&shots.join("instructor-class.png"));
+    let script = "const done = arguments[arguments.length - 1];\
+        fetch('/instructor/assignments/go/grades.csv').then(r => r.text()).then(done);";
+    let downloaded = browser.post("/execute/async", json!({"script": script, "args": []}));
+    let mut api = server.client();
+    api.bearer = Some(links["instructor"].clone());
+    assert_eq!(
+        downloaded.as_str(),
+        Some(api.get("/api/v1/grades.csv").body.as_str())
+    );
+    println!("screenshots in {}", shots.display());
+}
