@@ -173,9 +173,14 @@ async fn materialize(
     std::fs::create_dir_all(&folder).map_err(|err| err.to_string())?;
     for file in &files {
         let (name, hash): (String, String) = (file.get(0), file.get(1));
+        // Names were cleaned on the way in: relative, no `..`, nothing hidden.
+        let target = folder.join(&name);
+        if let Some(parent) = target.parent() {
+            std::fs::create_dir_all(parent).map_err(|err| format!("`{name}`: {err}"))?;
+        }
         state
             .store
-            .copy_to(&hash, &folder.join(&name))
+            .copy_to(&hash, &target)
             .map_err(|err| format!("`{name}`: {err}"))?;
     }
     if let [only] = files.as_slice() {

@@ -350,18 +350,34 @@ pub async fn accept(
             "The upload is larger than the course allows; nothing was stored.".into(),
         ));
     }
+    // Hidden files of a folder (`.git/`, `.DS_Store`) are left out; a name that keeps nothing
+    // refuses the upload.
     let mut named: Vec<(String, Vec<u8>)> = Vec::new();
     for (raw, bytes) in files {
-        let Some(clean) = clean_name(&raw) else {
-            return Err(unprocessable(format!(
-                "`{}` is no file name a submission can hold.",
-                raw.escape_debug()
-            )));
-        };
-        if named.iter().any(|(other, _)| *other == clean) {
-            return Err(unprocessable(format!("Two files are named `{clean}`.")));
+        match clean_name(&raw) {
+            Some(clean) => named.push((clean, bytes)),
+            None if raw
+                .split(['/', '\\'])
+                .any(|part| part.starts_with('.') && part != "." && part != "..") => {}
+            None => {
+                return Err(unprocessable(format!(
+                    "`{}` is no file name a submission can hold.",
+                    raw.escape_debug()
+                )))
+            }
         }
-        named.push((clean, bytes));
+    }
+    if named.is_empty() {
+        return Err(unprocessable("Choose at least one file.".into()));
+    }
+    let mut names: Vec<String> = named.iter().map(|(name, _)| name.clone()).collect();
+    crate::store::without_common_folder(&mut names);
+    for ((name, _), short) in named.iter_mut().zip(names) {
+        *name = short;
+    }
+    let mut seen = std::collections::HashSet::new();
+    if let Some((twice, _)) = named.iter().find(|(name, _)| !seen.insert(name.clone())) {
+        return Err(unprocessable(format!("Two files are named `{twice}`.")));
     }
     if !assignment.languages.is_empty() {
         for (file, _) in &named {

@@ -286,6 +286,22 @@ fn an_upload_over_the_cap_is_refused_and_nothing_is_stored() {
     );
     assert_eq!(answer.status, 202, "{}", answer.body);
     assert_eq!(course.sql("SELECT name FROM files"), "escape.c");
+    // A folder's upload keeps its inner paths, leaves its hidden files out and drops its own
+    // name.
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[
+            ("project/src/go.c", &go_c()),
+            ("project/.git/config", b"[core]\n"),
+        ],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let id = answer.json()["id"].as_i64().unwrap();
+    let names = course.sql(&format!(
+        "SELECT group_concat(name) FROM files WHERE submission = {id}"
+    ));
+    assert_eq!(names, "src/go.c");
 }
 
 fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
@@ -338,6 +354,28 @@ fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_resta
     }
     server.kill();
     assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "0");
+    // Restarted; SIGTERM while a submission is graded: that one finishes, then the server stops.
+    let server = Server::start(&course, &[]);
+    let running = loop {
+        // Not the first: its status is still the killed server's.
+        let found = course.sql(&format!(
+            "SELECT COALESCE(MAX(id), 0) FROM submissions WHERE id > {} AND status IN ('building', 'running')",
+            ids[0]
+        ));
+        if found != "0" {
+            break found;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "nothing graded after the restart"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(server.terminate().success());
+    let status = course.sql(&format!(
+        "SELECT status FROM submissions WHERE id = {running}"
+    ));
+    assert_eq!(status, "graded", "submission {running} after SIGTERM");
     let server = Server::start(&course, &[]);
     let mut max = None;
     for (student, id) in ["s1", "s2", "s3"].iter().zip(&ids) {
