@@ -83,10 +83,18 @@ pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
 pub async fn work(state: Arc<State>, stop: impl std::future::Future<Output = ()> + Send + 'static) {
     // A fresh name per start: apalis refuses a worker whose name is still heard from.
     let name = format!("grader-{}-{}", std::process::id(), now());
+    // Two submissions at a time, on one set of CPU seats: the next one builds and starts while
+    // the last cases of the one before run, as a class's next submission does under `grade`.
+    // A queue without work is looked at every 100 ms: a submission waits for a look at most
+    // that long (apalis's default would be the heartbeat's 2 s).
+    let backend = state
+        .queue
+        .clone()
+        .poll_with_interval(Duration::from_millis(100));
     let worker = WorkerBuilder::new(name)
-        .backend(state.queue.clone())
+        .backend(backend)
         .data(Arc::clone(&state))
-        .concurrency(1)
+        .concurrency(2)
         .build(handle);
     let stopped = async move {
         stop.await;
@@ -99,12 +107,31 @@ pub async fn work(state: Arc<State>, stop: impl std::future::Future<Output = ()>
 
 async fn handle(job: Job, state: Data<Arc<State>>) -> Result<(), BoxDynError> {
     let state: Arc<State> = (*state).clone();
-    match grade(&state, &job).await {
-        Ok(()) => Ok(()),
-        Err(err) => {
+    // The grading is a task of its own, counted while it runs: whatever becomes of this
+    // handler at a stop, a grading once started finishes and records its result (the server
+    // waits for the count to reach zero before it exits).
+    state
+        .in_flight
+        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    let graded = tokio::spawn({
+        let state = Arc::clone(&state);
+        let job = job.clone();
+        async move {
+            let graded = grade(&state, &job).await;
+            state
+                .in_flight
+                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
+            graded
+        }
+    })
+    .await;
+    match graded {
+        Ok(Ok(())) => Ok(()),
+        Ok(Err(err)) => {
             eprintln!("submission {}: {err}", job.submission);
             Err(err.to_string().into())
         }
+        Err(err) => Err(err.to_string().into()),
     }
 }
 
@@ -236,7 +263,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
             }
             xtask::check::Step::Ran => progress_state.live.ran(submission),
         };
-        xtask::grade::grade_one(&options, &id, &dir, &progress, &stop)
+        xtask::grade::grade_one(&options, &id, &dir, &progress_state.seats, &progress, &stop)
     })
     .await
     .map_err(|err| Fault::Harness(format!("the grading thread: {err}")))?;

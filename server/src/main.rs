@@ -245,8 +245,10 @@ async fn run(args: Args) -> Result<(), Fault> {
     std::fs::create_dir_all(&work)
         .map_err(|err| Fault::Io(format!("{}: {err}", work.display())))?;
     let mut assignments = HashMap::new();
+    let mut jobs = 1;
     for assignment in &course.assignments {
         let options = grade_options(&args, assignment, &work, &state_dir)?;
+        jobs = options.check.jobs;
         let gradebook = xtask::grade::empty_gradebook(&options)
             .map_err(|err| Fault::Harness(format!("assignment `{}`: {err}", assignment.name)))?;
         assignments.insert(
@@ -270,6 +272,8 @@ async fn run(args: Args) -> Result<(), Fault> {
         secure: base_url.starts_with("https://"),
         max_upload: args.max_upload << 20,
         stopping: std::sync::atomic::AtomicBool::new(false),
+        in_flight: std::sync::atomic::AtomicUsize::new(0),
+        seats: xtask::process::SharedSeats::new(jobs),
     });
     let requeued = grading::requeue_unfinished(&state).await?;
     let listener = tokio::net::TcpListener::bind(&args.listen)
@@ -317,6 +321,14 @@ async fn run(args: Args) -> Result<(), Fault> {
     served.await.map_err(|err| Fault::Listen(err.to_string()))?;
     if let Some(grader) = grader {
         let _ = grader.await;
+    }
+    // The gradings under way finish (each is bounded by its cases' limits); past an hour the
+    // server stops anyway, and their jobs go back to the queue at the next start.
+    let until = std::time::Instant::now() + std::time::Duration::from_secs(3600);
+    while state.in_flight.load(std::sync::atomic::Ordering::SeqCst) > 0
+        && std::time::Instant::now() < until
+    {
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
     Ok(())
 }

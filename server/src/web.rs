@@ -72,6 +72,10 @@ pub struct State {
     pub secure: bool,
     /// The largest upload taken, in bytes.
     pub max_upload: usize,
+    /// The CPU seats every grading of this server shares (`--jobs`).
+    pub seats: xtask::process::SharedSeats,
+    /// Gradings started and not yet recorded.
+    pub in_flight: std::sync::atomic::AtomicUsize,
     /// SIGTERM came: event streams end, so that the server can stop.
     pub stopping: std::sync::atomic::AtomicBool,
 }

@@ -61,6 +61,9 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
 }
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
+    if let Some(students) = args.server {
+        return run_server_bench(students, args.jobs.first().copied());
+    }
     let (base, measure) = args.options()?;
     let figures = xtask::bench::measure(&base, &measure)?;
     if let Some(path) = &args.json {
@@ -96,6 +99,42 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
             (None, false) => 0,
         },
     ))
+}
+
+/// `bench --server N`: the server's crate builds its programs, and its bench runs in this
+/// process's place.
+fn run_server_bench(students: usize, jobs: Option<usize>) -> Result<ExitCode, Error> {
+    use std::os::unix::process::CommandExt;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let manifest = xtask::workspace::root().join("Cargo.toml");
+    let built = std::process::Command::new(&cargo)
+        .args([
+            "build",
+            "--package",
+            "gridjudge-server",
+            "--bins",
+            "--manifest-path",
+        ])
+        .arg(&manifest)
+        .status()
+        .map_err(|err| Error::CouldNotRun {
+            command: format!("{} build", cargo.to_string_lossy()),
+            message: err.to_string(),
+        })?;
+    if !built.success() {
+        return Ok(ExitCode::from(1));
+    }
+    let bench = xtask::workspace::target_dir().join("debug/gridjudge-server-bench");
+    let mut command = std::process::Command::new(&bench);
+    command.arg(students.to_string());
+    if let Some(jobs) = jobs {
+        command.args(["--jobs", &jobs.to_string()]);
+    }
+    let err = command.exec();
+    Err(Error::CouldNotRun {
+        command: bench.display().to_string(),
+        message: err.to_string(),
+    })
 }
 
 /// `serve`: the course server is a crate of its own (the web stack stays out of the harness's

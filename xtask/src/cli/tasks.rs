@@ -250,6 +250,10 @@ pub struct BenchArgs {
     /// Also write the figures as JSON, to compare a change with the last one.
     #[arg(long, value_name = "FILE")]
     pub json: Option<PathBuf>,
+    /// Measure instead the course server: N students handing in at once over loopback,
+    /// against `grade` of the same submissions (its own crate's program).
+    #[arg(long, value_name = "N", value_parser = class_size, allow_hyphen_values = true)]
+    pub server: Option<usize>,
 }
 
 impl BenchArgs {

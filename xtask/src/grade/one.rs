@@ -94,13 +94,15 @@ pub fn empty_gradebook(options: &Options) -> Result<Grades, Error> {
 }
 
 /// Grades the submission of student `id` in folder `dir` as `grade` would (`options.out` is
-/// protected from it, `options.submissions` is not read), telling `progress` of each case;
-/// `stop` set makes the cases not yet started wait no more (the result is then
-/// [`Error::Interrupted`]).
+/// protected from it, `options.submissions` is not read), its cases on `seats` (which other
+/// gradings may share, so that all of them together run as many cases at once as one class
+/// under `grade`), telling `progress` of each case; `stop` set makes the cases not yet started
+/// wait no more (the result is then [`Error::Interrupted`]).
 pub fn grade_one(
     options: &Options,
     id: &str,
     dir: &Path,
+    seats: &crate::process::SharedSeats,
     progress: &(dyn Fn(Step) + Sync),
     stop: &AtomicBool,
 ) -> Result<One, Error> {
@@ -128,7 +130,7 @@ pub fn grade_one(
                     cases: prepared.len() as u64,
                 });
                 let indices: Vec<usize> = (0..prepared.len()).collect();
-                let results = crate::process::seated_map(options.check.jobs, &indices, |k| {
+                let results = crate::process::seated_map_in(seats, &indices, |k| {
                     if stop.load(Ordering::Relaxed) {
                         return Err(Error::Interrupted);
                     }

@@ -20,5 +20,7 @@ mod spawn;
 pub use execution::{backstop, classify, killed_by, Bounds, Execution, Exit, Limit, Signs};
 pub use fair::{execute_fairly, jobs_warning, load_warning, Reruns};
 pub use gate::admit;
-pub use pool::{cpus, map, seated_map, seated_workers, workers};
+pub use pool::{
+    cpus, map, seated_map, seated_map_in, seated_workers, seated_workers_in, workers, SharedSeats,
+};
 pub use spawn::{execute, Planning};

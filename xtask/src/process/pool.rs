@@ -74,23 +74,47 @@ pub fn workers(jobs: usize, worker: impl Fn() + Sync) {
     });
 }
 
+/// CPU seats that several pools share: the cases of gradings that run at once (a course
+/// server's) compute `jobs` at a time in all, as one class's cases do under `grade`.
+#[derive(Clone)]
+pub struct SharedSeats {
+    seats: std::sync::Arc<super::gate::Seats>,
+    jobs: usize,
+    pinned: bool,
+}
+
+impl SharedSeats {
+    /// `jobs` seats: one per CPU where the workers are pinned (see [`seated_workers`]).
+    pub fn new(jobs: usize) -> SharedSeats {
+        let jobs = jobs.max(1);
+        let pinned = jobs > 1 && jobs <= crate::sys::allowed_cpus().len();
+        let seats = if pinned {
+            super::gate::Seats::new(jobs, 1)
+        } else {
+            super::gate::Seats::new(1, jobs)
+        };
+        SharedSeats {
+            seats,
+            jobs,
+            pinned,
+        }
+    }
+}
+
 /// Like [`workers`], for work whose cases may go idle: `jobs` cases compute at once, and a case
 /// gone idle gives its seat to the next while it waits out the idle span (see [`super::gate`]).
 /// `worker` calls [`super::admit`] before it takes each piece of work.
 pub fn seated_workers(jobs: usize, worker: impl Fn() + Sync) {
-    let jobs = jobs.max(1);
+    seated_workers_in(&SharedSeats::new(jobs), worker)
+}
+
+/// [`seated_workers`] on `shared` seats, which other pools may be using at the same time.
+pub fn seated_workers_in(shared: &SharedSeats, worker: impl Fn() + Sync) {
+    let (jobs, pinned) = (shared.jobs, shared.pinned);
     let cpus = crate::sys::allowed_cpus();
-    // Pinned workers: one seat per CPU, taken by the threads kept on that CPU; else one
-    // group of `jobs` seats and the kernel places the threads.
-    let pinned = jobs > 1 && jobs <= cpus.len();
-    let seats = if pinned {
-        super::gate::Seats::new(jobs, 1)
-    } else {
-        super::gate::Seats::new(1, jobs)
-    };
     std::thread::scope(|scope| {
         for index in 0..super::gate::threads(jobs) {
-            let (worker, cpus, seats) = (&worker, &cpus, std::sync::Arc::clone(&seats));
+            let (worker, cpus, seats) = (&worker, &cpus, std::sync::Arc::clone(&shared.seats));
             scope.spawn(move || {
                 let group = if pinned {
                     pin(index % jobs, jobs, cpus);
@@ -113,10 +137,19 @@ pub fn seated_map<T: Sync, R: Send>(
     items: &[T],
     work: impl Fn(&T) -> R + Sync + Send,
 ) -> Vec<R> {
+    seated_map_in(&SharedSeats::new(jobs), items, work)
+}
+
+/// [`seated_map`] on `shared` seats.
+pub fn seated_map_in<T: Sync, R: Send>(
+    shared: &SharedSeats,
+    items: &[T],
+    work: impl Fn(&T) -> R + Sync + Send,
+) -> Vec<R> {
     let next = std::sync::atomic::AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<R>>> =
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    seated_workers(jobs, || loop {
+    seated_workers_in(shared, || loop {
         super::gate::admit();
         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(item) = items.get(k) else {
