@@ -78,9 +78,17 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
         .iter()
         .all(|c| c["first_difference"]["expected_line"].is_string()));
     // No student page names a path of the grader.
-    let page = alan.get(&format!("/api/v1/submissions/{b}")).body;
-    assert!(!page.contains(&course.path().display().to_string()));
-    assert!(!page.contains(".cache/gridjudge"), "{page}");
+    let mut his_browser = server.client();
+    his_browser.login(&links["alan"]);
+    for page in [
+        alan.get(&format!("/api/v1/submissions/{b}")).body,
+        his_browser.get(&format!("/submissions/{b}")).body,
+        his_browser.get(&format!("/submissions/{b}/report")).body,
+    ] {
+        assert!(page.len() > 1000);
+        assert!(!page.contains(&course.path().display().to_string()));
+        assert!(!page.contains(".cache/gridjudge"), "{page}");
+    }
 
     // Another student's submission is not found, on every route that takes an id.
     for path in [
@@ -475,4 +483,54 @@ fn regrade_all_after_the_cases_changed_says_whose_score_moved_and_why() {
     );
     // Each generation of each submission was recorded once.
     assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "4");
+}
+
+#[test]
+fn what_a_program_prints_is_shown_as_text_and_a_zip_is_unpacked() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let hostile = b"print('<script>alert(1)</script><img src=x onerror=alert(2)>')\n";
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.py", hostile)],
+    );
+    let id = answer.json()["id"].as_i64().unwrap();
+    let graded = ada.wait_final(id);
+    assert_eq!(graded["status"], "graded", "{graded}");
+    let mut browser = server.client();
+    browser.login(&links["ada"]);
+    for path in [
+        format!("/submissions/{id}"),
+        format!("/submissions/{id}/report"),
+    ] {
+        let page = browser.get(&path).body;
+        assert!(
+            page.contains("&lt;script&gt;alert(1)&lt;/script&gt;"),
+            "{path}: {page}"
+        );
+        assert!(!page.contains("<script>alert"), "{path}");
+        assert!(!page.contains("<img src=x"), "{path}");
+    }
+    // A zip of the sources is unpacked by the harness's bounded code, as grade unpacks one.
+    let mut zipped = std::io::Cursor::new(Vec::new());
+    {
+        let mut writer = zip::ZipWriter::new(&mut zipped);
+        writer
+            .start_file("project/go.c", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        std::io::Write::write_all(&mut writer, &go_c()).unwrap();
+        writer.finish().unwrap();
+    }
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("mine.zip", zipped.get_ref())],
+    );
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_eq!(graded["status"], "graded", "{graded}");
+    assert_eq!(graded["score"], graded["max_score"]);
 }
