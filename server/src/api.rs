@@ -10,7 +10,7 @@ use axum::Json;
 use serde_json::json;
 
 use crate::auth::Who;
-use crate::web::{not_found, Reply, State};
+use crate::state::{not_found, Reply, State};
 
 /// `POST /api/v1/assignments/{name}/submissions`: multipart `file` fields; 202 with the id.
 /// A session (not a bearer token) must send its CSRF token as a `csrf` field.
@@ -20,11 +20,11 @@ pub async fn submit(
     UrlPath(name): UrlPath<String>,
     multipart: Multipart,
 ) -> Result<Response, Reply> {
-    let (files, csrf) = crate::web::read_upload(multipart).await?;
+    let (files, csrf) = crate::upload::read_upload(multipart).await?;
     if who.session.is_some() {
-        crate::web::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
+        crate::auth::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
     }
-    let id = crate::web::accept(&state, &who, &name, files).await?;
+    let id = crate::upload::accept(&state, &who, &name, files).await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "id": id }))).into_response())
 }
 

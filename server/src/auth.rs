@@ -11,7 +11,7 @@ use sha2::{Digest, Sha256};
 use sqlx::{Row, SqlitePool};
 
 use crate::db::now;
-use crate::web::{Reply, State};
+use crate::state::{Reply, State};
 use crate::Fault;
 
 pub const COOKIE: &str = "gj_session";
@@ -221,6 +221,24 @@ impl FromRequestParts<Arc<State>> for Who {
             }),
             None => Err(Reply::SignIn),
         }
+    }
+}
+
+/// A form that carries only its CSRF token (sign out, regrade).
+#[derive(serde::Deserialize)]
+pub struct CsrfForm {
+    pub csrf: String,
+}
+
+/// Refuses a form whose CSRF token is not its session's.
+pub fn check_csrf(who: &Who, given: &str) -> Result<(), Reply> {
+    match &who.csrf {
+        Some(csrf) if same(csrf, given) => Ok(()),
+        _ => Err(Reply::Status(
+            StatusCode::FORBIDDEN,
+            "The form is stale or forged (its CSRF token is not this session's): reload the page."
+                .into(),
+        )),
     }
 }
 

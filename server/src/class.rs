@@ -12,12 +12,13 @@ use axum::response::{Html, IntoResponse, Redirect, Response};
 use maud::html;
 use sqlx::Row;
 
-use crate::auth::Who;
+use crate::auth::{CsrfForm, Who};
 use crate::course::Assignment;
 use crate::db::now;
-use crate::grading::{self, Job};
-use crate::pages::{page, points, sub_of, when, Sub};
-use crate::web::{not_found, Reply, State};
+use crate::pages::{page, points, sub_of, Sub};
+use crate::queue::{self, Job};
+use crate::state::when;
+use crate::state::{not_found, Reply, State};
 use crate::Fault;
 
 fn instructor_only(who: &Who) -> Result<(), Reply> {
@@ -298,11 +299,6 @@ pub async fn class_report(
     Ok(Html(html).into_response())
 }
 
-#[derive(serde::Deserialize)]
-pub struct CsrfForm {
-    csrf: String,
-}
-
 /// `POST /instructor/assignments/{name}/regrade`: every submission to the assignment graded
 /// again against the cases as they are now; the audit records whose score moved.
 pub async fn regrade(
@@ -312,11 +308,11 @@ pub async fn regrade(
     axum::Form(form): axum::Form<CsrfForm>,
 ) -> Result<Response, Reply> {
     instructor_only(&who)?;
-    crate::web::check_csrf(&who, &form.csrf)?;
+    crate::auth::check_csrf(&who, &form.csrf)?;
     find(&state, &name)?;
     let jobs = start_regrade(&state, &name).await?;
     for job in jobs {
-        grading::enqueue(&state.queue, job).await?;
+        queue::enqueue(&state.queue, job).await?;
     }
     Ok(Redirect::to(&format!("/instructor/assignments/{name}/regrades")).into_response())
 }

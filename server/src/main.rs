@@ -4,9 +4,10 @@
 //! grading worker that takes submissions from the durable queue and grades them through the
 //! harness, as `grade` does.
 //!
-//! The modules, from the top: [`web`] (state, routes, headers, uploads), [`pages`] (the
-//! students'), [`class`] (the instructor's), [`api`], [`auth`] (links, sessions, CSRF),
-//! [`grading`] (the queue's worker), [`store`] (uploads by hash), [`db`], [`course`] (the
+//! The modules, from the top: [`web`] (routes, headers, logging in and out), [`pages`]
+//! (the students'), [`class`] (the instructor's), [`api`], [`upload`] (taking work in),
+//! [`auth`] (links, sessions, CSRF), [`grading`] (the queue's worker), [`queue`] (the jobs), [`state`] (what they
+//! share, and the answers), [`store`] (uploads by hash), [`db`], [`course`] (the
 //! course folder's files).
 
 mod api;
@@ -16,7 +17,10 @@ mod course;
 mod db;
 mod grading;
 mod pages;
+mod queue;
+mod state;
 mod store;
+mod upload;
 mod web;
 
 use std::collections::HashMap;
@@ -253,21 +257,21 @@ async fn run(args: Args) -> Result<(), Fault> {
             .map_err(|err| Fault::Harness(format!("assignment `{}`: {err}", assignment.name)))?;
         assignments.insert(
             assignment.name.clone(),
-            web::Graded {
+            state::Graded {
                 options,
                 hidden: assignment.hidden.clone(),
                 gradebook,
             },
         );
     }
-    let state = Arc::new(web::State {
+    let state = Arc::new(state::State {
         store: store::Store::new(state_dir.join("store")),
-        queue: grading::queue(&pool),
+        queue: queue::queue(&pool),
         db: pool,
         course,
         course_dir: dir.clone(),
         assignments,
-        live: web::Live::default(),
+        live: state::Live::default(),
         work,
         secure: base_url.starts_with("https://"),
         max_upload: args.max_upload << 20,

@@ -18,15 +18,9 @@ use sqlx::Row;
 use crate::auth::Who;
 use crate::course::{Assignment, Late, ShowHidden};
 use crate::db::now;
-use crate::grading::FINAL;
-use crate::web::{not_found, Reply, State};
+use crate::queue::FINAL;
+use crate::state::{not_found, when, Reply, State, STYLE};
 use crate::Fault;
-
-const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
-table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}\
-.muted{color:#666}.late{color:#a40}.bad{color:#b00}.good{color:#070}pre{background:#f4f4f4;padding:.5rem;overflow:auto}\
-nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ddd;padding-bottom:.5rem}nav form{margin-left:auto}\
-iframe{width:100%;height:40rem;border:1px solid #ccc}";
 
 /// A page of the server: the course's title, the signed-in person, and sign out.
 pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html<String> {
@@ -62,25 +56,6 @@ pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html
         }
     };
     Html(markup.into_string())
-}
-
-/// A page that only says something (an error, "sign in").
-pub fn message(title: &str, text: &str) -> Html<String> {
-    Html(
-        html! {
-            (DOCTYPE)
-            html lang="en" { head { meta charset="utf-8"; title { (title) } style { (STYLE) } }
-                body { h1 { (title) } p { (text) } } }
-        }
-        .into_string(),
-    )
-}
-
-/// A time as the pages write it (UTC).
-pub fn when(seconds: i64) -> String {
-    chrono::DateTime::from_timestamp(seconds, 0)
-        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
-        .unwrap_or_default()
 }
 
 /// A score as the pages write it.
@@ -259,7 +234,7 @@ pub async fn assignment(
         return Ok(Redirect::to("/instructor").into_response());
     };
     let subs = history(&state, &student, &name).await?;
-    let next = crate::web::next_allowed(&state, &student, &name, assignment.per_hour).await?;
+    let next = crate::upload::next_allowed(&state, &student, &name, assignment.per_hour).await?;
     let at = now();
     let passed = at > assignment.deadline.timestamp();
     let body = html! {
@@ -303,9 +278,9 @@ pub async fn submit(
     UrlPath(name): UrlPath<String>,
     multipart: Multipart,
 ) -> Result<Response, Reply> {
-    let (files, csrf) = crate::web::read_upload(multipart).await?;
-    crate::web::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
-    let id = crate::web::accept(&state, &who, &name, files).await?;
+    let (files, csrf) = crate::upload::read_upload(multipart).await?;
+    crate::auth::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
+    let id = crate::upload::accept(&state, &who, &name, files).await?;
     Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
 }
 

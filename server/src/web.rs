@@ -1,11 +1,9 @@
-//! The web side: the server's state, its answers, its routes, the headers every answer
-//! carries (a Content-Security-Policy that allows no script but the server's own file, no
-//! framing by others, no referrer), logging in and out, and taking an upload in.
+//! The web side: the routes, the headers every answer carries (a Content-Security-Policy that
+//! allows no script but the server's own file, no framing by others, no referrer), and logging
+//! in and out.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::path::PathBuf;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::{header, HeaderValue, StatusCode};
@@ -13,131 +11,11 @@ use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use axum::Router;
-use sqlx::SqlitePool;
 
-use crate::auth::{self, Who};
-use crate::course::{Course, Late};
+use crate::auth::{self, check_csrf, CsrfForm, Who};
 use crate::db::now;
-use crate::grading::{self, Job, Queue};
-use crate::store::{clean_name, Store};
+use crate::state::{Reply, State};
 use crate::Fault;
-
-/// What grading an assignment needs: the harness's options (as `grade` would set them), and
-/// the groups its students never see.
-pub struct Graded {
-    pub options: xtask::grade::Options,
-    pub hidden: Vec<String>,
-    pub gradebook: xtask::report::Grades,
-}
-
-/// Where each submission being graded stands, between the database's status changes: the
-/// cases run so far.
-#[derive(Default)]
-pub struct Live(Mutex<HashMap<i64, (String, u64, u64)>>);
-
-impl Live {
-    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, (String, u64, u64)>> {
-        self.0
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-    }
-    pub fn set(&self, id: i64, status: &str, done: u64, total: u64) {
-        self.lock().insert(id, (status.to_string(), done, total));
-    }
-    pub fn ran(&self, id: i64) {
-        if let Some(entry) = self.lock().get_mut(&id) {
-            entry.1 += 1;
-        }
-    }
-    pub fn done(&self, id: i64) {
-        self.lock().remove(&id);
-    }
-    pub fn get(&self, id: i64) -> Option<(String, u64, u64)> {
-        self.lock().get(&id).cloned()
-    }
-}
-
-pub struct State {
-    pub course: Course,
-    /// The course folder (canonical).
-    pub course_dir: PathBuf,
-    pub db: SqlitePool,
-    pub store: Store,
-    pub queue: Queue,
-    pub assignments: HashMap<String, Graded>,
-    pub live: Live,
-    /// Where submissions are unpacked for grading (outside the course folder).
-    pub work: PathBuf,
-    /// Cookies are Secure (the server is reached over TLS, through a proxy).
-    pub secure: bool,
-    /// The largest upload taken, in bytes.
-    pub max_upload: usize,
-    /// The CPU seats every grading of this server shares (`--jobs`).
-    pub seats: xtask::process::SharedSeats,
-    /// Gradings started and not yet recorded.
-    pub in_flight: std::sync::atomic::AtomicUsize,
-    /// SIGTERM came: event streams end, so that the server can stop.
-    pub stopping: std::sync::atomic::AtomicBool,
-}
-
-/// An answer other than a page: a status with its sentence, a redirect, or "sign in first".
-#[derive(Debug)]
-pub enum Reply {
-    Status(StatusCode, String),
-    /// Not signed in: a page that says how to.
-    SignIn,
-    /// Too many submissions this hour: when the next one is allowed.
-    TooMany {
-        retry_after: i64,
-        message: String,
-    },
-}
-
-impl From<Fault> for Reply {
-    fn from(fault: Fault) -> Reply {
-        eprintln!("{fault}");
-        Reply::Status(
-            StatusCode::INTERNAL_SERVER_ERROR,
-            "the server failed; it is logged".into(),
-        )
-    }
-}
-
-pub fn not_found() -> Reply {
-    Reply::Status(StatusCode::NOT_FOUND, "there is nothing here".into())
-}
-
-impl IntoResponse for Reply {
-    fn into_response(self) -> Response {
-        match self {
-            Reply::Status(status, message) => {
-                (status, crate::pages::message(status.as_str(), &message)).into_response()
-            }
-            Reply::SignIn => (
-                StatusCode::UNAUTHORIZED,
-                crate::pages::message(
-                    "Sign in",
-                    "Open the link your instructor sent you: it signs you in on this browser.",
-                ),
-            )
-                .into_response(),
-            Reply::TooMany {
-                retry_after,
-                message,
-            } => {
-                let mut response = (
-                    StatusCode::TOO_MANY_REQUESTS,
-                    crate::pages::message("429", &message),
-                )
-                    .into_response();
-                if let Ok(value) = HeaderValue::from_str(&retry_after.to_string()) {
-                    response.headers_mut().insert(header::RETRY_AFTER, value);
-                }
-                response
-            }
-        }
-    }
-}
 
 /// The policy of every page: scripts from the server only, styles inline (the check report is
 /// one file), images inline, forms to the server, no framing but by the server's own pages.
@@ -249,23 +127,6 @@ async fn login(
     Ok(response)
 }
 
-#[derive(serde::Deserialize)]
-struct CsrfForm {
-    csrf: String,
-}
-
-/// Refuses a form whose CSRF token is not its session's.
-pub fn check_csrf(who: &Who, given: &str) -> Result<(), Reply> {
-    match &who.csrf {
-        Some(csrf) if auth::same(csrf, given) => Ok(()),
-        _ => Err(Reply::Status(
-            StatusCode::FORBIDDEN,
-            "The form is stale or forged (its CSRF token is not this session's): reload the page."
-                .into(),
-        )),
-    }
-}
-
 async fn logout(
     Shared(state): Shared<Arc<State>>,
     who: Who,
@@ -278,7 +139,7 @@ async fn logout(
         .execute(&state.db)
         .await
         .map_err(Fault::db)?;
-    let mut response = crate::pages::message(
+    let mut response = crate::state::message(
         "Signed out",
         "You are signed out. Your link signs you in again.",
     )
@@ -287,203 +148,4 @@ async fn logout(
         .map_err(|err| Fault::Harness(err.to_string()))?;
     response.headers_mut().insert(header::SET_COOKIE, cookie);
     Ok(response)
-}
-
-/// Reads a multipart body: its `file` fields (name and bytes) and its `csrf` field. A body
-/// over the cap ends here (413), before anything is stored.
-pub async fn read_upload(
-    mut multipart: axum::extract::Multipart,
-) -> Result<(Vec<(String, Vec<u8>)>, Option<String>), Reply> {
-    let too_big = |err: axum::extract::multipart::MultipartError| {
-        let status = err.status();
-        Reply::Status(
-            status,
-            match status {
-                StatusCode::PAYLOAD_TOO_LARGE => {
-                    "The upload is larger than the course allows; nothing was stored.".into()
-                }
-                _ => format!("The upload could not be read: {}", err.body_text()),
-            },
-        )
-    };
-    let (mut files, mut csrf) = (Vec::new(), None);
-    while let Some(field) = multipart.next_field().await.map_err(too_big)? {
-        match field.name() {
-            Some("csrf") => csrf = Some(field.text().await.map_err(too_big)?),
-            Some("file") => {
-                let name = field.file_name().unwrap_or_default().to_string();
-                let bytes = field.bytes().await.map_err(too_big)?;
-                // A file input left empty sends one nameless empty part.
-                if name.is_empty() && bytes.is_empty() {
-                    continue;
-                }
-                files.push((name, bytes.to_vec()));
-            }
-            _ => {}
-        }
-    }
-    Ok((files, csrf))
-}
-
-/// Takes student `who`'s upload for `name` in: checked (the assignment, the files, the
-/// languages, the deadline, the hourly limit), stored and recorded in one transaction, then
-/// queued. The new submission's id.
-pub async fn accept(
-    state: &State,
-    who: &Who,
-    name: &str,
-    files: Vec<(String, Vec<u8>)>,
-) -> Result<i64, Reply> {
-    let Some(student) = &who.student else {
-        return Err(Reply::Status(
-            StatusCode::BAD_REQUEST,
-            "The instructor hands nothing in.".into(),
-        ));
-    };
-    let Some(assignment) = state.course.assignment(name) else {
-        return Err(not_found());
-    };
-    let unprocessable = |why: String| Reply::Status(StatusCode::UNPROCESSABLE_ENTITY, why);
-    if files.is_empty() {
-        return Err(unprocessable("Choose at least one file.".into()));
-    }
-    let total: usize = files.iter().map(|(_, bytes)| bytes.len()).sum();
-    if total > state.max_upload {
-        return Err(Reply::Status(
-            StatusCode::PAYLOAD_TOO_LARGE,
-            "The upload is larger than the course allows; nothing was stored.".into(),
-        ));
-    }
-    // Hidden files of a folder (`.git/`, `.DS_Store`) are left out; a name that keeps nothing
-    // refuses the upload.
-    let mut named: Vec<(String, Vec<u8>)> = Vec::new();
-    for (raw, bytes) in files {
-        match clean_name(&raw) {
-            Some(clean) => named.push((clean, bytes)),
-            None if raw
-                .split(['/', '\\'])
-                .any(|part| part.starts_with('.') && part != "." && part != "..") => {}
-            None => {
-                return Err(unprocessable(format!(
-                    "`{}` is no file name a submission can hold.",
-                    raw.escape_debug()
-                )))
-            }
-        }
-    }
-    if named.is_empty() {
-        return Err(unprocessable("Choose at least one file.".into()));
-    }
-    let mut names: Vec<String> = named.iter().map(|(name, _)| name.clone()).collect();
-    crate::store::without_common_folder(&mut names);
-    for ((name, _), short) in named.iter_mut().zip(names) {
-        *name = short;
-    }
-    let mut seen = std::collections::HashSet::new();
-    if let Some((twice, _)) = named.iter().find(|(name, _)| !seen.insert(name.clone())) {
-        return Err(unprocessable(format!("Two files are named `{twice}`.")));
-    }
-    if !assignment.languages.is_empty() {
-        for (file, _) in &named {
-            if let Some(language) = xtask::language::of_file(std::path::Path::new(file)) {
-                if !assignment.languages.contains(&language.name) {
-                    return Err(unprocessable(format!(
-                        "`{file}` is {}; this assignment takes {}.",
-                        language.title,
-                        assignment.languages.join(", ")
-                    )));
-                }
-            }
-        }
-    }
-    let at = now();
-    let late = at > assignment.deadline.timestamp();
-    if late && assignment.late == Late::Refused {
-        return Err(Reply::Status(
-            StatusCode::FORBIDDEN,
-            format!(
-                "The deadline ({}) has passed, and this assignment takes no late work.",
-                assignment.deadline.to_rfc3339()
-            ),
-        ));
-    }
-    let mut stored = Vec::new();
-    for (file, bytes) in &named {
-        let hash = state
-            .store
-            .put(bytes)
-            .map_err(|err| Fault::Io(format!("the store: {err}")))?;
-        stored.push((file.clone(), hash, bytes.len() as i64));
-    }
-    let mut tx = state.db.begin().await.map_err(Fault::db)?;
-    // One statement counts and inserts: two uploads at once cannot both take the last place.
-    let inserted = sqlx::query(
-        "INSERT INTO submissions (student, assignment, created_at, late, status)
-         SELECT ?1, ?2, ?3, ?4, 'queued'
-         WHERE (SELECT COUNT(*) FROM submissions WHERE student = ?1 AND assignment = ?2 AND created_at > ?3 - 3600) < ?5",
-    )
-    .bind(student)
-    .bind(name)
-    .bind(at)
-    .bind(late)
-    .bind(assignment.per_hour as i64)
-    .execute(&mut *tx)
-    .await
-    .map_err(Fault::db)?;
-    if inserted.rows_affected() == 0 {
-        drop(tx);
-        let next = next_allowed(state, student, name, assignment.per_hour).await?;
-        return Err(Reply::TooMany {
-            retry_after: (next - at).max(1),
-            message: format!(
-                "You have handed in {} times in the last hour, this assignment's limit; your next submission is allowed at {}.",
-                assignment.per_hour,
-                crate::pages::when(next)
-            ),
-        });
-    }
-    let id = inserted.last_insert_rowid();
-    for (file, hash, size) in &stored {
-        sqlx::query("INSERT INTO files (submission, name, hash, size) VALUES (?1, ?2, ?3, ?4)")
-            .bind(id)
-            .bind(file)
-            .bind(hash)
-            .bind(size)
-            .execute(&mut *tx)
-            .await
-            .map_err(Fault::db)?;
-    }
-    tx.commit().await.map_err(Fault::db)?;
-    grading::enqueue(
-        &state.queue,
-        Job {
-            submission: id,
-            generation: 0,
-        },
-    )
-    .await?;
-    Ok(id)
-}
-
-/// When student's next submission to `assignment` is allowed: an hour after the oldest of the
-/// last `per_hour`.
-pub async fn next_allowed(
-    state: &State,
-    student: &str,
-    assignment: &str,
-    per_hour: u32,
-) -> Result<i64, Fault> {
-    let at = now();
-    let oldest: Option<i64> = sqlx::query_scalar(
-        "SELECT created_at FROM submissions WHERE student = ?1 AND assignment = ?2 AND created_at > ?3 - 3600
-         ORDER BY created_at DESC LIMIT 1 OFFSET ?4",
-    )
-    .bind(student)
-    .bind(assignment)
-    .bind(at)
-    .bind(per_hour as i64 - 1)
-    .fetch_optional(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    Ok(oldest.map_or(at, |oldest| oldest + 3600))
 }
