@@ -261,10 +261,10 @@ pub async fn canvas_csv(
     for (student, row) in state.course.roster.iter().zip(&grades.submissions) {
         writer
             .write_record([
-                text_cell(&student.name),
+                xtask::report::csv_text(&student.name),
                 String::new(),
-                text_cell(&student.id),
-                text_cell(&student.email),
+                xtask::report::csv_text(&student.id),
+                xtask::report::csv_text(&student.email),
                 String::new(),
                 format!("{:.2}", row.score),
             ])
@@ -274,14 +274,6 @@ pub async fn canvas_csv(
         .into_inner()
         .map_err(|err| Fault::Harness(err.to_string()))?;
     Ok(download(&format!("canvas-{}.csv", assignment.name), bytes))
-}
-
-/// A cell a spreadsheet shows as text (as grades.csv does): no formula from a student's name.
-fn text_cell(cell: &str) -> String {
-    match cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
-        true => format!("'{cell}"),
-        false => cell.to_string(),
-    }
 }
 
 /// `/instructor/assignments/{name}/report`: the class report `grade --html` draws.

@@ -206,7 +206,7 @@ impl Serialize for Whole<'_> {
 /// A cell a spreadsheet shows as text, never evaluates: one that begins as a formula would (`=`,
 /// `+`, `-`, `@`, a tab or a carriage return) gets a leading `'`, as OWASP advises for CSV
 /// files opened in a spreadsheet. Ids come from folder and file names students chose.
-fn as_text(cell: &str) -> String {
+pub fn as_text(cell: &str) -> String {
     match cell.starts_with(['=', '+', '-', '@', '\t', '\r']) {
         true => format!("'{cell}"),
         false => cell.to_string(),

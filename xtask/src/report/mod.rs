@@ -17,8 +17,8 @@ mod ours;
 mod summary;
 
 pub use gradebook::{
-    csv as grades_csv, merge, submission_of, verdict_counts, write_outputs_with, Change, Grades,
-    Submission,
+    as_text as csv_text, csv as grades_csv, merge, submission_of, verdict_counts,
+    write_outputs_with, Change, Grades, Submission,
 };
 pub use gradescope::{gradescope_report, redact, render_failure, Settings};
 pub use html::{check_report, class_report};
