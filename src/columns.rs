@@ -16,7 +16,8 @@ mod trace;
 use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
 use crate::rule::{Rule, Spans};
-use trace::{rules, Provenance};
+pub use trace::rules;
+use trace::Provenance;
 
 /// The jewel colours, as the letters the input and the display use.
 pub const COLORS: &[u8; 7] = b"STVWXYZ";
@@ -113,7 +114,11 @@ impl Command {
             }
         }
         Ok(Command::Create {
-            col: col - 1,
+            col: if on(Mutant::ColumnsColumnOffByOne) {
+                col % cols
+            } else {
+                col - 1
+            },
             jewels,
         })
     }
@@ -324,6 +329,14 @@ impl Field {
             {
                 return Status::GameOver;
             }
+            if on(Mutant::ColumnsCreateOwnColumnFewEmpty) && faller.col == col && !faller.landed {
+                let empty = (0..self.rows)
+                    .filter(|&row| self.cell(row, col) == Cell::Empty)
+                    .count();
+                if empty <= 3 {
+                    return Status::GameOver;
+                }
+            }
             if on(Mutant::ColumnsCreateOwnColumnNearlyFull) && faller.col == col {
                 let covered =
                     |row: usize| (faller.bottom - 2..=faller.bottom).contains(&(row as isize));
@@ -529,6 +542,7 @@ impl Field {
         let inside = |row: isize, col: isize| row >= 0 && row < rows && col >= 0 && col < cols;
         let mut marked = vec![0u8; self.cells.len()];
         let mut any = false;
+        let min_run = if on(Mutant::ColumnsMinRunFour) { 4 } else { 3 };
         let directions =
             if on(Mutant::ColumnsRowBrokenByVertical) || on(Mutant::ColumnsRowEndsInColumns) {
                 [(1, 0), (0, 1), (1, 1), (1, -1)]
@@ -570,7 +584,7 @@ impl Field {
                         let started_marked = run_len >= 3 && marked[(sr * cols + sc) as usize] != 0;
                         let ended_marked = run_len >= 3
                             && marked[(sr * cols + sc + run_len as isize - 1) as usize] != 0;
-                        if run_len >= 3
+                        if run_len >= min_run
                             && !(any && on(Mutant::ColumnsOneRun))
                             && !(broken_by_marks && started_marked)
                             && !(ends_in_columns && started_marked && ended_marked)
@@ -620,6 +634,15 @@ impl Field {
             }
         }
         self.marks = marked;
+        if any && on(Mutant::ColumnsRemovalSameTick) {
+            for cell in &mut self.cells {
+                if let Cell::Matched(_) = cell {
+                    *cell = Cell::Empty;
+                }
+            }
+            self.settle();
+            self.mark_matches();
+        }
         any
     }
 

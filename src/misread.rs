@@ -43,6 +43,18 @@ pub fn misreadings(spec: &Spec, input: &[u8], reference: &[u8]) -> Vec<Misreadin
     found
 }
 
+/// What the variant named `name` prints on `input`, and whether it finished without an input
+/// error: `None` for a variant of another spec, an unknown name, or one that panics.
+pub fn run_variant(spec: &Spec, name: &str, input: &[u8]) -> Option<(Vec<u8>, bool)> {
+    let variant = MUTANTS
+        .iter()
+        .find(|variant| variant.spec == spec.name && variant.name == name)?;
+    quietly(|| {
+        let (output, result) = with(variant.mutant, || run_bytes(spec, input));
+        (output, result.is_ok())
+    })
+}
+
 thread_local! {
     static QUIET: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }

@@ -68,6 +68,10 @@ mutants! {
     ColumnsCreateOwnColumn: "columns", "columns-create-own-column", "ruled: `F` has no effect while a faller exists", "`F` into the existing faller's own column restarts it from the top";
     ColumnsCreateNearlyFull: "columns", "columns-create-nearly-full", "ruled: `F` has no effect while a faller exists", "`F` while a faller exists ends the game when the named column has its second cell taken";
     ColumnsCreateOwnColumnNearlyFull: "columns", "columns-create-own-column-nearly-full", "ruled: `F` has no effect while a faller exists", "`F` into the faller's own column ends the game when the column, counting the faller's jewels, has no room for three";
+    ColumnsCreateOwnColumnFewEmpty: "columns", "columns-create-own-column-few-empty", "ruled: `F` has no effect while a faller exists", "`F` into a falling faller's own column ends the game when the column has at most three empty cells, the faller's own counted as empty";
+    ColumnsMinRunFour: "columns", "columns-min-run-four", "matching: three or more equal jewels in a line match", "a run needs four jewels to match";
+    ColumnsRemovalSameTick: "columns", "columns-removal-same-tick", "timing 1: matched jewels show as matched until the next tick", "matched jewels are removed, and the jewels above fall, in the tick they match";
+    ColumnsColumnOffByOne: "columns", "columns-column-off-by-one", "input: columns are numbered from 1", "a column number is taken as a 0-based index (the last column's number wraps to the first)";
     ColumnsWrapVertical: "columns", "columns-wrap-vertical", "matching: runs lie inside the field", "a vertical run continues from the bottom row to the top row";
     ColumnsWrapDiagonalUp: "columns", "columns-wrap-diagonal-up", "matching: runs lie inside the field", "a `/` diagonal run continues past the top row into the bottom row";
     ColumnsMarkPastGap: "columns", "columns-mark-past-gap", "matching: a run is consecutive equal jewels", "marking a run goes on past one empty cell to an equal jewel";

@@ -21,6 +21,9 @@ pub struct Rule {
 macro_rules! rules {
     ($($name:ident = $slug:literal, $words:literal;)*) => {
         $(pub static $name: $crate::rule::Rule = $crate::rule::Rule { slug: $slug, words: $words };)*
+        /// Every rule of the module, in the order declared.
+        #[allow(dead_code)]
+        pub static ALL: &[&$crate::rule::Rule] = &[$(&$name,)*];
     };
 }
 

@@ -9,14 +9,7 @@ use std::time::Duration;
 
 use xtask::tools::{fuzz, Budget, Event, Found, Options, Outcome};
 
-use crate::support::fuzz_options;
-
-/// The program that plays a spec with one wrong variant switched on.
-fn mutant() -> PathBuf {
-    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
-    COPY.get_or_init(|| crate::support::outside_checkout(Path::new(env!("CARGO_BIN_EXE_mutant"))))
-        .clone()
-}
+use crate::support::{fuzz_options, mutant};
 
 /// Fuzz options for `spec` with the variant `name` (`none`: the reference) as the target.
 fn options(spec: &str, name: &str, budget: Budget, seed: u64) -> Options {
@@ -149,7 +142,6 @@ fn no_false_alarm_against_the_reference_itself() {
 fn one_injected_bug_gives_a_handful_of_causes() {
     // The variants above, checked against their whole suites: the failures of one bug group
     // into at most five causes, and most into one or two.
-    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
     let mut counts = Vec::new();
     for (spec, name) in [
         ("columns", "columns-no-diagonal-down"),
@@ -159,15 +151,7 @@ fn one_injected_bug_gives_a_handful_of_causes() {
         ("go", "go-stone-liberties"),
         ("collapse", "collapse-eight-connected"),
     ] {
-        let mut options = xtask::check::Options::new(
-            cases.clone(),
-            "/nonexistent/reference".into(),
-            std::env::temp_dir(),
-        );
-        options.spec = Some(spec.into());
-        options.program =
-            xtask::target::Program::Command(vec![mutant().into(), name.into(), spec.into()]);
-        let run = xtask::check::check(&options, &|_| {}).unwrap();
+        let run = crate::support::check_variant(spec, name, Vec::new());
         let causes: std::collections::BTreeSet<_> = run
             .results
             .iter()

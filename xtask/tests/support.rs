@@ -194,3 +194,24 @@ pub fn echo_class(root: &Path, modes: &[&str]) {
 pub fn check(options: &Options) -> Result<xtask::judge::Run, xtask::error::Error> {
     xtask::check::check(options, &|_| {})
 }
+
+/// The program that plays a spec with one wrong variant switched on (`mutant NAME SPEC`), run
+/// from a copy outside the checkout.
+pub fn mutant() -> PathBuf {
+    static COPY: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+    COPY.get_or_init(|| outside_checkout(Path::new(env!("CARGO_BIN_EXE_mutant"))))
+        .clone()
+}
+
+/// `check` of the wrong variant `name` against `spec`'s whole suite, with the misreadings of
+/// the variants `hold_out` left out of the traces.
+pub fn check_variant(spec: &str, name: &str, hold_out: Vec<String>) -> xtask::judge::Run {
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    let mut options =
+        xtask::check::Options::new(cases, "/nonexistent/reference".into(), std::env::temp_dir());
+    options.spec = Some(spec.into());
+    options.program =
+        xtask::target::Program::Command(vec![mutant().into(), name.into(), spec.into()]);
+    options.hold_out = hold_out;
+    xtask::check::check(&options, &|_| {}).unwrap()
+}

@@ -3,6 +3,7 @@
 mod bless;
 mod class_attacks;
 mod cli;
+mod diagnosis;
 mod flags;
 mod floods;
 mod fuzz;

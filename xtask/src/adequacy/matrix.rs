@@ -8,7 +8,7 @@
 //! but a smaller or differently seeded corpus would not. Running in process (no spawning) makes
 //! the whole matrix, some 20,000 runs, take seconds.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 use std::path::Path;
 
@@ -21,7 +21,7 @@ use std::time::Duration;
 use crate::corpus::{discover, Case};
 use crate::corpus::{load_all, Rules};
 use crate::error::Error;
-use crate::judge::judge;
+use crate::judge::{judge, Judgement, RuleAt};
 use crate::process::{Execution, Exit};
 
 /// The group of random cases, which does not count as hand-written.
@@ -36,11 +36,20 @@ pub struct Kills {
     /// How many `generated` cases kill it.
     pub generated: usize,
     /// The causes a check gives its failures, by id: the words and how many cases.
-    pub causes: BTreeMap<String, (String, usize)>,
-    /// The same from the traces' rule spans alone, without misreadings: how a wrong program
-    /// that no variant foresaw is told, by the rule whose output went wrong first.
-    pub unaided: BTreeMap<String, (String, usize)>,
+    pub causes: Causes,
+    /// The same with its own misreading and its twins' (the variants of its rule) left out of
+    /// the traces: how a wrong program that no variant foresaw is told.
+    pub held_out: Causes,
+    /// Held out, how many of its failures would be told a misreading the whole run refutes,
+    /// were misreadings not refuted.
+    pub refuted_told: usize,
+    /// Held out, how many failures are told a misreading the run refutes: none, where
+    /// refutation works.
+    pub refuted_named: usize,
 }
+
+/// Causes by id, with their words and how many failures they hold.
+pub(super) type Causes = BTreeMap<String, (String, usize)>;
 
 /// The cause of one failure, as `check` names it.
 #[derive(Debug, Clone)]
@@ -69,9 +78,8 @@ struct Loaded {
     case: Case,
     input: Vec<u8>,
     expected: Vec<u8>,
-    /// The reference's trace of the input, and the same without misreadings, made the first
-    /// time a variant fails the case.
-    traces: std::sync::OnceLock<[String; 2]>,
+    /// The reference's trace of the input, made the first time a variant fails the case.
+    trace: std::sync::OnceLock<String>,
 }
 
 /// Runs every variant on every graded case of its spec under the corpus `root`.
@@ -100,7 +108,7 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
                 case,
                 input,
                 expected,
-                traces: std::sync::OnceLock::new(),
+                trace: std::sync::OnceLock::new(),
             });
         }
         let n_generated = loaded.iter().filter(|l| l.case.group == GENERATED).count();
@@ -109,41 +117,24 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
             (loaded.len() - n_generated, n_generated),
         );
         let variants: Vec<&'static Info> = MUTANTS.iter().filter(|m| m.spec == spec.name).collect();
-        let pairs: Vec<(&'static Info, &Loaded)> = variants
+        let pairs: Vec<(&'static Info, usize)> = variants
             .iter()
-            .flat_map(|variant| loaded.iter().map(move |case| (*variant, case)))
+            .flat_map(|variant| (0..loaded.len()).map(move |case| (*variant, case)))
             .collect();
         let rules = suite.rules();
-        let killed = crate::process::map(jobs, &pairs, |(variant, case)| {
-            kills_case(spec, rules, variant, case)
+        let found = crate::process::map(jobs, &pairs, |(variant, case)| {
+            kills_case(spec, rules, variant, &loaded[*case])
         })?;
+        let matrix = Matrix {
+            n_cases: loaded.len(),
+            found: pairs
+                .iter()
+                .zip(found)
+                .filter_map(|((variant, case), found)| Some(((variant.name, *case), found?)))
+                .collect(),
+        };
         for variant in variants {
-            let mut found = Kills {
-                variant,
-                hand_written: Vec::new(),
-                generated: 0,
-                causes: BTreeMap::new(),
-                unaided: BTreeMap::new(),
-            };
-            let mut candidates: [Vec<&Candidates>; 2] = [Vec::new(), Vec::new()];
-            for ((of, case), killed) in pairs.iter().zip(&killed) {
-                if let (true, Some([cause, unaided])) = (std::ptr::eq(*of, variant), killed) {
-                    candidates[0].push(cause);
-                    candidates[1].push(unaided);
-                    if case.case.group == GENERATED {
-                        found.generated += 1;
-                    } else {
-                        found.hand_written.push(case.case.id());
-                    }
-                }
-            }
-            for (causes, candidates) in [&mut found.causes, &mut found.unaided]
-                .into_iter()
-                .zip(candidates)
-            {
-                tally(causes, &candidates);
-            }
-            kills.push(found);
+            kills.push(matrix.kills(variant, &loaded));
         }
     }
     Ok(Report {
@@ -152,30 +143,168 @@ fn measure_quietly(root: &Path, jobs: usize) -> Result<Report, Error> {
     })
 }
 
-/// Counts one variant's failures by the cause a check names, ties settled as a check settles
-/// them.
-fn tally(causes: &mut BTreeMap<String, (String, usize)>, candidates: &[&Candidates]) {
-    let names: Vec<Vec<&str>> = candidates
+/// What every variant of one spec does on every case: its failures by variant name and case.
+struct Matrix {
+    n_cases: usize,
+    found: std::collections::HashMap<(&'static str, usize), Found>,
+}
+
+impl Matrix {
+    /// The cases that kill `variant` and the causes a check gives its failures, named and held
+    /// out, each with the misreadings the variant's whole run refutes left out.
+    fn kills(&self, variant: &'static Info, loaded: &[Loaded]) -> Kills {
+        let mut kills = Kills {
+            variant,
+            hand_written: Vec::new(),
+            generated: 0,
+            causes: Causes::new(),
+            held_out: Causes::new(),
+            refuted_told: 0,
+            refuted_named: 0,
+        };
+        let failing: Vec<(usize, &Found)> = (0..self.n_cases)
+            .filter_map(|case| Some((case, self.found.get(&(variant.name, case))?)))
+            .collect();
+        for &(case, _) in &failing {
+            match &loaded[case].case {
+                case if case.group == GENERATED => kills.generated += 1,
+                case => kills.hand_written.push(case.id()),
+            }
+        }
+        for held_out in [false, true] {
+            let offers: Vec<&Offer> = failing
+                .iter()
+                .map(|(_, found)| &found.offers[usize::from(held_out)])
+                .collect();
+            let refuted = self.refuted(variant, &failing, held_out);
+            let told = tally(&offers, &BTreeSet::new());
+            let named = tally(&offers, &refuted);
+            let causes = if held_out {
+                kills.refuted_told = told.1.iter().filter(|n| refuted.contains(*n)).count();
+                kills.refuted_named = named.1.iter().filter(|n| refuted.contains(*n)).count();
+                &mut kills.held_out
+            } else {
+                &mut kills.causes
+            };
+            *causes = named.0;
+        }
+        kills
+    }
+
+    /// The misreadings offered to `variant`'s failures that its whole run refutes: each is a
+    /// variant that would fail a case `variant` passes, or part from the reference before it on
+    /// a case it fails, or where it does without explaining what it prints there.
+    fn refuted(
+        &self,
+        variant: &Info,
+        failing: &[(usize, &Found)],
+        held_out: bool,
+    ) -> BTreeSet<String> {
+        let offered_at = |case: usize| {
+            failing
+                .iter()
+                .find(|(at, _)| *at == case)
+                .map(|(_, found)| &found.offers[usize::from(held_out)].misread)
+        };
+        let names: BTreeSet<&str> = failing
+            .iter()
+            .flat_map(|(_, found)| found.offers[usize::from(held_out)].misread.iter())
+            .map(|(name, _)| name.as_str())
+            .collect();
+        let seen_whole = |name: &str| {
+            failing
+                .iter()
+                .any(|(_, found)| found.offers[usize::from(held_out)].whole.contains(name))
+        };
+        names
+            .into_iter()
+            .filter(|name| {
+                !seen_whole(name)
+                    || (0..self.n_cases).any(|case| {
+                        let start = |of: &str| self.found.get(&(of, case)).map(|f| f.start);
+                        let Some(other) = MUTANTS.iter().find(|m| m.name == *name) else {
+                            return false;
+                        };
+                        let explains = offered_at(case)
+                            .is_some_and(|offers| offers.iter().any(|(n, _)| n == name));
+                        crate::judge::contradicts(start(other.name), start(variant.name), explains)
+                    })
+            })
+            .map(str::to_string)
+            .collect()
+    }
+}
+
+/// Counts one variant's failures by the cause a check names, the `refuted` misreadings left
+/// out and ties settled as a check settles them; with the name chosen for each failure.
+fn tally(offers: &[&Offer], refuted: &BTreeSet<String>) -> (Causes, Vec<String>) {
+    let kept: Vec<Vec<&(String, Cause)>> = offers
         .iter()
-        .map(|candidates| candidates.iter().map(|(name, _)| name.as_str()).collect())
+        .map(|offer| {
+            let misread: Vec<&(String, Cause)> = offer
+                .misread
+                .iter()
+                .filter(|(name, _)| !refuted.contains(name))
+                .collect();
+            if misread.is_empty() {
+                vec![&offer.fallback]
+            } else {
+                misread
+            }
+        })
         .collect();
-    for (candidates, chosen) in candidates.iter().zip(crate::judge::settle_ties(&names)) {
-        let (_, cause) = &candidates[chosen];
+    let names: Vec<Vec<&str>> = kept
+        .iter()
+        .map(|kept| kept.iter().map(|(name, _)| name.as_str()).collect())
+        .collect();
+    let mut causes = Causes::new();
+    let mut chosen_names = Vec::new();
+    for (kept, chosen) in kept.iter().zip(crate::judge::settle_ties(&names)) {
+        let (name, cause) = kept[chosen];
         let entry = causes
             .entry(cause.id.clone())
             .or_insert_with(|| (cause.text.clone(), 0));
         entry.1 += 1;
+        chosen_names.push(name.clone());
     }
+    (causes, chosen_names)
 }
 
-/// The causes a failure could be given: one per rule that explains it equally well (a check
-/// names the one most of the program's failures share), with the rule's name.
-type Candidates = Vec<(String, Cause)>;
+/// A case that tells a variant apart from the reference.
+struct Found {
+    /// The byte of the expected output where the variant's output parts from it.
+    start: usize,
+    /// The causes a check could give the failure: with every misreading in the trace, and
+    /// with the variant's own and its twins' left out.
+    offers: [Offer; 2],
+}
 
-/// Whether `case` tells `variant` apart from the reference: the causes a check would give the
-/// failure, with and without misreadings in the trace (see [`Kills::causes`]), or `None`
-/// when the case passes.
-fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Option<[Candidates; 2]> {
+/// The causes a failure could be given: one per misreading that explains it equally well (a
+/// check names the one most of the program's failures share), by the misreading's name; and
+/// the cause where none holds, by the rule of the span at the difference.
+struct Offer {
+    misread: Vec<(String, Cause)>,
+    /// The misreadings among them the failure follows to the end ([`RuleAt::whole`]).
+    whole: BTreeSet<String>,
+    fallback: (String, Cause),
+}
+
+/// The names of the variant `name` and of the other variants of its rule: what is held out
+/// to diagnose it as a bug nobody listed. Empty for a name no variant has.
+pub fn twins(name: &str) -> Vec<String> {
+    let Some(variant) = MUTANTS.iter().find(|m| m.name == name) else {
+        return Vec::new();
+    };
+    MUTANTS
+        .iter()
+        .filter(|m| m.spec == variant.spec && m.rule == variant.rule)
+        .map(|m| m.name.to_string())
+        .collect()
+}
+
+/// Whether `case` tells `variant` apart from the reference: where, and the causes a check
+/// could give the failure (see [`Found`]); `None` when the case passes.
+fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Option<Found> {
     let run = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
         mutant::with(variant.mutant, || run_bytes(spec, &case.input))
     }));
@@ -195,49 +324,70 @@ fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Optio
     if judgement.verdict.passed() {
         return None;
     }
-    let traces = case.traces.get_or_init(|| {
-        let trace = crate::judge::built_in_trace(&[spec.name.to_string()], &case.input)
+    let start = judgement
+        .difference
+        .as_ref()
+        .map_or(case.expected.len(), |d| d.expected_offset);
+    let trace = case.trace.get_or_init(|| {
+        crate::judge::built_in_trace(&[spec.name.to_string()], &case.input)
             .map(|trace| trace.to_string())
-            .unwrap_or_default();
-        // The same trace without misreadings: what the rules alone make of the failure, as
-        // for a bug no variant foresaw.
-        let unaided = trace
-            .lines()
-            .filter(|line| !line.starts_with("? "))
-            .map(|line| format!("{line}\n"))
-            .collect();
-        [trace, unaided]
+            .unwrap_or_default()
     });
-    Some([&traces[0], &traces[1]].map(|trace| {
-        let mut rules = Vec::new();
-        if let (Some(difference), Some(execution)) = (&judgement.difference, &judgement.execution) {
-            let found = crate::judge::from_trace_text(
-                trace,
-                &case.input,
-                difference.telling_offset(),
-                &execution.stdout,
-            );
-            judgement.answers = found.as_ref().and_then(|l| l.command.clone());
-            if let Some(found) = found {
-                rules.extend(found.rule.into_iter().chain(found.tied).map(Some));
-            }
-        }
-        if rules.is_empty() {
-            rules.push(None);
-        }
-        rules
-            .into_iter()
-            .map(|rule| {
-                let name = rule.as_ref().map(|r| r.slug.clone()).unwrap_or_default();
-                judgement.rule = rule;
-                let cause = Cause {
-                    id: judgement.cause_id(),
-                    text: judgement.cause_text(),
-                };
-                (name, cause)
-            })
-            .collect()
-    }))
+    // The trace without the misreadings of the variant's rule: as for a bug no variant
+    // foresaw.
+    let held_out = crate::judge::without(trace, &twins(variant.name));
+    let offers =
+        [trace.as_str(), held_out.as_str()].map(|trace| offer(&mut judgement, case, trace));
+    Some(Found { start, offers })
+}
+
+/// The causes a check could give `judgement`, the failure of `case`, from `trace`.
+fn offer(judgement: &mut Judgement, case: &Loaded, trace: &str) -> Offer {
+    let found = match (&judgement.difference, &judgement.execution) {
+        (Some(difference), Some(execution)) => crate::judge::from_trace_text(
+            trace,
+            &case.input,
+            difference.telling_offset(),
+            &execution.stdout,
+        ),
+        _ => None,
+    };
+    judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+    let mut cause_of = |rule: Option<RuleAt>| {
+        let name = rule.as_ref().map(|r| r.slug.clone()).unwrap_or_default();
+        judgement.rule = rule;
+        let cause = Cause {
+            id: judgement.cause_id(),
+            text: judgement.cause_text(),
+        };
+        (name, cause)
+    };
+    let Some(found) = found else {
+        return Offer {
+            misread: Vec::new(),
+            whole: BTreeSet::new(),
+            fallback: cause_of(None),
+        };
+    };
+    let whole = found
+        .rule
+        .iter()
+        .chain(&found.tied)
+        .filter(|rule| rule.misread && rule.whole)
+        .map(|rule| rule.slug.clone())
+        .collect();
+    let misread = found
+        .rule
+        .into_iter()
+        .chain(found.tied)
+        .filter(|rule| rule.misread)
+        .map(|rule| cause_of(Some(rule)))
+        .collect();
+    Offer {
+        misread,
+        whole,
+        fallback: cause_of(found.span),
+    }
 }
 
 impl Report {
@@ -246,7 +396,7 @@ impl Report {
     }
 
     /// The per-variant report, survivors last, ending with the tally line; `verbose`: each
-    /// variant's causes too (`u`: by the rule spans alone, without misreadings).
+    /// variant's causes too (`h`: held out, its own misreading and its twins' left out of the traces).
     pub fn render(&self, verbose: bool) -> String {
         let mut out = String::new();
         for (spec, (hand_written, generated)) in &self.cases {
@@ -270,19 +420,19 @@ impl Report {
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "  {:<40} {:>4} hand-written, {:>3} generated, {} causes, {} unaided{first}",
+                    "  {:<40} {:>4} hand-written, {:>3} generated, {} causes, {} held out{first}",
                     kills.variant.name,
                     kills.hand_written.len(),
                     kills.generated,
                     kills.causes.len(),
-                    kills.unaided.len()
+                    kills.held_out.len()
                 );
                 if verbose {
                     for (id, (text, n)) in &kills.causes {
                         let _ = writeln!(out, "      {id} {n:>4}  {text}");
                     }
-                    for (id, (text, n)) in &kills.unaided {
-                        let _ = writeln!(out, "    u {id} {n:>4}  {text}");
+                    for (id, (text, n)) in &kills.held_out {
+                        let _ = writeln!(out, "    h {id} {n:>4}  {text}");
                     }
                 }
             }

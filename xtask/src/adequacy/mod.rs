@@ -8,4 +8,4 @@
 mod diagnosis;
 mod matrix;
 
-pub use matrix::measure;
+pub use matrix::{measure, twins};

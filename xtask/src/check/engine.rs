@@ -57,6 +57,9 @@ pub struct Options {
     pub custom_build: Option<crate::submission::Custom>,
     /// Arguments for the program built from `Program::Sources` (`check samegame.c 0 0`).
     pub program_args: Vec<std::ffi::OsString>,
+    /// Wrong variants of the reference whose misreadings are left out of the traces: a failure
+    /// is diagnosed as if nobody had listed them (how `adequacy` measures a bug nobody listed).
+    pub hold_out: Vec<String>,
 }
 
 impl Options {
@@ -91,6 +94,7 @@ impl Options {
             shard: None,
             custom_build: None,
             program_args: Vec::new(),
+            hold_out: Vec::new(),
         }
     }
 }
@@ -324,6 +328,8 @@ pub fn run_one(options: &Options, prepared: &Prepared, k: usize) -> Result<CaseR
 
 /// The finished run of a prepared check, from the results of its cases in order.
 pub fn finish(mut prepared: Prepared, mut results: Vec<CaseResult>) -> Result<Run, Error> {
+    let suites: Vec<Suite> = prepared.plans.iter().map(|p| p.suite.clone()).collect();
+    crate::judge::refute_run(&suites, &mut results);
     crate::judge::settle_run_ties(results.iter_mut().map(|result| &mut result.judgement));
     could_not_run(&prepared.plans, &results)?;
     never_ran(&prepared.program, &results)?;
@@ -565,6 +571,7 @@ fn run_case(
             &options.dir,
             &input,
             &case.input.with_extension("trace"),
+            &options.hold_out,
         );
     }
     judgement.bound();

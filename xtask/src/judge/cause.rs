@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::locate::locate;
+use super::locate::{case_trace, from_trace_text, without};
 use super::outcome::{Judgement, Verdict};
 use crate::corpus::Suite;
 use crate::process::killed_by;
@@ -11,7 +11,8 @@ use crate::process::killed_by;
 impl Judgement {
     /// Says where this failure's first difference shows and which rule of the spec decided
     /// the expected output there ([`locate`]), for `suite`'s case `input`: what the cause is
-    /// keyed on. `stored` is the trace the student kit holds beside the case.
+    /// keyed on. `stored` is the trace the student kit holds beside the case; the misreadings
+    /// of the variants named in `hold_out` are left out of it, as if nobody had listed them.
     pub fn place_difference(
         &mut self,
         suite: &Suite,
@@ -19,23 +20,24 @@ impl Judgement {
         dir: &Path,
         input: &[u8],
         stored: &Path,
+        hold_out: &[String],
     ) {
         let Some(difference) = &self.difference else {
             return;
         };
         let stdout = self.execution.as_ref().map_or(&[][..], |e| &e.stdout[..]);
-        let found = locate(
-            suite,
-            reference,
-            dir,
-            input,
-            difference.telling_offset(),
-            stdout,
-            stored,
-        );
+        let offset = difference.telling_offset();
+        let found = case_trace(suite, reference, dir, input, stored).and_then(|trace| {
+            if hold_out.is_empty() {
+                from_trace_text(&trace, input, offset, stdout)
+            } else {
+                from_trace_text(&without(&trace, hold_out), input, offset, stdout)
+            }
+        });
         self.answers = found.as_ref().and_then(|l| l.command.clone());
         self.rule = found.as_ref().and_then(|l| l.rule.clone());
         self.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
+        self.span = found.as_ref().and_then(|l| l.span.clone());
         self.location = found.map(|l| l.phrase);
     }
 
@@ -55,7 +57,12 @@ impl Judgement {
                         super::diff::line(line)
                     ),
                 };
-                format!("{}: {}{answers}", self.verdict, difference.cause)
+                format!(
+                    "{}: {}{answers}{}",
+                    self.verdict,
+                    difference.cause,
+                    self.section()
+                )
             }
             (_, Verdict::RuntimeError) => match self.signal() {
                 Some(signal) => format!("runtime error: {}", killed_by(signal)),
@@ -73,26 +80,41 @@ impl Judgement {
         }
     }
 
+    /// Where no misreading explains the failure: the section of the handout whose rules
+    /// decide the expected output at the difference, as words to end its cause with.
+    fn section(&self) -> String {
+        match &self.rule {
+            Some(rule) if !rule.misread => format!(
+                ", where the handout's rules on {} decide the output",
+                super::family::family(&rule.slug)
+            ),
+            _ => String::new(),
+        }
+    }
+
     /// The key failures are grouped by. One bug makes one kind of difference, shown after one
     /// kind of input line, whatever the expected text is: the verdict, the kind of difference
     /// (or the crash's message), and the shape of that input line ([`command_kind`]). The first
     /// divergence is the cause: a program that printed a wrong line and then crashed (at the
     /// end of its input, say) is keyed by the wrong line, the crash being its consequence.
     ///
-    /// Where the reference names the rule of the spec that decided the expected output at the
-    /// difference, the rule takes the input line's place, and the kind of difference is
-    /// coarsened to what one bug keeps making ([`Judgement::kind_under_rule`]): one misread rule
-    /// is one cause, whatever command showed it and however far a number is off.
+    /// Where a misreading consistent with the whole run explains the difference (see
+    /// [`super::refute`]), it is the cause. Where the reference names only the rule whose span
+    /// holds the difference, no rule keys the failure: the span says which rule decided the
+    /// expected byte, not which rule the program breaks (a jewel marked that should stay plain
+    /// sits in the span of the rule that put it there), so a bug nobody listed would be spread
+    /// over every rule and section it happens to show under. The failure is keyed by the kind
+    /// of difference alone, coarsened to what one bug keeps making
+    /// ([`Judgement::kind_under_rule`]); each case says the section it shows in
+    /// ([`super::family`]).
     pub fn cause_key(&self) -> (Verdict, String, String) {
         match (self.divergence(), &self.rule) {
             (Some((verdict, _)), Some(rule)) if rule.misread => {
                 (verdict, "misread".into(), format!("rule {}", rule.slug))
             }
-            (Some((verdict, _)), Some(rule)) => (
-                verdict,
-                self.kind_under_rule(),
-                format!("rule {}", rule.slug),
-            ),
+            (Some((verdict, _)), Some(_)) => {
+                (verdict, self.kind_under_rule(), "unexplained".into())
+            }
             (Some((verdict, difference)), None) => (
                 verdict,
                 difference.to_string(),
@@ -200,11 +222,11 @@ impl Judgement {
         // One text per cause: what a case did after the difference is its `consequence`.
         match &self.rule {
             Some(rule) if rule.misread => return format!("{verdict}: {}", rule.words),
-            Some(rule) => {
+            Some(_) => {
                 return format!(
-                    "{verdict}: {}, where “{}” decides the output",
+                    "{verdict}: {}, where no misreading of the handout that check knows of \
+                     fits every case",
                     self.kind_under_rule(),
-                    rule.words
                 )
             }
             None => {}

@@ -30,6 +30,9 @@ pub struct Location {
     pub rule: Option<RuleAt>,
     /// Other misreadings that explain the program's output there as well as `rule` does.
     pub tied: Vec<RuleAt>,
+    /// The rule of the innermost span holding the difference, misreadings aside: what names
+    /// the failure's family once every misreading that explains it is refuted.
+    pub span: Option<RuleAt>,
 }
 
 /// A rule of the spec, as the reference's trace names it.
@@ -41,6 +44,9 @@ pub struct RuleAt {
     pub words: String,
     /// The program's output there is what a misreading of the rule prints.
     pub misread: bool,
+    /// A misreading the program follows to the end: all it prints from where it parts from
+    /// the reference is what the program prints (not only the line where they part).
+    pub whole: bool,
 }
 
 /// The rules whose output went wrong at byte `offset` of the expected output, where `actual`
@@ -49,7 +55,23 @@ pub struct RuleAt {
 /// else the rule of the innermost span holding `offset` (a span `START..END`, or an empty span
 /// at `offset`: output that should have been there and is missing; the later of two equal
 /// spans wins). Empty when the trace names none.
+#[cfg(test)]
 fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
+    let (misread, span) = misreadings_and_span(trace, offset, actual);
+    if misread.is_empty() {
+        span.into_iter().collect()
+    } else {
+        misread
+    }
+}
+
+/// The misreadings that explain the program's output at `offset` (see [`rules_at`]) and,
+/// apart, the rule of the innermost span holding it.
+fn misreadings_and_span(
+    trace: &str,
+    offset: usize,
+    actual: &[u8],
+) -> (Vec<RuleAt>, Option<RuleAt>) {
     // Each rule's words, given once (`= SLUG WORDS`) before its first span.
     let words_of: std::collections::HashMap<&str, &str> = trace
         .lines()
@@ -125,6 +147,7 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
                     slug: slug.into(),
                     words: words.next().unwrap_or_default().into(),
                     misread: true,
+                    whole: explained == usize::MAX,
                 });
             }
         } else if best.is_none_or(|(length, _, _)| end - start <= length) {
@@ -132,38 +155,45 @@ fn rules_at(trace: &str, offset: usize, actual: &[u8]) -> Vec<RuleAt> {
             best = Some((end - start, slug, words));
         }
     }
-    if !misread.1.is_empty() {
-        return misread.1;
-    }
-    best.map(|(_, slug, words)| RuleAt {
+    let span = best.map(|(_, slug, words)| RuleAt {
         slug: slug.into(),
         words: words.into(),
         misread: false,
-    })
-    .into_iter()
-    .collect()
+        whole: false,
+    });
+    (misread.1, span)
 }
 
-/// Where the byte `offset` of the expected output of `suite`'s case `input` shows, and which
-/// rule decided it, where the program printed `actual`. A built-in spec's engine says, in this
-/// process; else the bundled `reference` binary's `--trace` (it runs trusted, in `dir`); else the trace
-/// `stored` beside the case when the student kit was built. An instructor's own reference
-/// cannot say: `None`.
-pub(super) fn locate(
+/// The trace of `suite`'s case `input`, for saying where a difference shows and which rule
+/// decided it: a built-in spec's engine makes it, in this process; else the bundled
+/// `reference` binary's `--trace` (it runs trusted, in `dir`); else the trace `stored` beside
+/// the case when the student kit was built. An instructor's own reference cannot say: `None`.
+pub(super) fn case_trace(
     suite: &Suite,
     reference: &Path,
     dir: &Path,
     input: &[u8],
-    offset: usize,
-    actual: &[u8],
     stored: &Path,
-) -> Option<Location> {
+) -> Option<Arc<String>> {
     if !suite.is_built_in() {
         return None;
     }
-    let trace = reference_trace(suite, reference, dir, input)
-        .or_else(|| std::fs::read_to_string(stored).ok().map(Arc::new))?;
-    phrase_of(&trace, input, offset, actual)
+    reference_trace(suite, reference, dir, input)
+        .or_else(|| std::fs::read_to_string(stored).ok().map(Arc::new))
+}
+
+/// A trace without the misreading lines (`? START END NAME ...`) of the variants `names`.
+pub fn without(trace: &str, names: &[String]) -> String {
+    let held = |line: &str| {
+        line.strip_prefix("? ")
+            .and_then(|rest| rest.split(' ').nth(2))
+            .is_some_and(|name| names.iter().any(|n| n == name))
+    };
+    trace
+        .lines()
+        .filter(|line| !held(line))
+        .map(|line| format!("{line}\n"))
+        .collect()
 }
 
 /// The trace of the bundled reference for `suite`'s case `input`: made in this process for a
@@ -307,8 +337,9 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
             ))
         })
         .collect();
-    let mut rules = rules_at(trace, offset, actual).into_iter();
-    let rule = rules.next();
+    let (misread, span) = misreadings_and_span(trace, offset, actual);
+    let mut rules = misread.into_iter();
+    let rule = rules.next().or_else(|| span.clone());
     let tied: Vec<RuleAt> = rules.collect();
     let at = |phrase: &str| {
         Some(Location {
@@ -316,6 +347,7 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
             command: None,
             rule: rule.clone(),
             tied: tied.clone(),
+            span: span.clone(),
         })
     };
     let Some(&(input_line, _)) = entries.iter().find(|&&(_, output_end)| output_end > offset)
@@ -343,6 +375,7 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
         command: Some(text.into_owned()),
         rule,
         tied,
+        span,
     })
 }
 

@@ -162,6 +162,9 @@ pub struct Judgement {
     pub rule: Option<super::locate::RuleAt>,
     /// Other misreadings that explain the difference as well as `rule` does.
     pub tied: Vec<super::locate::RuleAt>,
+    /// The rule of the innermost span of the trace holding the difference: what names the
+    /// failure's family where no misreading consistent with the whole run explains it.
+    pub span: Option<super::locate::RuleAt>,
     pub execution: Option<Execution>,
     pub expected: Vec<u8>,
     pub elapsed: Duration,
@@ -182,6 +185,7 @@ impl Judgement {
         self.answers = None;
         self.rule = None;
         self.tied.clear();
+        self.span = None;
         self.diff = None;
         self.expected.clear();
         if let Some(execution) = &mut self.execution {
@@ -228,6 +232,7 @@ impl Judgement {
             answers: None,
             rule: None,
             tied: Vec::new(),
+            span: None,
             execution: None,
             expected,
             elapsed: Duration::ZERO,
@@ -387,6 +392,7 @@ fn decide(
         answers: None,
         rule: None,
         tied: Vec::new(),
+        span: None,
         elapsed: execution.elapsed,
         execution: Some(execution),
         expected,

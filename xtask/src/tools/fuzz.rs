@@ -405,6 +405,7 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
         &options.dir,
         found.shrunk.as_bytes(),
         std::path::Path::new(""),
+        &[],
     );
     let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;
     let mut report = format!(
