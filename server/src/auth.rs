@@ -8,7 +8,9 @@ use axum::extract::FromRequestParts;
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 use sha2::{Digest, Sha256};
-use sqlx::{Row, SqlitePool};
+use sqlx::Row;
+
+use crate::db::Db;
 
 use crate::db::now;
 use crate::state::{Reply, State};
@@ -44,11 +46,11 @@ pub fn same(a: &str, b: &str) -> bool {
 }
 
 /// Issues a fresh link token for `student` (none: the instructor), revoking the earlier ones.
-pub async fn issue(pool: &SqlitePool, student: Option<&str>) -> Result<String, Fault> {
+pub async fn issue(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
     let (token, hash) = new_token();
     let mut tx = pool.begin().await.map_err(Fault::db)?;
     revoke_in(&mut tx, student).await?;
-    sqlx::query("INSERT INTO tokens (hash, student, created_at) VALUES (?1, ?2, ?3)")
+    sqlx::query("INSERT INTO tokens (hash, student, created_at) VALUES ($1, $2, $3)")
         .bind(&hash)
         .bind(student)
         .bind(now())
@@ -60,27 +62,27 @@ pub async fn issue(pool: &SqlitePool, student: Option<&str>) -> Result<String, F
 }
 
 /// Revokes every token of `student` (none: the instructor's) and ends their sessions.
-pub async fn revoke(pool: &SqlitePool, student: Option<&str>) -> Result<(), Fault> {
+pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
     let mut tx = pool.begin().await.map_err(Fault::db)?;
     revoke_in(&mut tx, student).await?;
     tx.commit().await.map_err(Fault::db)
 }
 
 async fn revoke_in(
-    tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>,
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     student: Option<&str>,
 ) -> Result<(), Fault> {
     let at = now();
     sqlx::query(
-        "UPDATE sessions SET ended_at = ?1 WHERE ended_at IS NULL AND token IN
-         (SELECT hash FROM tokens WHERE student IS ?2)",
+        "UPDATE sessions SET ended_at = $1 WHERE ended_at IS NULL AND token IN
+         (SELECT hash FROM tokens WHERE student IS NOT DISTINCT FROM $2)",
     )
     .bind(at)
     .bind(student)
     .execute(&mut **tx)
     .await
     .map_err(Fault::db)?;
-    sqlx::query("UPDATE tokens SET revoked_at = ?1 WHERE revoked_at IS NULL AND student IS ?2")
+    sqlx::query("UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND student IS NOT DISTINCT FROM $2")
         .bind(at)
         .bind(student)
         .execute(&mut **tx)
@@ -90,8 +92,8 @@ async fn revoke_in(
 }
 
 /// Whose a live token is: `Some(None)` for the instructor's, `Some(Some(id))` for a student's.
-pub async fn token_owner(pool: &SqlitePool, token: &str) -> Result<Option<Option<String>>, Fault> {
-    let row = sqlx::query("SELECT student FROM tokens WHERE hash = ?1 AND revoked_at IS NULL")
+pub async fn token_owner(pool: &Db, token: &str) -> Result<Option<Option<String>>, Fault> {
+    let row = sqlx::query("SELECT student FROM tokens WHERE hash = $1 AND revoked_at IS NULL")
         .bind(hash(token))
         .fetch_optional(pool)
         .await
@@ -100,9 +102,9 @@ pub async fn token_owner(pool: &SqlitePool, token: &str) -> Result<Option<Option
 }
 
 /// Whether `addr` has used up its failed logins; records a failure when `failed`.
-pub async fn limited(pool: &SqlitePool, addr: &str, failed: bool) -> Result<bool, Fault> {
+pub async fn limited(pool: &Db, addr: &str, failed: bool) -> Result<bool, Fault> {
     if failed {
-        sqlx::query("INSERT INTO login_failures (addr, at) VALUES (?1, ?2)")
+        sqlx::query("INSERT INTO login_failures (addr, at) VALUES ($1, $2)")
             .bind(addr)
             .bind(now())
             .execute(pool)
@@ -110,7 +112,7 @@ pub async fn limited(pool: &SqlitePool, addr: &str, failed: bool) -> Result<bool
             .map_err(Fault::db)?;
     }
     let count: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM login_failures WHERE addr = ?1 AND at > ?2")
+        sqlx::query_scalar("SELECT COUNT(*) FROM login_failures WHERE addr = $1 AND at > $2")
             .bind(addr)
             .bind(now() - WINDOW)
             .fetch_one(pool)
@@ -120,10 +122,10 @@ pub async fn limited(pool: &SqlitePool, addr: &str, failed: bool) -> Result<bool
 }
 
 /// Opens a session for the live token `token_hash`: its cookie value and CSRF token.
-pub async fn open_session(pool: &SqlitePool, token_hash: &str) -> Result<String, Fault> {
+pub async fn open_session(pool: &Db, token_hash: &str) -> Result<String, Fault> {
     let (session, session_hash) = new_token();
     let (csrf, _) = new_token();
-    sqlx::query("INSERT INTO sessions (hash, token, csrf, created_at) VALUES (?1, ?2, ?3, ?4)")
+    sqlx::query("INSERT INTO sessions (hash, token, csrf, created_at) VALUES ($1, $2, $3, $4)")
         .bind(session_hash)
         .bind(token_hash)
         .bind(csrf)
@@ -207,7 +209,7 @@ impl FromRequestParts<Arc<State>> for Who {
         };
         let row = sqlx::query(
             "SELECT tokens.student, sessions.csrf FROM sessions JOIN tokens ON sessions.token = tokens.hash
-             WHERE sessions.hash = ?1 AND sessions.ended_at IS NULL AND tokens.revoked_at IS NULL",
+             WHERE sessions.hash = $1 AND sessions.ended_at IS NULL AND tokens.revoked_at IS NULL",
         )
         .bind(hash(&session))
         .fetch_optional(pool)

@@ -34,7 +34,7 @@ async fn by_student(state: &State, assignment: &str) -> Result<BTreeMap<String, 
     let rows = sqlx::query(concat!(
         "SELECT ",
         crate::sub_columns!(),
-        " FROM submissions WHERE assignment = ?1 ORDER BY id DESC"
+        " FROM submissions WHERE assignment = $1 ORDER BY id DESC"
     ))
     .bind(assignment)
     .fetch_all(&state.db)
@@ -110,7 +110,7 @@ pub async fn student(
     let rows = sqlx::query(concat!(
         "SELECT ",
         crate::sub_columns!(),
-        " FROM submissions WHERE student = ?1 ORDER BY id DESC"
+        " FROM submissions WHERE student = $1 ORDER BY id DESC"
     ))
     .bind(&id)
     .fetch_all(&state.db)
@@ -153,7 +153,7 @@ pub async fn gradebook(
         let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
         let row = match chosen(own, assignment) {
             Some(sub) => {
-                let stored = sqlx::query("SELECT row, blocks FROM submissions WHERE id = ?1")
+                let stored = sqlx::query("SELECT row, blocks FROM submissions WHERE id = $1")
                     .bind(sub.id)
                     .fetch_one(&state.db)
                     .await
@@ -313,7 +313,7 @@ pub async fn regrade(
 /// and it waits again (its old score kept, to say what moved). The jobs to queue.
 pub async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, Fault> {
     let mut tx = state.db.begin().await.map_err(Fault::db)?;
-    sqlx::query("INSERT INTO regrades (assignment, at) VALUES (?1, ?2)")
+    sqlx::query("INSERT INTO regrades (assignment, at) VALUES ($1, $2)")
         .bind(assignment)
         .bind(now())
         .execute(&mut *tx)
@@ -321,7 +321,7 @@ pub async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, 
         .map_err(Fault::db)?;
     let rows = sqlx::query(
         "UPDATE submissions SET generation = generation + 1, status = 'queued', cases_done = 0
-         WHERE assignment = ?1 RETURNING id, generation",
+         WHERE assignment = $1 RETURNING id, generation",
     )
     .bind(assignment)
     .fetch_all(&mut *tx)
@@ -348,14 +348,14 @@ pub async fn regrades(
     let rows = sqlx::query(
         "SELECT regrades.id, regrades.at, c.student, c.submission, c.old_score, c.new_score, c.why
          FROM regrades LEFT JOIN regrade_changes c ON c.regrade = regrades.id
-         WHERE regrades.assignment = ?1 ORDER BY regrades.id DESC, c.student",
+         WHERE regrades.assignment = $1 ORDER BY regrades.id DESC, c.student",
     )
     .bind(&name)
     .fetch_all(&state.db)
     .await
     .map_err(Fault::db)?;
     let waiting: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM submissions WHERE assignment = ?1 AND status IN ('queued', 'building', 'running')",
+        "SELECT COUNT(*) FROM submissions WHERE assignment = $1 AND status IN ('queued', 'building', 'running')",
     )
     .bind(&name)
     .fetch_one(&state.db)

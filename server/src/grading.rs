@@ -15,7 +15,7 @@ use apalis::prelude::*;
 use sqlx::Row;
 
 use crate::db::now;
-use crate::queue::{enqueue, Job, FINAL};
+use crate::queue::{enqueue, Job, Queue, FINAL};
 use crate::state::State;
 use crate::Fault;
 
@@ -42,26 +42,58 @@ pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
 /// Runs the grading worker until `stop` resolves; the submission being graded then finishes.
 pub async fn work(state: Arc<State>, stop: impl std::future::Future<Output = ()> + Send + 'static) {
     // A fresh name per start: apalis refuses a worker whose name is still heard from.
-    let name = format!("grader-{}-{}", std::process::id(), now());
+    // Random too: workers on several machines may share a pid and a second.
+    let mut salt = [0u8; 4];
+    let _ = getrandom::fill(&mut salt);
+    let name = format!(
+        "grader-{}-{}-{}",
+        std::process::id(),
+        now(),
+        xtask::files::to_hex(&salt)
+    );
     // Two submissions at a time, on one set of CPU seats: the next one builds and starts while
     // the last cases of the one before run, as a class's next submission does under `grade`.
     // A queue without work is looked at every 100 ms: a submission waits for a look at most
     // that long (apalis's default would be the heartbeat's 2 s).
-    let backend = state
-        .queue
-        .clone()
-        .poll_with_interval(Duration::from_millis(100));
-    let worker = WorkerBuilder::new(name)
-        .backend(backend)
-        .data(Arc::clone(&state))
-        .concurrency(2)
-        .build(handle);
-    let stopped = async move {
-        stop.await;
-        Ok::<(), std::io::Error>(())
-    };
-    if let Err(err) = worker.run_until(stopped).await {
-        eprintln!("the grading worker stopped: {err}");
+    let stop = futures::FutureExt::shared(Box::pin(stop));
+    // The same worker on either backend (their types differ, not what is asked of them).
+    macro_rules! run {
+        ($storage:expr, $name:expr) => {
+            WorkerBuilder::new($name)
+                .backend(
+                    $storage
+                        .clone()
+                        .poll_with_interval(Duration::from_millis(100)),
+                )
+                .data(Arc::clone(&state))
+                .concurrency(2)
+                .build(handle)
+                .run_until({
+                    let stop = stop.clone();
+                    async move {
+                        stop.await;
+                        Ok::<(), std::io::Error>(())
+                    }
+                })
+                .await
+        };
+    }
+    // A worker the database dropped (a restart, a network cut) starts again, under a new
+    // name, until the stop: its jobs came back to the queue when its heartbeats stopped.
+    for attempt in 0u64.. {
+        let name = format!("{name}-{attempt}");
+        let ran = match &state.queue {
+            Queue::Sqlite(storage) => run!(storage, name),
+            Queue::Postgres(storage) => run!(storage, name),
+        };
+        if futures::FutureExt::now_or_never(stop.clone()).is_some() {
+            return;
+        }
+        match ran {
+            Err(err) => eprintln!("the grading worker stopped ({err}); starting again in 1 s"),
+            Ok(()) => eprintln!("the grading worker stopped; starting again in 1 s"),
+        }
+        tokio::time::sleep(Duration::from_secs(1)).await;
     }
 }
 
@@ -105,7 +137,7 @@ struct Waiting {
 
 async fn waiting(state: &State, job: &Job) -> Result<Option<Waiting>, Fault> {
     let row = sqlx::query(
-        "SELECT student, assignment, status, generation, row, score FROM submissions WHERE id = ?1",
+        "SELECT student, assignment, status, generation, row, score FROM submissions WHERE id = $1",
     )
     .bind(job.submission)
     .fetch_optional(&state.db)
@@ -127,7 +159,7 @@ async fn waiting(state: &State, job: &Job) -> Result<Option<Waiting>, Fault> {
 
 async fn set_status(state: &State, job: &Job, status: &str, total: u64) -> Result<(), Fault> {
     sqlx::query(
-        "UPDATE submissions SET status = ?1, cases_total = ?2 WHERE id = ?3 AND generation = ?4
+        "UPDATE submissions SET status = $1, cases_total = $2 WHERE id = $3 AND generation = $4
          AND status NOT IN ('graded', 'could not build', 'could not run')",
     )
     .bind(status)
@@ -147,7 +179,7 @@ async fn materialize(
     job: &Job,
     student: &str,
 ) -> Result<(PathBuf, PathBuf), String> {
-    let files = sqlx::query("SELECT name, hash FROM files WHERE submission = ?1 ORDER BY name")
+    let files = sqlx::query("SELECT name, hash FROM files WHERE submission = $1 ORDER BY name")
         .bind(job.submission)
         .fetch_all(&state.db)
         .await
@@ -165,10 +197,10 @@ async fn materialize(
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|err| format!("`{name}`: {err}"))?;
         }
-        state
-            .store
-            .copy_to(&hash, &target)
+        let bytes = crate::store::get(&state.db, &hash)
+            .await
             .map_err(|err| format!("`{name}`: {err}"))?;
+        std::fs::write(&target, bytes).map_err(|err| format!("`{name}`: {err}"))?;
     }
     if let [only] = files.as_slice() {
         let path = folder.join(only.get::<String, _>(0));
@@ -239,8 +271,8 @@ async fn record_failure(state: &State, job: &Job, status: &str, why: &str) -> Re
     let why = without_paths(why.to_string(), &grader_paths(state));
     let mut tx = state.db.begin().await.map_err(Fault::db)?;
     let written = sqlx::query(
-        "UPDATE submissions SET status = ?1, error = ?2, score = 0, graded_at = ?3
-         WHERE id = ?4 AND generation = ?5 AND status NOT IN ('graded', 'could not build', 'could not run')",
+        "UPDATE submissions SET status = $1, error = $2, score = 0, graded_at = $3
+         WHERE id = $4 AND generation = $5 AND status NOT IN ('graded', 'could not build', 'could not run')",
     )
     .bind(status)
     .bind(why)
@@ -261,8 +293,8 @@ async fn record_failure(state: &State, job: &Job, status: &str, why: &str) -> Re
 
 /// Notes the result of `job` as recorded; the key refuses a second result outright (the
 /// second line of defence, after the status the update waits for).
-async fn recorded(tx: &mut sqlx::Transaction<'_, sqlx::Sqlite>, job: &Job) -> Result<(), Fault> {
-    sqlx::query("INSERT INTO gradings (submission, generation, recorded_at) VALUES (?1, ?2, ?3)")
+async fn recorded(tx: &mut sqlx::Transaction<'_, sqlx::Any>, job: &Job) -> Result<(), Fault> {
+    sqlx::query("INSERT INTO gradings (submission, generation, recorded_at) VALUES ($1, $2, $3)")
         .bind(job.submission)
         .bind(job.generation)
         .bind(now())
@@ -352,10 +384,10 @@ async fn record(
         serde_json::to_string(&one.blocks).map_err(|err| Fault::Harness(err.to_string()))?;
     let mut tx = state.db.begin().await.map_err(Fault::db)?;
     let written = sqlx::query(
-        "UPDATE submissions SET status = ?1, score = ?2, max_score = ?3, error = ?4, graded_at = ?5,
-         row = ?6, blocks = ?7, report_full = ?8, report_students = ?9, report_before = ?10,
-         html_full = ?11, html_students = ?12, html_before = ?13, cases_done = cases_total
-         WHERE id = ?14 AND generation = ?15
+        "UPDATE submissions SET status = $1, score = $2, max_score = $3, error = $4, graded_at = $5,
+         row = $6, blocks = $7, report_full = $8, report_students = $9, report_before = $10,
+         html_full = $11, html_students = $12, html_before = $13, cases_done = cases_total
+         WHERE id = $14 AND generation = $15
          AND status NOT IN ('graded', 'could not build', 'could not run')",
     )
     .bind(status)
@@ -386,7 +418,7 @@ async fn record(
             let why = why_moved(waiting.old_row.as_deref(), &one.submission);
             sqlx::query(
                 "INSERT INTO regrade_changes (regrade, submission, student, old_score, new_score, why)
-                 VALUES ((SELECT MAX(id) FROM regrades WHERE assignment = ?1), ?2, ?3, ?4, ?5, ?6)",
+                 VALUES ((SELECT MAX(id) FROM regrades WHERE assignment = $1), $2, $3, $4, $5, $6)",
             )
             .bind(&waiting.assignment)
             .bind(job.submission)

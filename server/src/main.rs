@@ -112,6 +112,20 @@ struct Args {
     /// The reference binary of the built-in specs (default: the bundled one, built).
     #[arg(long, value_name = "PATH")]
     reference: Option<PathBuf>,
+    /// The database: a PostgreSQL URL (`postgres://user@host/db`, or a Unix socket's folder
+    /// as `postgres:///db?host=/run/postgresql`), shared by the web server and its workers.
+    /// Default: SQLite in the course folder.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "GRIDJUDGE_DATABASE",
+        hide_env_values = true
+    )]
+    database: Option<String>,
+    /// Grade only, serving no pages: a worker beside a web server on the same database (any
+    /// number of them, on any machine with the course folder's cases).
+    #[arg(long, requires = "database", conflicts_with_all = ["links", "revoke", "init"])]
+    worker: bool,
 }
 
 fn main() -> ExitCode {
@@ -225,8 +239,11 @@ async fn run(args: Args) -> Result<(), Fault> {
     let state_dir = dir.join(".gridjudge");
     std::fs::create_dir_all(&state_dir)
         .map_err(|err| Fault::Io(format!("{}: {err}", state_dir.display())))?;
-    let pool = db::open(&state_dir.join("course.db")).await?;
-    db::sync_roster(&pool, &course).await?;
+    let opened = db::open(args.database.as_deref(), &state_dir.join("course.db")).await?;
+    let pool = opened.db.clone();
+    if !args.worker {
+        db::sync_roster(&pool, &course).await?;
+    }
     let base_url = args
         .base_url
         .clone()
@@ -265,8 +282,7 @@ async fn run(args: Args) -> Result<(), Fault> {
         );
     }
     let state = Arc::new(state::State {
-        store: store::Store::new(state_dir.join("store")),
-        queue: queue::queue(&pool),
+        queue: queue::queue(&opened.backend),
         db: pool,
         course,
         course_dir: dir.clone(),
@@ -280,6 +296,9 @@ async fn run(args: Args) -> Result<(), Fault> {
         seats: xtask::process::SharedSeats::new(jobs),
     });
     let requeued = grading::requeue_unfinished(&state).await?;
+    if args.worker {
+        return work_only(state, requeued).await;
+    }
     let listener = tokio::net::TcpListener::bind(&args.listen)
         .await
         .map_err(|err| Fault::Listen(format!("--listen {}: {err}", args.listen)))?;
@@ -326,15 +345,31 @@ async fn run(args: Args) -> Result<(), Fault> {
     if let Some(grader) = grader {
         let _ = grader.await;
     }
-    // The gradings under way finish (each is bounded by its cases' limits); past an hour the
-    // server stops anyway, and their jobs go back to the queue at the next start.
+    finish_in_flight(&state).await;
+    Ok(())
+}
+
+/// `--worker`: grades from the queue until SIGTERM, then lets the gradings under way finish.
+async fn work_only(state: Arc<state::State>, requeued: usize) -> Result<(), Fault> {
+    println!("grading ({requeued} waiting to be graded)");
+    grading::work(Arc::clone(&state), async {
+        stopped().await;
+        eprintln!("stopping: the submission being graded finishes first");
+    })
+    .await;
+    finish_in_flight(&state).await;
+    Ok(())
+}
+
+/// Waits for the gradings under way to record their results (each is bounded by its cases'
+/// limits); past an hour the process stops anyway, and their jobs go back to the queue.
+async fn finish_in_flight(state: &state::State) {
     let until = std::time::Instant::now() + std::time::Duration::from_secs(3600);
     while state.in_flight.load(std::sync::atomic::Ordering::SeqCst) > 0
         && std::time::Instant::now() < until
     {
         tokio::time::sleep(std::time::Duration::from_millis(50)).await;
     }
-    Ok(())
 }
 
 /// SIGTERM or Ctrl-C.
@@ -350,7 +385,7 @@ async fn stopped() {
 }
 
 async fn print_links(
-    pool: &sqlx::SqlitePool,
+    pool: &crate::db::Db,
     course: &course::Course,
     base_url: &str,
     only: Option<&str>,

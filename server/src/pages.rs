@@ -87,13 +87,13 @@ macro_rules! sub_columns {
     };
 }
 
-pub fn sub_of(row: &sqlx::sqlite::SqliteRow) -> Sub {
+pub fn sub_of(row: &sqlx::any::AnyRow) -> Sub {
     Sub {
         id: row.get(0),
         student: row.get(1),
         assignment: row.get(2),
         created_at: row.get(3),
-        late: row.get(4),
+        late: row.get::<i64, _>(4) != 0,
         status: row.get(5),
         cases_done: row.get(6),
         cases_total: row.get(7),
@@ -124,7 +124,7 @@ pub async fn visible(state: &State, who: &Who, id: i64) -> Result<Sub, Reply> {
     let row = sqlx::query(concat!(
         "SELECT ",
         crate::sub_columns!(),
-        " FROM submissions WHERE id = ?1"
+        " FROM submissions WHERE id = $1"
     ))
     .bind(id)
     .fetch_optional(&state.db)
@@ -141,7 +141,7 @@ pub async fn history(state: &State, student: &str, assignment: &str) -> Result<V
     let rows = sqlx::query(concat!(
         "SELECT ",
         crate::sub_columns!(),
-        " FROM submissions WHERE student = ?1 AND assignment = ?2 ORDER BY id DESC"
+        " FROM submissions WHERE student = $1 AND assignment = $2 ORDER BY id DESC"
     ))
     .bind(student)
     .bind(assignment)
@@ -162,7 +162,7 @@ pub async fn status_text(state: &State, sub: &Sub) -> Result<String, Fault> {
     Ok(match sub.status.as_str() {
         "queued" => {
             let ahead: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM submissions WHERE id < ?1 AND status IN ('queued', 'building', 'running')",
+                "SELECT COUNT(*) FROM submissions WHERE id < $1 AND status IN ('queued', 'building', 'running')",
             )
             .bind(sub.id)
             .fetch_one(&state.db)
@@ -303,9 +303,9 @@ pub fn report_column(state: &State, who: &Who, sub: &Sub) -> &'static str {
 /// The check --json document of submission `id` that `who` sees.
 pub async fn report_json(state: &State, who: &Who, sub: &Sub) -> Result<Option<String>, Fault> {
     let query = match report_column(state, who, sub) {
-        "full" => "SELECT report_full FROM submissions WHERE id = ?1",
-        "before" => "SELECT report_before FROM submissions WHERE id = ?1",
-        _ => "SELECT report_students FROM submissions WHERE id = ?1",
+        "full" => "SELECT report_full FROM submissions WHERE id = $1",
+        "before" => "SELECT report_before FROM submissions WHERE id = $1",
+        _ => "SELECT report_students FROM submissions WHERE id = $1",
     };
     sqlx::query_scalar(query)
         .bind(sub.id)
@@ -381,9 +381,9 @@ pub async fn report(
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
     let query = match report_column(&state, &who, &sub) {
-        "full" => "SELECT html_full FROM submissions WHERE id = ?1",
-        "before" => "SELECT html_before FROM submissions WHERE id = ?1",
-        _ => "SELECT html_students FROM submissions WHERE id = ?1",
+        "full" => "SELECT html_full FROM submissions WHERE id = $1",
+        "before" => "SELECT html_before FROM submissions WHERE id = $1",
+        _ => "SELECT html_students FROM submissions WHERE id = $1",
     };
     let html: Option<String> = sqlx::query_scalar(query)
         .bind(id)
@@ -419,7 +419,7 @@ pub async fn events(
                 let sub = sqlx::query(concat!(
                     "SELECT ",
                     crate::sub_columns!(),
-                    " FROM submissions WHERE id = ?1"
+                    " FROM submissions WHERE id = $1"
                 ))
                 .bind(id)
                 .fetch_optional(&state.db)

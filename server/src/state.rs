@@ -6,14 +6,13 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
+use crate::db::Db;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, DOCTYPE};
-use sqlx::SqlitePool;
 
 use crate::course::Course;
 use crate::queue::Queue;
-use crate::store::Store;
 use crate::Fault;
 
 pub const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
@@ -61,8 +60,7 @@ pub struct State {
     pub course: Course,
     /// The course folder (canonical).
     pub course_dir: PathBuf,
-    pub db: SqlitePool,
-    pub store: Store,
+    pub db: Db,
     pub queue: Queue,
     pub assignments: HashMap<String, Graded>,
     pub live: Live,

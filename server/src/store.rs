@@ -1,55 +1,27 @@
-//! Uploads, each file stored once under its SHA-256 (`<state>/store/ab/abcd…`), written to a
-//! temporary file, fsynced, renamed into place, its folder fsynced: a file the database names
-//! is whole on disk before the server answers.
-
-use std::io::Write;
-use std::path::{Path, PathBuf};
+//! Uploads: each file stored once under its SHA-256, in the database (`blobs`), in the same
+//! transaction as the submission that names it, so that a worker on any machine reads it from
+//! there; and the names a submission's files get.
 
 use sha2::{Digest, Sha256};
 
-#[derive(Debug, Clone)]
-pub struct Store {
-    root: PathBuf,
+/// The SHA-256 of `bytes`, in hex: what a file handed in is stored under.
+pub fn hash(bytes: &[u8]) -> String {
+    xtask::files::to_hex(&Sha256::digest(bytes))
 }
 
-impl Store {
-    pub fn new(root: PathBuf) -> Store {
-        Store { root }
+/// The bytes stored under `hash`, from the database (`blobs`, written with the submission).
+pub async fn get(db: &crate::db::Db, hash: &str) -> Result<Vec<u8>, String> {
+    let bytes: Option<Vec<u8>> = sqlx::query_scalar("SELECT bytes FROM blobs WHERE hash = $1")
+        .bind(hash)
+        .fetch_optional(db)
+        .await
+        .map_err(|err| err.to_string())?;
+    let bytes = bytes.ok_or_else(|| format!("no stored file has the hash {hash}"))?;
+    // What was stored is what comes back, or nothing.
+    if self::hash(&bytes) != hash {
+        return Err(format!("the stored file {hash} does not match its hash"));
     }
-
-    fn path(&self, hash: &str) -> PathBuf {
-        self.root.join(&hash[..2]).join(hash)
-    }
-
-    /// Stores `bytes`; its hash.
-    pub fn put(&self, bytes: &[u8]) -> std::io::Result<String> {
-        let hash = xtask::files::to_hex(&Sha256::digest(bytes));
-        let path = self.path(&hash);
-        if path.is_file() {
-            return Ok(hash);
-        }
-        let folder = path.parent().unwrap_or(&self.root);
-        std::fs::create_dir_all(folder)?;
-        let mut file = tempfile::NamedTempFile::new_in(folder)?;
-        file.write_all(bytes)?;
-        file.as_file().sync_all()?;
-        file.persist(&path).map_err(|err| err.error)?;
-        std::fs::File::open(folder)?.sync_all()?;
-        Ok(hash)
-    }
-
-    /// The bytes stored under `hash`.
-    pub fn get(&self, hash: &str) -> std::io::Result<Vec<u8>> {
-        if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit()) {
-            return Err(std::io::Error::other("not a stored file's hash"));
-        }
-        std::fs::read(self.path(hash))
-    }
-
-    /// Writes the file stored under `hash` as `to`.
-    pub fn copy_to(&self, hash: &str, to: &Path) -> std::io::Result<()> {
-        std::fs::write(to, self.get(hash)?)
-    }
+    Ok(bytes)
 }
 
 /// The path a student's uploaded file gets inside the submission: its name's parts, with
@@ -93,20 +65,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_file_is_stored_once_under_its_hash() {
-        let dir = tempfile::tempdir().unwrap();
-        let store = Store::new(dir.path().to_path_buf());
-        let a = store.put(b"print(1)\n").unwrap();
-        let b = store.put(b"print(1)\n").unwrap();
-        assert_eq!(a, b);
+    fn a_file_is_stored_under_its_sha_256() {
         // The SHA-256 of "print(1)\n", computed apart (sha256sum).
         assert_eq!(
-            a,
+            hash(b"print(1)\n"),
             "cc42155088fca5730758db72b2a5bca33112a941dfaa2d43098ec422ce4ea213"
         );
-        assert!(dir.path().join("cc").join(&a).is_file());
-        assert_eq!(store.get(&a).unwrap(), b"print(1)\n");
-        assert!(store.get("../../etc/passwd").is_err());
     }
 
     #[test]

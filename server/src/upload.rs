@@ -130,30 +130,23 @@ pub async fn accept(
             ),
         ));
     }
-    let mut stored = Vec::new();
-    for (file, bytes) in &named {
-        let hash = state
-            .store
-            .put(bytes)
-            .map_err(|err| Fault::Io(format!("the store: {err}")))?;
-        stored.push((file.clone(), hash, bytes.len() as i64));
-    }
     let mut tx = state.db.begin().await.map_err(Fault::db)?;
     // One statement counts and inserts: two uploads at once cannot both take the last place.
-    let inserted = sqlx::query(
+    let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO submissions (student, assignment, created_at, late, status)
-         SELECT ?1, ?2, ?3, ?4, 'queued'
-         WHERE (SELECT COUNT(*) FROM submissions WHERE student = ?1 AND assignment = ?2 AND created_at > ?3 - 3600) < ?5",
+         SELECT $1, $2, $3, $4, 'queued'
+         WHERE (SELECT COUNT(*) FROM submissions WHERE student = $1 AND assignment = $2 AND created_at > $3 - 3600) < $5
+         RETURNING id",
     )
     .bind(student)
     .bind(name)
     .bind(at)
-    .bind(late)
+    .bind(i64::from(late))
     .bind(assignment.per_hour as i64)
-    .execute(&mut *tx)
+    .fetch_optional(&mut *tx)
     .await
     .map_err(Fault::db)?;
-    if inserted.rows_affected() == 0 {
+    let Some(id) = inserted else {
         drop(tx);
         let next = next_allowed(state, student, name, assignment.per_hour).await?;
         return Err(Reply::TooMany {
@@ -164,14 +157,24 @@ pub async fn accept(
                 crate::state::when(next)
             ),
         });
-    }
-    let id = inserted.last_insert_rowid();
-    for (file, hash, size) in &stored {
-        sqlx::query("INSERT INTO files (submission, name, hash, size) VALUES (?1, ?2, ?3, ?4)")
+    };
+    // The bytes live in the database, once per hash, committed with the submission: a worker
+    // on any machine reads them from there.
+    for (file, bytes) in &named {
+        let hash = crate::store::hash(bytes);
+        sqlx::query(
+            "INSERT INTO blobs (hash, bytes) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING",
+        )
+        .bind(&hash)
+        .bind(bytes.as_slice())
+        .execute(&mut *tx)
+        .await
+        .map_err(Fault::db)?;
+        sqlx::query("INSERT INTO files (submission, name, hash, size) VALUES ($1, $2, $3, $4)")
             .bind(id)
             .bind(file)
-            .bind(hash)
-            .bind(size)
+            .bind(&hash)
+            .bind(bytes.len() as i64)
             .execute(&mut *tx)
             .await
             .map_err(Fault::db)?;
@@ -198,8 +201,8 @@ pub async fn next_allowed(
 ) -> Result<i64, Fault> {
     let at = now();
     let oldest: Option<i64> = sqlx::query_scalar(
-        "SELECT created_at FROM submissions WHERE student = ?1 AND assignment = ?2 AND created_at > ?3 - 3600
-         ORDER BY created_at DESC LIMIT 1 OFFSET ?4",
+        "SELECT created_at FROM submissions WHERE student = $1 AND assignment = $2 AND created_at > $3 - 3600
+         ORDER BY created_at DESC LIMIT 1 OFFSET $4",
     )
     .bind(student)
     .bind(assignment)

@@ -133,7 +133,7 @@ async fn logout(
     axum::Form(form): axum::Form<CsrfForm>,
 ) -> Result<Response, Reply> {
     check_csrf(&who, &form.csrf)?;
-    sqlx::query("UPDATE sessions SET ended_at = ?1 WHERE hash = ?2")
+    sqlx::query("UPDATE sessions SET ended_at = $1 WHERE hash = $2")
         .bind(now())
         .bind(&who.session)
         .execute(&state.db)

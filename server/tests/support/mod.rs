@@ -37,6 +37,8 @@ pub fn go_c_wrong() -> Vec<u8> {
 
 pub struct Course {
     pub dir: tempfile::TempDir,
+    /// The PostgreSQL database the course's servers share; none: SQLite in the folder.
+    pub database: Option<String>,
 }
 
 impl Course {
@@ -56,7 +58,26 @@ impl Course {
             roster += &format!("{id},Student {id},{id}@example.edu\n");
         }
         std::fs::write(dir.path().join("roster.csv"), roster).unwrap();
-        Course { dir }
+        Course {
+            dir,
+            database: None,
+        }
+    }
+
+    /// The same on the PostgreSQL database `url`.
+    pub fn on(mut self, url: &str) -> Course {
+        self.database = Some(url.to_string());
+        self
+    }
+
+    /// The server's command line for this course.
+    pub fn command(&self) -> Command {
+        let mut command = Command::new(SERVER);
+        command.arg("--course").arg(self.path());
+        if let Some(url) = &self.database {
+            command.env("GRIDJUDGE_DATABASE", url);
+        }
+        command
     }
 
     pub fn path(&self) -> &Path {
@@ -65,9 +86,8 @@ impl Course {
 
     /// Fresh login tokens of every student and of `instructor`, from `--links`.
     pub fn links(&self) -> HashMap<String, String> {
-        let out = Command::new(SERVER)
-            .arg("--course")
-            .arg(self.path())
+        let out = self
+            .command()
             .args(["--links", "--base-url", "http://example.invalid"])
             .output()
             .unwrap();
@@ -96,10 +116,13 @@ impl Course {
             .build()
             .unwrap();
         let path = self.path().join(".gridjudge/course.db");
+        let url = self
+            .database
+            .clone()
+            .unwrap_or_else(|| format!("sqlite://{}", path.display()));
+        sqlx::any::install_default_drivers();
         runtime.block_on(async {
-            let pool = sqlx::SqlitePool::connect(&format!("sqlite://{}", path.display()))
-                .await
-                .unwrap();
+            let pool = sqlx::AnyPool::connect(&url).await.unwrap();
             let row = sqlx::query(sqlx::AssertSqlSafe(query.to_string()))
                 .fetch_one(&pool)
                 .await
@@ -122,9 +145,8 @@ pub struct Server {
 
 impl Server {
     pub fn start(course: &Course, extra: &[&str]) -> Server {
-        let mut child = Command::new(SERVER)
-            .arg("--course")
-            .arg(course.path())
+        let mut child = course
+            .command()
             .args(["--listen", "127.0.0.1:0", "--reference"])
             .arg(reference())
             .args(extra)
@@ -142,6 +164,30 @@ impl Server {
             .unwrap_or_else(|| panic!("the server did not start: {line:?}"))
             .to_string();
         Server { child, base }
+    }
+
+    /// A grading worker of the course (`--worker`), once it grades.
+    pub fn worker(course: &Course, extra: &[&str]) -> Server {
+        let mut child = course
+            .command()
+            .args(["--worker", "--reference"])
+            .arg(reference())
+            .args(extra)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()
+            .unwrap();
+        let stdout = child.stdout.take().unwrap();
+        let mut line = String::new();
+        BufReader::new(stdout).read_line(&mut line).unwrap();
+        assert!(
+            line.starts_with("grading"),
+            "the worker did not start: {line:?}"
+        );
+        Server {
+            child,
+            base: String::new(),
+        }
     }
 
     /// kill -9.
@@ -374,4 +420,114 @@ pub fn grade_csv(class: &[(&str, &str, &[u8])]) -> String {
     let options = parsed.grade.options().unwrap();
     xtask::grade::grade(&options, &|_| {}).unwrap();
     std::fs::read_to_string(out.join("grades.csv")).unwrap()
+}
+
+/// A PostgreSQL cluster of our own, in a temporary folder, on a Unix socket there (no TCP),
+/// run as an unprivileged user (`postgres` when the tests run as root); stopped when dropped.
+pub struct Postgres {
+    pub dir: tempfile::TempDir,
+    bin: PathBuf,
+    user: Option<&'static str>,
+    pub url: String,
+}
+
+impl Postgres {
+    /// Starts one; `None`, having said why, where PostgreSQL is not installed or cannot run.
+    pub fn start() -> Option<Postgres> {
+        let bin = std::fs::read_dir("/usr/lib/postgresql")
+            .ok()?
+            .filter_map(|entry| Some(entry.ok()?.path().join("bin")))
+            .find(|bin| bin.join("initdb").is_file());
+        let Some(bin) = bin else {
+            println!("skipped: PostgreSQL is not installed (/usr/lib/postgresql/*/bin/initdb)");
+            return None;
+        };
+        // PostgreSQL refuses to run as root.
+        let root = xtask::sys::effective_uid() == 0;
+        let user = root.then_some("postgres");
+        let dir = tempfile::tempdir().unwrap();
+        if root {
+            let chowned = Command::new("chown")
+                .args(["-R", "postgres:postgres"])
+                .arg(dir.path())
+                .status();
+            if !chowned.is_ok_and(|s| s.success()) {
+                println!("skipped: no `postgres` user to run PostgreSQL as");
+                return None;
+            }
+        }
+        let postgres = Postgres {
+            url: format!(
+                "postgres:///postgres?host={}&user=gridjudge",
+                dir.path().display()
+            ),
+            dir,
+            bin,
+            user,
+        };
+        let data = postgres.dir.path().join("data");
+        let initdb = postgres
+            .run("initdb")
+            .args(["-A", "trust", "-U", "gridjudge", "--no-sync", "-D"])
+            .arg(&data)
+            .output()
+            .unwrap();
+        if !initdb.status.success() {
+            println!(
+                "skipped: initdb failed: {}",
+                String::from_utf8_lossy(&initdb.stderr)
+            );
+            return None;
+        }
+        if !postgres.pg_ctl(&["start"]) {
+            println!("skipped: PostgreSQL did not start");
+            return None;
+        }
+        Some(postgres)
+    }
+
+    fn run(&self, program: &str) -> Command {
+        let path = self.bin.join(program);
+        match self.user {
+            Some(user) => {
+                let mut command = Command::new("runuser");
+                command.args(["-u", user, "--"]).arg(path);
+                command
+            }
+            None => Command::new(path),
+        }
+    }
+
+    /// `pg_ctl ACTION`, waiting for it; whether it worked.
+    pub fn pg_ctl(&self, action: &[&str]) -> bool {
+        let dir = self.dir.path();
+        let options = format!(
+            "-c listen_addresses='' -c unix_socket_directories='{}'",
+            dir.display()
+        );
+        self.run("pg_ctl")
+            .args(["-w", "-t", "120", "-D"])
+            .arg(dir.join("data"))
+            .arg("-l")
+            .arg(dir.join("log"))
+            .args(["-o", &options])
+            .args(action)
+            .stdout(Stdio::null())
+            .status()
+            .is_ok_and(|status| status.success())
+    }
+
+    /// A fast restart: every connection is cut.
+    pub fn restart(&self) {
+        assert!(
+            self.pg_ctl(&["restart", "-m", "fast"]),
+            "PostgreSQL did not restart"
+        );
+    }
+}
+
+impl Drop for Postgres {
+    fn drop(&mut self) {
+        self.pg_ctl(&["stop", "-m", "immediate"]);
+    }
 }
