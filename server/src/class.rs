@@ -304,7 +304,7 @@ pub async fn regrade(
     find(&state, &name)?;
     let jobs = start_regrade(&state, &name).await?;
     for job in jobs {
-        queue::enqueue(&state.queue, job).await?;
+        queue::enqueue(&state.queue, &state.db, job).await?;
     }
     Ok(Redirect::to(&format!("/instructor/assignments/{name}/regrades")).into_response())
 }

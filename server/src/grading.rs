@@ -34,7 +34,7 @@ pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
             submission: row.get(0),
             generation: row.get(1),
         };
-        enqueue(&state.queue, job).await?;
+        enqueue(&state.queue, &state.db, job).await?;
     }
     Ok(rows.len())
 }

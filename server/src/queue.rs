@@ -8,7 +8,7 @@ use std::time::Duration;
 use apalis::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::db::Backend;
+use crate::db::{Backend, Db};
 use crate::Fault;
 
 /// One grading to do: the submission, and the generation of its cases it is graded against
@@ -59,12 +59,30 @@ pub fn queue(backend: &Backend) -> Queue {
 }
 
 /// Puts `job` in the queue, once: the same submission and generation again is no new job.
-pub async fn enqueue(queue: &Queue, job: Job) -> Result<(), Fault> {
+/// The queue is fair between students: a job goes before every job of a student with more
+/// submissions waiting ahead of theirs (its priority falls by one with each submission of its
+/// student waiting before it), so that a student who hands in ten times at once delays
+/// another student's one submission by one grading, not ten.
+pub async fn enqueue(queue: &Queue, db: &Db, job: Job) -> Result<(), Fault> {
+    let ahead: i64 = sqlx::query_scalar(
+        "SELECT COUNT(*) FROM submissions
+         WHERE student = (SELECT student FROM submissions WHERE id = $1) AND id < $1
+         AND status NOT IN ('graded', 'could not build', 'could not run')",
+    )
+    .bind(job.submission)
+    .fetch_one(db)
+    .await
+    .map_err(Fault::db)?;
     let key = format!(
         "submission-{}-generation-{}",
         job.submission, job.generation
     );
-    let task = TaskBuilder::new(job).idempotency_key(key).build();
+    // apalis takes the highest priority first, and priorities are not negative.
+    let priority = 1000usize.saturating_sub(usize::try_from(ahead).unwrap_or(usize::MAX));
+    let task = TaskBuilder::new(job)
+        .idempotency_key(key)
+        .priority(priority)
+        .build();
     let pushed = match queue {
         Queue::Sqlite(storage) => storage
             .clone()

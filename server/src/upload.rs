@@ -182,6 +182,7 @@ pub async fn accept(
     tx.commit().await.map_err(Fault::db)?;
     queue::enqueue(
         &state.queue,
+        &state.db,
         Job {
             submission: id,
             generation: 0,

@@ -1,0 +1,164 @@
+//! Attacks on the course server, one test each, against a server on loopback (the others —
+//! another student's submission on every route, CSRF, stored XSS through a program's output,
+//! path names, an oversized body, link guessing — are in `server.rs`): a zip bomb, session
+//! fixation, slow requests that never finish (slowloris), and a student flooding the queue.
+
+mod support;
+
+use std::io::Write;
+use std::net::TcpStream;
+use std::time::Duration;
+
+use support::{go_assignment, go_c, Course, Server};
+
+/// A zip whose one entry unpacks to `mib` MiB of zeros (deflate makes it about a thousandth
+/// of that).
+fn zip_bomb(mib: usize) -> Vec<u8> {
+    let mut zipped = std::io::Cursor::new(Vec::new());
+    {
+        let mut writer = zip::ZipWriter::new(&mut zipped);
+        writer
+            .start_file("go.c", zip::write::SimpleFileOptions::default())
+            .unwrap();
+        let zeros = vec![0u8; 1 << 20];
+        for _ in 0..mib {
+            writer.write_all(&zeros).unwrap();
+        }
+        writer.finish().unwrap();
+    }
+    zipped.into_inner()
+}
+
+#[test]
+fn a_zip_bomb_is_refused_by_the_unpacker_and_the_server_goes_on() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let bomb = zip_bomb(200);
+    assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("bomb.zip", &bomb)],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_ne!(graded["status"], "graded", "{graded}");
+    let error = graded["error"].as_str().unwrap_or_default();
+    assert!(error.contains("MiB once unpacked"), "{graded}");
+    // Nothing of it stays where submissions are unpacked, and the server grades the next one.
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_eq!(graded["status"], "graded", "{graded}");
+}
+
+#[test]
+fn a_session_id_chosen_before_the_login_is_never_the_session() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    // The attacker plants a session id of their choosing in the victim's browser, who then
+    // opens their link.
+    let planted = "0123456789abcdef0123456789abcdef";
+    let mut victim = server.client();
+    victim.cookie = Some(planted.to_string());
+    let answer = victim.login(&links["ada"]);
+    assert_eq!(answer.status, 303, "{}", answer.body);
+    let issued = victim.cookie.clone().unwrap();
+    assert_ne!(issued, planted);
+    assert!(victim.get("/").body.contains("ada"));
+    // The planted id signs nobody in.
+    let mut attacker = server.client();
+    attacker.cookie = Some(planted.to_string());
+    let page = attacker.get("/assignments/go");
+    assert!(!page.body.contains("Student ada"), "{}", page.body);
+    assert_ne!(page.status, 200, "{}", page.body);
+}
+
+#[test]
+fn requests_that_never_finish_do_not_keep_others_from_being_served() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let address = server.base.trim_start_matches("http://").to_string();
+    // 200 connections that send half a request line and then nothing (slowloris), and 20 that
+    // promise a large body and send a byte of it.
+    let mut slow = Vec::new();
+    for k in 0..220 {
+        let mut stream = TcpStream::connect(&address).unwrap();
+        let start: &[u8] = if k < 200 {
+            b"GET / HTTP/1.1\r\nHost: x\r\nX-Slow: "
+        } else {
+            b"POST /api/v1/assignments/go/submissions HTTP/1.1\r\nHost: x\r\nContent-Length: 1000000\r\n\r\nx"
+        };
+        stream.write_all(start).unwrap();
+        slow.push(stream);
+    }
+    // Another student is served as usual, and their work graded.
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_eq!(graded["status"], "graded", "{graded}");
+    for stream in &slow {
+        let _ = stream.set_read_timeout(Some(Duration::from_millis(1)));
+    }
+    drop(slow);
+}
+
+#[test]
+fn a_student_flooding_the_queue_delays_another_by_their_share_only() {
+    // Eight submissions an hour each.
+    let course = Course::new(&["flood", "ada"], &[&go_assignment("go", "per_hour = 8")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "1"]);
+    let mut flood = server.client();
+    flood.bearer = Some(links["flood"].clone());
+    for _ in 0..8 {
+        let answer = flood.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &go_c())],
+        );
+        assert_eq!(answer.status, 202, "{}", answer.body);
+    }
+    // The ninth in the hour is refused, with when the next is allowed.
+    let ninth = flood.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    assert_eq!(ninth.status, 429, "{}", ninth.body);
+    assert!(ninth.headers.contains_key("retry-after"));
+    // Ada hands in once, after all eight: hers is graded next, not after the flood.
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_eq!(graded["status"], "graded", "{graded}");
+    let before: usize = course
+        .sql("SELECT COUNT(*) FROM submissions WHERE student = 'flood' AND status = 'graded'")
+        .parse()
+        .unwrap();
+    // Two gradings run at once: at most the two under way when she handed in, and the one
+    // that finished while her result was looked for, go first (in arrival order: all eight).
+    assert!(
+        before <= 4,
+        "{before} of the flood's 8 were graded before ada's one"
+    );
+}
