@@ -2,12 +2,13 @@
 //! in their work in the browser (or by the JSON API) and watch it graded; the instructor sees
 //! the class. One process: the web server, the database (SQLite in the course folder), and a
 //! grading worker that takes submissions from the durable queue and grades them through the
-//! harness, as `grade` does.
+//! harness, as `grade` does. On several machines: PostgreSQL (`--database`), one web server,
+//! and any number of `--worker` processes that grade and share nothing but the database.
 //!
 //! The modules, from the top: [`web`] (routes, headers, logging in and out), [`pages`]
 //! (the students'), [`class`] (the instructor's), [`api`], [`upload`] (taking work in),
 //! [`auth`] (links, sessions, CSRF), [`grading`] (the queue's worker), [`queue`] (the jobs), [`state`] (what they
-//! share, and the answers), [`store`] (uploads by hash), [`db`], [`course`] (the
+//! share, and the answers), [`store`] (uploads by hash, in the database), [`db`], [`course`] (the
 //! course folder's files).
 
 mod api;

@@ -62,7 +62,7 @@ fn run_gen(args: GenArgs) -> Result<ExitCode, Error> {
 
 fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
     if let Some(students) = args.server {
-        return run_server_bench(students, args.jobs.first().copied());
+        return run_server_bench(students, args.jobs.first().copied(), &args.server_args);
     }
     let (base, measure) = args.options()?;
     let figures = xtask::bench::measure(&base, &measure)?;
@@ -103,7 +103,11 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
 
 /// `bench --server N`: the server's crate builds its programs, and its bench runs in this
 /// process's place.
-fn run_server_bench(students: usize, jobs: Option<usize>) -> Result<ExitCode, Error> {
+fn run_server_bench(
+    students: usize,
+    jobs: Option<usize>,
+    more: &[String],
+) -> Result<ExitCode, Error> {
     use std::os::unix::process::CommandExt;
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
     let manifest = xtask::workspace::root().join("Cargo.toml");
@@ -130,6 +134,7 @@ fn run_server_bench(students: usize, jobs: Option<usize>) -> Result<ExitCode, Er
     if let Some(jobs) = jobs {
         command.args(["--jobs", &jobs.to_string()]);
     }
+    command.args(more);
     let err = command.exec();
     Err(Error::CouldNotRun {
         command: bench.display().to_string(),

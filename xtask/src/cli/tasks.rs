@@ -254,6 +254,10 @@ pub struct BenchArgs {
     /// against `grade` of the same submissions (its own crate's program).
     #[arg(long, value_name = "N", value_parser = class_size, allow_hyphen_values = true)]
     pub server: Option<usize>,
+    /// With --server: what the load is and where it goes, for the server's bench
+    /// (`--per-student M`, `--within SECS`, `--readers R`, `--database URL`, `--workers W`).
+    #[arg(last = true, requires = "server", value_name = "ARGS")]
+    pub server_args: Vec<String>,
 }
 
 impl BenchArgs {
