@@ -33,7 +33,7 @@ pub async fn submit(
 pub async fn submission(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    UrlPath(id): UrlPath<i64>,
+    crate::state::SubmissionId(id): crate::state::SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = crate::pages::visible(&state, &who, id).await?;
     let report = match sub.is_final() {

@@ -343,7 +343,7 @@ fn differences(report: &serde_json::Value) -> Markup {
 pub async fn submission(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    UrlPath(id): UrlPath<i64>,
+    crate::state::SubmissionId(id): crate::state::SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
     let status = status_text(&state, &sub).await?;
@@ -377,7 +377,7 @@ pub async fn submission(
 pub async fn report(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    UrlPath(id): UrlPath<i64>,
+    crate::state::SubmissionId(id): crate::state::SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
     let query = match report_column(&state, &who, &sub) {
@@ -404,7 +404,7 @@ pub async fn report(
 pub async fn events(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    UrlPath(id): UrlPath<i64>,
+    crate::state::SubmissionId(id): crate::state::SubmissionId,
 ) -> Result<Response, Reply> {
     visible(&state, &who, id).await?;
     // Bounded: an hour of looks, or the server stopping.

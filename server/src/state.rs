@@ -6,12 +6,12 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::sync::Mutex;
 
-use crate::db::Db;
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::response::{Html, IntoResponse, Response};
 use maud::{html, DOCTYPE};
 
 use crate::course::Course;
+use crate::db::Db;
 use crate::queue::Queue;
 use crate::Fault;
 
@@ -98,6 +98,25 @@ impl From<Fault> for Reply {
             StatusCode::INTERNAL_SERVER_ERROR,
             "the server failed; it is logged".into(),
         )
+    }
+}
+
+/// A submission's id in the address: a number, else there is nothing here (the answer never
+/// writes back what was asked for, markup included).
+pub struct SubmissionId(pub i64);
+
+impl<S: Send + Sync> axum::extract::FromRequestParts<S> for SubmissionId {
+    type Rejection = Reply;
+
+    async fn from_request_parts(
+        parts: &mut axum::http::request::Parts,
+        state: &S,
+    ) -> Result<Self, Self::Rejection> {
+        let axum::extract::Path(id) =
+            axum::extract::Path::<String>::from_request_parts(parts, state)
+                .await
+                .map_err(|_| not_found())?;
+        id.parse().map(SubmissionId).map_err(|_| not_found())
     }
 }
 

@@ -1,7 +1,8 @@
 //! Attacks on the course server, one test each, against a server on loopback (the others —
 //! another student's submission on every route, CSRF, stored XSS through a program's output,
-//! path names, an oversized body, link guessing — are in `server.rs`): a zip bomb, session
-//! fixation, slow requests that never finish (slowloris), and a student flooding the queue.
+//! path names, an oversized body, link guessing — are in `server.rs`): a zip bomb and a sparse
+//! file, markup in a file name, a zip entry's name and an id, session fixation, slow requests
+//! that never finish (slowloris), and a student flooding the queue.
 
 mod support;
 
@@ -56,6 +57,110 @@ fn a_zip_bomb_is_refused_by_the_unpacker_and_the_server_goes_on() {
     );
     let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
     assert_eq!(graded["status"], "graded", "{graded}");
+}
+
+#[test]
+fn a_sparse_file_in_a_tarball_is_refused_by_the_unpacker() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    // A 4 GiB file that holds no block, packed as GNU tar packs sparse files: a few bytes.
+    let dir = tempfile::tempdir().unwrap();
+    let sparse = dir.path().join("go.c");
+    std::fs::File::create(&sparse)
+        .unwrap()
+        .set_len(4 << 30)
+        .unwrap();
+    let packed = std::process::Command::new("tar")
+        .arg("-C")
+        .arg(dir.path())
+        .arg("--sparse")
+        .arg("-czf")
+        .arg(dir.path().join("sparse.tar.gz"))
+        .arg("go.c")
+        .status();
+    if !packed.is_ok_and(|status| status.success()) {
+        println!("skipped: GNU tar could not pack a sparse file");
+        return;
+    }
+    let tarball = std::fs::read(dir.path().join("sparse.tar.gz")).unwrap();
+    assert!(tarball.len() < 1 << 20, "{} bytes", tarball.len());
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("sparse.tar.gz", &tarball)],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_ne!(graded["status"], "graded", "{graded}");
+    let error = graded["error"].as_str().unwrap_or_default();
+    assert!(
+        error.contains("sparse") || error.contains("MiB once unpacked"),
+        "{graded}"
+    );
+}
+
+#[test]
+fn markup_in_a_file_name_a_zip_entry_or_an_id_is_text() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.login(&links["ada"]);
+    let mut api = server.client();
+    api.bearer = Some(links["ada"].clone());
+    let named = api.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("<img src=x onerror=alert(1)>.c", &go_c())],
+    );
+    assert_eq!(named.status, 202, "{}", named.body);
+    let mut zipped = std::io::Cursor::new(Vec::new());
+    {
+        let mut writer = zip::ZipWriter::new(&mut zipped);
+        writer
+            .start_file(
+                "<script>alert(2)</script>.c",
+                zip::write::SimpleFileOptions::default(),
+            )
+            .unwrap();
+        writer.write_all(&go_c()).unwrap();
+        writer.finish().unwrap();
+    }
+    let entry = api.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("mine.zip", zipped.get_ref())],
+    );
+    for answer in [&named, &entry] {
+        let id = answer.json()["id"].as_i64().unwrap();
+        api.wait_final(id);
+        for path in [
+            format!("/submissions/{id}"),
+            format!("/submissions/{id}/report"),
+            "/assignments/go".to_string(),
+        ] {
+            let page = ada.get(&path).body;
+            assert!(!page.contains("<img src=x"), "{path}: {page}");
+            assert!(!page.contains("<script>alert"), "{path}: {page}");
+        }
+    }
+    // An id that is markup is refused without being written back as markup.
+    for path in [
+        "/submissions/%3Cscript%3Ealert(3)%3C%2Fscript%3E",
+        "/submissions/1%3Cb%3E",
+    ] {
+        let answer = ada.get(path);
+        assert!(answer.status >= 400, "{path}: {}", answer.status);
+        assert!(
+            !answer.body.contains("<script>alert"),
+            "{path}: {}",
+            answer.body
+        );
+        assert!(!answer.body.contains("<b>"), "{path}: {}", answer.body);
+    }
 }
 
 #[test]

@@ -427,7 +427,7 @@ fn reader(base: &str, token: &str, instructor: bool, seen: &Seen, done: &AtomicB
 }
 
 /// One student: hands in `--per-student` times, spread over `--within` seconds, then looks
-/// every 250 ms (at most 20 minutes) until every result is in.
+/// every second, as an API client would (at most 20 minutes) until every result is in.
 fn student(
     base: &str,
     token: &str,
@@ -469,7 +469,7 @@ fn student(
             finished.fetch_add(1, Ordering::SeqCst);
             false
         });
-        std::thread::sleep(Duration::from_millis(250));
+        std::thread::sleep(Duration::from_millis(1000));
     }
     for (id, _) in waiting {
         error(format!("submission {id} was not graded in 20 minutes"));

@@ -183,6 +183,9 @@ fn untar(file: std::fs::File, folder: &Path, budget: &mut Budget) -> Result<(), 
             // PAX and GNU headers carry names and times for the entries after them.
             tar::EntryType::XHeader | tar::EntryType::XGlobalHeader => {}
             tar::EntryType::GNULongName | tar::EntryType::GNULongLink => {}
+            tar::EntryType::GNUSparse => {
+                return Err(format!("`{}` is a sparse file", name.display()))
+            }
             _ => return Err(format!("`{}` is a link or a device", name.display())),
         }
     }
