@@ -8,8 +8,8 @@
 //! reference's bytes there), or parts where the program does but prints something else there;
 //! and a misreading the program follows only for the line where they part, and to the end on
 //! no case, is a coincidence of lines, not the program's reading.
-//! A refuted misreading is named nowhere in the run; a failure left with none is named by its
-//! family ([`super::family`]).
+//! A refuted misreading is named nowhere in the run; a failure left with none is keyed by its
+//! kind of difference, each case saying its section of the handout ([`super::family`]).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -142,39 +142,47 @@ pub fn forget(judgement: &mut Judgement, refuted: &BTreeSet<String>) {
     };
 }
 
-/// What each variant does on the cases of one suite, found once per case and variant.
+/// What the variants do on the cases of one suite. Each case's input (and, in process, the
+/// reference's output on it) is read once, whichever misreadings are tried on it.
 struct Accounts<'a> {
     suite: &'a Suite,
-    /// By input file and variant name: where the variant parts from the reference, `None`
-    /// where it prints the same, and `Err` where nothing says.
-    known: BTreeMap<(std::path::PathBuf, String), Result<Option<usize>, ()>>,
+    /// By input file: its bytes and the reference's output in this process (none in the
+    /// student kit), or nothing where the input cannot be read.
+    cases: BTreeMap<std::path::PathBuf, Option<Read>>,
 }
+
+/// A case's input, and the reference's output on it where this process can make it.
+type Read = (Vec<u8>, Option<Vec<u8>>);
 
 impl<'a> Accounts<'a> {
     fn new(suite: &'a Suite) -> Accounts<'a> {
         Accounts {
             suite,
-            known: BTreeMap::new(),
+            cases: BTreeMap::new(),
         }
     }
 
-    /// Where the variant `name` parts from the reference on the case whose input is `input`.
+    /// Where the variant `name` parts from the reference on the case whose input is `input`:
+    /// run in this process against the reference's output, else read from the trace beside the
+    /// case; `None` where nothing says.
     fn start(&mut self, input: &Path, name: &str) -> Option<Option<usize>> {
-        let key = (input.to_path_buf(), name.to_string());
-        if let Some(known) = self.known.get(&key) {
-            return known.ok();
+        let suite = self.suite;
+        let case = self
+            .cases
+            .entry(input.to_path_buf())
+            .or_insert_with(|| {
+                let bytes = std::fs::read(input).ok()?;
+                let reference = reference_output(suite, &bytes);
+                Some((bytes, reference))
+            })
+            .as_ref()?;
+        match case {
+            (bytes, Some(reference)) => in_process(suite, name, bytes, reference),
+            (_, None) => {
+                let trace = std::fs::read_to_string(input.with_extension("trace")).ok()?;
+                Some(from_trace(&trace, name))
+            }
         }
-        let found = self.find(input, name).ok_or(());
-        self.known.insert(key, found);
-        found.ok()
-    }
-
-    fn find(&self, input: &Path, name: &str) -> Option<Option<usize>> {
-        let bytes = std::fs::read(input).ok()?;
-        in_process(self.suite, name, &bytes).or_else(|| {
-            let trace = std::fs::read_to_string(input.with_extension("trace")).ok()?;
-            Some(from_trace(&trace, name))
-        })
     }
 }
 
@@ -188,18 +196,34 @@ pub(super) fn from_trace(trace: &str, name: &str) -> Option<usize> {
     })
 }
 
-/// The variant run in this process, against the reference's own output.
+/// The reference's output on `input`, made in this process; none without the reference (the
+/// student kit).
 #[cfg(feature = "reference")]
-fn in_process(suite: &Suite, name: &str, input: &[u8]) -> Option<Option<usize>> {
+fn reference_output(suite: &Suite, input: &[u8]) -> Option<Vec<u8>> {
+    let spec = spec_of(suite)?;
+    Some(gridjudge::driver::run_bytes(spec, input).0)
+}
+
+#[cfg(feature = "reference")]
+fn spec_of(suite: &Suite) -> Option<&'static gridjudge::spec::Spec> {
     let args = suite.file.args.as_deref().unwrap_or_default();
-    let spec = args.iter().find_map(|arg| gridjudge::spec::find(arg))?;
-    let (reference, _) = gridjudge::driver::run_bytes(spec, input);
-    let (output, ok) = gridjudge::misread::run_variant(spec, name, input)?;
-    Some(variant_start(suite.rules(), &reference, output, ok))
+    args.iter().find_map(|arg| gridjudge::spec::find(arg))
+}
+
+/// The variant run in this process, against the reference's output.
+#[cfg(feature = "reference")]
+fn in_process(suite: &Suite, name: &str, input: &[u8], reference: &[u8]) -> Option<Option<usize>> {
+    let (output, ok) = gridjudge::misread::run_variant(spec_of(suite)?, name, input)?;
+    Some(variant_start(suite.rules(), reference, output, ok))
 }
 
 #[cfg(not(feature = "reference"))]
-fn in_process(_: &Suite, _: &str, _: &[u8]) -> Option<Option<usize>> {
+fn reference_output(_: &Suite, _: &[u8]) -> Option<Vec<u8>> {
+    None
+}
+
+#[cfg(not(feature = "reference"))]
+fn in_process(_: &Suite, _: &str, _: &[u8], _: &[u8]) -> Option<Option<usize>> {
     None
 }
 
