@@ -12,7 +12,7 @@ use std::process::ExitCode;
 use xtask::cli::{print_report, show_progress, warn};
 use xtask::cli::{
     AdequacyArgs, AutograderArgs, BenchArgs, BlessArgs, CheckArgs, Cli, FuzzArgs, GenArgs,
-    GradeArgs, KitArgs, MergeArgs, NewArgs, ServeArgs, Task,
+    GradeArgs, KitArgs, MergeArgs, NewArgs, ServeArgs, SimilarArgs, Task,
 };
 use xtask::error::Error;
 
@@ -99,6 +99,13 @@ fn run_grade(args: GradeArgs) -> Result<ExitCode, Error> {
             (None, false) => 0,
         },
     ))
+}
+
+fn run_similar(args: SimilarArgs) -> Result<ExitCode, Error> {
+    let (options, out) = args.options()?;
+    let report = xtask::grade::similar(&options)?;
+    let written = xtask::grade::write_similarity(&report, &out)?;
+    done(&xtask::cli::similar_report(&report, &written))
 }
 
 /// `bench --server N`: the server's crate builds its programs, and its bench runs in this
@@ -229,6 +236,7 @@ fn main() -> ExitCode {
         Task::New(args) => run_new(args),
         Task::Gen(args) => run_gen(args),
         Task::Bench(args) => run_bench(args),
+        Task::Similar(args) => run_similar(args),
         Task::Fuzz(args) => run_fuzz(args),
         Task::Grade(args) => run_grade(args),
         Task::Merge(args) => run_merge(args),

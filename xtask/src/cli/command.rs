@@ -179,4 +179,7 @@ pub enum Task {
     /// Run the course server: students hand in work in a browser, the instructor sees the
     /// class (`serve --help` for its flags).
     Serve(ServeArgs),
+    /// Rank every pair of a class by shared code and shared wrong outputs (for the
+    /// instructor): similarity.html, .csv and .json.
+    Similar(SimilarArgs),
 }

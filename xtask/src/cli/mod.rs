@@ -17,6 +17,8 @@ mod tasks;
 mod values;
 
 pub use command::{parse_error, split_attached_values, Cli, Task};
+#[cfg(feature = "similarity")]
+pub use output::similar_report;
 pub use output::{
     autograder_report, conclude, fuzz_banner, gen_report, grade_report, kit_report, merge_report,
     new_suite_report, print_report, show_progress, start, suite_listing, warn, write_grade_summary,

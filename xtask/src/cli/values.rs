@@ -61,6 +61,16 @@ pub fn class_size(text: &str) -> Result<usize, String> {
     positive(text, 100_000).map(|n| n as usize)
 }
 
+/// A share of a class: a number above 0 and at most 1.
+pub fn share(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(value) if value > 0.0 && value <= 1.0 => Ok(value),
+        _ => Err(format!(
+            "`{text}` is not a share above 0 and at most 1 (0.2: a fifth)"
+        )),
+    }
+}
+
 /// A size in MiB, as bytes.
 pub fn mebibytes(text: &str) -> Result<u64, String> {
     let value = text

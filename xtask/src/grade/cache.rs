@@ -29,6 +29,49 @@ pub(super) struct ResultFile {
     /// id: what the HTML report shows. Never in `grades.json`, whose bytes hold no timing.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub blocks: BTreeMap<String, String>,
+    /// Each graded case it failed with an output of its own, by case id: what the class's
+    /// similarity report compares (`similar`). Never in `grades.json`, nor shown to a student.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub outputs: BTreeMap<String, WrongOutput>,
+}
+
+/// A wrong output, as the similarity report needs it: its digest (equal exactly when two
+/// outputs are byte for byte the same), and its first difference from the expected output.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub(super) struct WrongOutput {
+    pub digest: String,
+    pub line: Option<usize>,
+    pub expected: Option<String>,
+    pub actual: Option<String>,
+}
+
+/// The longest line a [`WrongOutput`] keeps, in characters.
+const LINE_KEPT: usize = 200;
+
+/// The wrong outputs of the graded cases of `run`, by case id.
+pub(super) fn wrong_outputs(run: &crate::judge::Run) -> BTreeMap<String, WrongOutput> {
+    let cut = |line: &Option<String>| {
+        line.as_ref()
+            .map(|text| text.chars().take(LINE_KEPT).collect::<String>())
+    };
+    run.results
+        .iter()
+        .filter(|result| result.case.graded)
+        .filter_map(|result| {
+            let judgement = &result.judgement;
+            let digest = judgement.printed.clone()?;
+            let difference = judgement.difference.as_ref();
+            Some((
+                result.case.id(),
+                WrongOutput {
+                    digest,
+                    line: difference.map(|d| d.line),
+                    expected: difference.and_then(|d| cut(&d.expected_line)),
+                    actual: difference.and_then(|d| cut(&d.actual_line)),
+                },
+            ))
+        })
+        .collect()
 }
 
 /// What a result depends on, each part apart so that a change can be explained.

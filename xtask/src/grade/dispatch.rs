@@ -44,7 +44,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let cases = crate::corpus::discover(&suite)?;
     let (selected, mut grades, filtered) = gradebook(options, &suite, cases, &run_text);
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
-    let scan = super::folder::scan(options)?;
+    let scan = super::folder::scan(&options.submissions, options.shard.as_ref())?;
     super::preflight::check(options, &scan)?;
     let Scan { found, skipped, .. } = scan;
     grades.skipped = skipped;
@@ -405,11 +405,13 @@ impl Class<'_> {
         let options = self.options;
         let mut warnings = Vec::new();
         let mut blocks = BTreeMap::new();
+        let mut outputs = BTreeMap::new();
         let submission = match run {
             Ok(run) if run.interrupted => return Ok(Graded::Interrupted),
             Ok(run) => {
                 warnings = run.warnings.clone();
                 blocks = representative_blocks(&run);
+                outputs = super::cache::wrong_outputs(&run);
                 if let Some(settings) = &options.gradescope {
                     let text = crate::report::gradescope_report(&run, settings);
                     write_gradescope(&options.out, id, &text)?;
@@ -438,6 +440,7 @@ impl Class<'_> {
             folder: keys.folder,
             submission,
             blocks,
+            outputs,
         };
         let json =
             serde_json::to_string_pretty(&file).map_err(|err| Error::Write(err.to_string()))?;

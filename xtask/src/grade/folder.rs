@@ -8,7 +8,7 @@ use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 
-use super::options::Options;
+use crate::corpus::Shard;
 use crate::error::Error;
 use crate::submission::{archive_extension, copy_folder, lone_source, unpack};
 
@@ -56,9 +56,8 @@ pub(super) fn lossless_id(name: &OsStr) -> String {
     }
 }
 
-/// Scans the submissions folder of `options`.
-pub(super) fn scan(options: &Options) -> Result<Scan, Error> {
-    let root = &options.submissions;
+/// Scans the submissions folder `root`, keeping the submissions of `shard`.
+pub(super) fn scan(root: &Path, shard: Option<&Shard>) -> Result<Scan, Error> {
     let entries = std::fs::read_dir(root).map_err(|err| Error::io(root, err))?;
     let mut scan = Scan::default();
     let mut seen: Vec<String> = Vec::new();
@@ -101,7 +100,7 @@ pub(super) fn scan(options: &Options) -> Result<Scan, Error> {
         }
         seen.push(id.clone());
         scan.total += 1;
-        if options.shard.is_none_or(|shard| shard.contains(&id)) {
+        if shard.is_none_or(|shard| shard.contains(&id)) {
             scan.found.push((id, found));
         }
     }

@@ -7,7 +7,8 @@
 //! stopped; [`audit`] says whose scores a regrade moved and why, and what `--dry-run` would
 //! rerun; [`preflight`] refuses, up front, a class one mistake would grade to zeros;
 //! [`summary`] is what a grading comes to and the gradebook it starts from; [`one`] grades
-//! one submission the same way, for the course server. `grades.csv` and `grades.json` are written by `gradebook` from the result files
+//! one submission the same way, for the course server; `similar` ranks the pairs of a class by
+//! shared code and shared wrong outputs (the instructor's similarity report). `grades.csv` and `grades.json` are written by `gradebook` from the result files
 //! alone; the terminal's wording is in `cli`.
 
 mod audit;
@@ -17,9 +18,13 @@ mod folder;
 mod one;
 mod options;
 mod preflight;
+#[cfg(feature = "similarity")]
+mod similar;
 mod summary;
 
 pub use dispatch::{grade, write_html, Step};
 pub use one::{empty_gradebook, grade_one, Failure, One};
 pub use options::Options;
+#[cfg(feature = "similarity")]
+pub use similar::{similar, write_similarity, SimilarOptions};
 pub use summary::Summary;

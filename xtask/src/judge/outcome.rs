@@ -170,6 +170,10 @@ pub struct Judgement {
     pub elapsed: Duration,
     /// The rendered diff, made by [`Judgement::bound`] before the output is cut.
     pub diff: Option<String>,
+    /// The SHA-256 of the whole output (hex, its first 128 bits) where it differs from the
+    /// expected one and the program ended by itself: what tells two students who print the
+    /// same wrong output (the class's similarity report). Never shown to a student.
+    pub printed: Option<String>,
 }
 
 /// How much of a target's stdout a judgement keeps once bounded: a window around the first
@@ -187,6 +191,7 @@ impl Judgement {
         self.tied.clear();
         self.span = None;
         self.diff = None;
+        self.printed = None;
         self.expected.clear();
         if let Some(execution) = &mut self.execution {
             execution.stdout.clear();
@@ -237,6 +242,7 @@ impl Judgement {
             expected,
             elapsed: Duration::ZERO,
             diff: None,
+            printed: None,
         }
     }
 
@@ -384,6 +390,11 @@ fn decide(
         }
     };
     let detail = with_notes(detail, verdict, &execution);
+    let printed = matches!(
+        verdict,
+        Verdict::WrongOutput | Verdict::PresentationError | Verdict::RuntimeError
+    )
+    .then(|| output_digest(&execution.stdout));
     Judgement {
         verdict,
         detail,
@@ -397,7 +408,14 @@ fn decide(
         execution: Some(execution),
         expected,
         diff: None,
+        printed,
     }
+}
+
+/// The first 128 bits of the SHA-256 of `stdout`, in hex.
+fn output_digest(stdout: &[u8]) -> String {
+    use sha2::Digest;
+    crate::files::to_hex(&sha2::Sha256::digest(stdout)[..16])
 }
 
 /// What a timeout says: which limit stopped the program, and what it used of the other.

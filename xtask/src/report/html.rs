@@ -38,7 +38,7 @@ svg text { font: 12px system-ui, sans-serif; fill: #1d232a; }
 "#;
 
 /// A whole page around `body`.
-fn page(title: &str, body: Markup) -> String {
+pub(super) fn page(title: &str, body: Markup) -> String {
     html! {
         (DOCTYPE)
         html lang="en" {

@@ -5,7 +5,7 @@
 //! the check and class reports; [`summary`] the Markdown job summary and GitHub annotations;
 //! [`gradebook`] what `grades.csv`, `grades.json` and `regrade.json` hold, a submission's row
 //! from its run, and the `merge` of shards; [`ours`] tells a report gridjudge wrote from any
-//! other file.
+//! other file; `similarity` the class's similarity report (instructor only).
 
 mod gradebook;
 mod gradescope;
@@ -14,6 +14,8 @@ mod json;
 mod junit;
 mod message;
 mod ours;
+#[cfg(feature = "similarity")]
+mod similarity;
 mod summary;
 
 pub use gradebook::{
@@ -26,4 +28,9 @@ pub use json::json_report;
 pub use junit::junit_report;
 pub use message::{case_block, text_report};
 pub use ours::{is_ours, HEAD};
+#[cfg(feature = "similarity")]
+pub use similarity::{
+    similarity_csv, similarity_json, similarity_page, similarity_section, Similarity, WrongLine,
+    SHOWN_PAIRS,
+};
 pub use summary::{annotations, class_markdown, markdown};
