@@ -64,6 +64,11 @@ fn run_bench(args: BenchArgs) -> Result<ExitCode, Error> {
     if let Some(students) = args.server {
         return run_server_bench(students, args.jobs.first().copied(), &args.server_args);
     }
+    if args.similar {
+        let figures = xtask::bench::similar_bench()?;
+        print_report(&figures.text)?;
+        return Ok(failed_if(figures.worse_than_dolos));
+    }
     let (base, measure) = args.options()?;
     let figures = xtask::bench::measure(&base, &measure)?;
     if let Some(path) = &args.json {

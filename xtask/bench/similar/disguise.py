@@ -2,9 +2,12 @@
 --similar`: what a student does to a classmate's file to hide that it is a copy.
 
     python3 disguise.py OUT SPEC:ORIGINAL...
+    python3 disguise.py --class OUT N SPEC:ORIGINAL...
 
 writes OUT/<disguise>/<spec>/<name>.py for every disguise and every ORIGINAL (a Python file
-solving SPEC), and OUT/<disguise>/<spec>/<name>.orig.py, the original itself. Every copy is
+solving SPEC), and OUT/<disguise>/<spec>/<name>.orig.py, the original itself. With --class,
+it writes a class of N submissions for timing, OUT/student-NNNN.py, from the originals under
+every combination of the disguises. Every copy is
 checked to parse; each disguise keeps the program's behaviour (the bench runs both on the
 handout's example and compares).
 
@@ -322,7 +325,27 @@ def write(path, text):
     os.replace(temporary, path)
 
 
+def make_class(out, size, originals):
+    """`size` submissions: student i is original i mod the originals, under the disguises of
+    the bits of i // originals (every combination of the six before any repeats)."""
+    steps = [rename, reorder, deadcode, loops, statements, layout]
+    sources = []
+    for argument in originals:
+        with open(argument.partition(":")[2]) as f:
+            sources.append(f.read())
+    for i in range(size):
+        source = sources[i % len(sources)]
+        mask = (i // len(sources)) % (1 << len(steps))
+        for bit, step in enumerate(steps):
+            if mask & (1 << bit):
+                source = step(source)
+        write(os.path.join(out, f"student-{i:04}.py"), source)
+
+
 def main(argv):
+    if len(argv) > 1 and argv[1] == "--class":
+        make_class(argv[2], int(argv[3]), argv[4:])
+        return
     if len(argv) < 3:
         sys.exit("usage: disguise.py OUT SPEC:ORIGINAL...")
     out, originals = argv[1], argv[2:]

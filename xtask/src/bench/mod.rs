@@ -2,10 +2,15 @@
 //!
 //! [`measure`] times `check` against the floor (a C fork/exec loop the bench compiles) and an
 //! in-process baseline, per `--jobs` value and per confinement layer, as text or JSON rows;
-//! [`class`] is the synthetic class of submissions and its spawn floor.
+//! [`class`] is the synthetic class of submissions and its spawn floor; `similar` measures the
+//! similarity report against Dolos on disguised copies.
 
 mod class;
 mod measure;
+#[cfg(feature = "similarity")]
+mod similar;
 
 pub use class::Settings;
 pub use measure::{measure, spawn_main, write_json, Measure, SPAWN_ARG};
+#[cfg(feature = "similarity")]
+pub use similar::{similar_bench, SimilarFigures};

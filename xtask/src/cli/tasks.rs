@@ -260,6 +260,10 @@ pub struct BenchArgs {
     /// (`--per-student M`, `--within SECS`, `--readers R`, `--database URL`, `--workers W`).
     #[arg(last = true, requires = "server", value_name = "ARGS")]
     pub server_args: Vec<String>,
+    /// Measure instead how well the similarity report tells disguised copies from
+    /// independent solutions, one disguise at a time, against Dolos (installed with npm).
+    #[arg(long, conflicts_with_all = ["server", "class", "layers"])]
+    pub similar: bool,
 }
 
 impl BenchArgs {
