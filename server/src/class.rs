@@ -285,9 +285,12 @@ pub async fn class_report(
     instructor_only(&who)?;
     let assignment = find(&state, &name)?;
     let (grades, blocks) = gradebook(&state, assignment).await?;
-    let html = xtask::report::class_report(&grades, &[], &|id| {
-        blocks.get(id).cloned().unwrap_or_default()
-    });
+    let html = xtask::report::class_report(
+        &grades,
+        &[],
+        &|id| blocks.get(id).cloned().unwrap_or_default(),
+        None,
+    );
     Ok(Html(html).into_response())
 }
 

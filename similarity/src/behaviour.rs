@@ -2,14 +2,15 @@
 //! same case, where the reference prints something else. What no code-similarity tool sees:
 //! a copy whose code was rewritten still carries its original's bugs.
 //!
-//! The evidence is weighed by how rare the wrong output is. A wrong output printed by `n`
-//! students is shared by every pair of them, so each pair is given `1 / (n - 1)` of it: 1 when
-//! only the two print it, a half when three do, next to nothing when half the class makes the
-//! mistake. Outputs held by the same students on several cases are one mistake seen several
-//! times (one bug shows on every case that reaches it), so they count once, with a bonus that
-//! grows with the log of the cases: `(1 + ln cases) / (n - 1)` per mistake. The pair's score
-//! is `1 - exp(-E / 2)` of the sum `E` over its mistakes: 0.73 for one wrong output only the
-//! two print on five cases, 0.39 for one such output on one case.
+//! The evidence is weighed by how rare the wrong output is. A wrong output printed by `n` of
+//! the `N` students whose outputs are known weighs `ln(N / 2n) / ln(N / 4)`: 1 when only the
+//! two print it, falling with the log of its share, and nothing once half the class makes the
+//! mistake (nor in a class of fewer than five, where no output is rare). Outputs held by the
+//! same students on several cases are one mistake seen several times (one bug shows on every
+//! case that reaches it), so they count once, with a bonus of `1 + ln(cases)` for up to five
+//! cases (past five, more cases say no more: a bug reached by every input is still one bug).
+//! The pair's score is `1 - exp(-E / 2)` of the sum `E` over its mistakes: 0.73 for one wrong
+//! output only the two print on five cases, 0.39 for one only they print on one case.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -42,14 +43,26 @@ pub struct SharedCase {
 pub struct SharedMistakes {
     /// `1 - exp(-evidence / 2)`, 0 to 1.
     pub score: f64,
-    /// The sum over the pair's distinct mistakes of `(1 + ln cases) / (holders - 1)`.
+    /// The sum over the pair's distinct mistakes of their rarity times `1 + ln(cases)`.
     pub evidence: f64,
     /// The cases, rarest output first.
     pub cases: Vec<SharedCase>,
 }
 
-/// Every pair of `students` (by index) that shares a wrong output printed by at most half of
-/// the class, with its evidence.
+/// The cases past which a mistake's bonus stops growing.
+const CASES_COUNTED: usize = 5;
+
+/// How rare a wrong output printed by `holders` of `class` students is, 0 to 1.
+fn rarity(holders: usize, class: usize) -> f64 {
+    if 2 * holders >= class || class < 5 {
+        return 0.0;
+    }
+    let (n, class) = (holders as f64, class as f64);
+    ((class / (2.0 * n)).ln() / (class / 4.0).ln()).clamp(0.0, 1.0)
+}
+
+/// Every pair of `students` (by index) that shares a wrong output printed by fewer than half
+/// of the class, with its evidence.
 pub(crate) fn pairs(students: &[Option<Outputs>]) -> BTreeMap<(usize, usize), SharedMistakes> {
     let class = students.iter().filter(|s| s.is_some()).count();
     let mut holders: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
@@ -61,13 +74,12 @@ pub(crate) fn pairs(students: &[Option<Outputs>]) -> BTreeMap<(usize, usize), Sh
                 .push(index);
         }
     }
-    // A mistake more than half the class makes says nothing, and would cost a pair per two of
-    // them.
-    let most = (class / 2).max(2);
+
     // Per pair: the holder sets of its shared outputs, with the cases each was seen on.
     let mut shared: BTreeMap<(usize, usize), BTreeMap<Vec<usize>, Vec<String>>> = BTreeMap::new();
     for ((case, _), who) in &holders {
-        if who.len() < 2 || who.len() > most {
+        // A mistake half the class makes says nothing (and would cost a pair per two of them).
+        if who.len() < 2 || rarity(who.len(), class) == 0.0 {
             continue;
         }
         let mut who = who.clone();
@@ -86,16 +98,17 @@ pub(crate) fn pairs(students: &[Option<Outputs>]) -> BTreeMap<(usize, usize), Sh
     }
     shared
         .into_iter()
-        .map(|(pair, mistakes)| (pair, weigh(mistakes)))
+        .map(|(pair, mistakes)| (pair, weigh(mistakes, class)))
         .collect()
 }
 
-fn weigh(mistakes: BTreeMap<Vec<usize>, Vec<String>>) -> SharedMistakes {
+fn weigh(mistakes: BTreeMap<Vec<usize>, Vec<String>>, class: usize) -> SharedMistakes {
     let mut evidence = 0.0;
     let mut cases = Vec::new();
     for (who, seen) in mistakes {
         let holders = who.len();
-        evidence += (1.0 + (seen.len() as f64).ln()) / (holders - 1) as f64;
+        let bonus = 1.0 + (seen.len().min(CASES_COUNTED) as f64).ln();
+        evidence += rarity(holders, class) * bonus;
         cases.extend(seen.into_iter().map(|case| SharedCase { case, holders }));
     }
     cases.sort_by(|a, b| (a.holders, &a.case).cmp(&(b.holders, &b.case)));
@@ -135,12 +148,13 @@ mod tests {
         assert_eq!(pair.cases.len(), 5);
         assert!((pair.evidence - (1.0 + 5f64.ln())).abs() < 1e-9);
         assert!(pair.score > 0.7, "{}", pair.score);
+        assert!(pair.score >= crate::Options::default().behaviour_flag);
     }
 
     #[test]
-    fn a_mistake_half_the_class_makes_says_next_to_nothing() {
-        // Five of ten print the same wrong output on five cases; the others pass.
-        let cases: Vec<(String, String)> = (0..5)
+    fn a_mistake_half_the_class_makes_says_nothing_and_a_common_one_little() {
+        // Five of ten print the same wrong output on forty cases; the others pass.
+        let cases: Vec<(String, String)> = (0..40)
             .map(|i| (format!("g/{i}"), "common".to_string()))
             .collect();
         let cases: Vec<(&str, &str)> = cases
@@ -149,13 +163,22 @@ mod tests {
             .collect();
         let mut class: Vec<Option<Outputs>> = (0..5).map(|_| student(&cases)).collect();
         class.extend((0..5).map(|_| student(&[])));
-        let found = pairs(&class);
-        let pair = &found[&(0, 1)];
-        assert!(pair.score < 0.5 * (1.0 - (-(1.0 + 5f64.ln()) / 2.0).exp()));
-        assert!(pair.score < 0.35, "{}", pair.score);
-        // Six of ten: more than half, not evidence at all.
-        class[5] = student(&cases);
         assert!(pairs(&class).is_empty());
+        // Three of ten: rarer, but a mistake three make is not the sign of a pair that copied.
+        class[3] = student(&[]);
+        class[4] = student(&[]);
+        let found = pairs(&class);
+        let flag = crate::Options::default().behaviour_flag;
+        assert!(found[&(0, 1)].score < flag, "{}", found[&(0, 1)].score);
+    }
+
+    #[test]
+    fn rarity_falls_with_the_share_of_the_class() {
+        assert_eq!(rarity(2, 500), 1.0);
+        assert!(rarity(5, 500) > rarity(25, 500));
+        assert!(rarity(25, 500) > rarity(125, 500));
+        assert_eq!(rarity(250, 500), 0.0);
+        assert_eq!(rarity(2, 4), 0.0);
     }
 
     #[test]

@@ -1,7 +1,8 @@
 //! The shared runs of a pair, as a reader checks them: fingerprints both sides hold, paired by
 //! position, joined into one fragment while they follow each other at the same offset (as
-//! Dolos's pair builds its fragments), then the longest kept first, each part of either side
-//! shown once.
+//! Dolos's pair builds its fragments; here across a gap of up to `k` tokens too, where a
+//! fingerprint common to the class was left out), then the longest kept first, each part of
+//! either side shown once.
 
 use std::collections::{HashMap, HashSet};
 
@@ -67,7 +68,7 @@ pub(crate) fn fragments(
             Some(run)
                 if (run.left_file, run.right_file, offset(run))
                     == (next.left_file, next.right_file, offset(&next))
-                    && next.left_start <= run.left_end =>
+                    && next.left_start <= run.left_end + k =>
             {
                 run.left_end = run.left_end.max(next.left_end);
             }

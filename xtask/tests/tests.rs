@@ -21,6 +21,7 @@ mod load;
 mod own;
 mod regrade;
 mod reports;
+mod similar;
 mod support;
 mod tidy;
 mod toy;

@@ -304,7 +304,7 @@ pub(super) fn class(base: &CheckOptions, settings: &Settings) -> Result<String, 
 
     // The class report, as `grade --html` writes it.
     let html_start = Instant::now();
-    let html_bytes = crate::grade::write_html(&summary.grades, &out)?;
+    let html_bytes = crate::grade::write_html(&summary.grades, &out, None)?;
     let html_time = html_start.elapsed();
 
     let (n_cases, floor, kinds_report) =

@@ -181,5 +181,6 @@ pub enum Task {
     Serve(ServeArgs),
     /// Rank every pair of a class by shared code and shared wrong outputs (for the
     /// instructor): similarity.html, .csv and .json.
+    #[cfg(feature = "similarity")]
     Similar(SimilarArgs),
 }

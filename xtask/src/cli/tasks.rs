@@ -558,6 +558,7 @@ impl NewArgs {
     }
 }
 
+#[cfg(feature = "similarity")]
 #[derive(clap::Args)]
 pub struct SimilarArgs {
     /// The folder of submissions, as `grade` takes it (one folder, archive or source per
@@ -577,7 +578,7 @@ pub struct SimilarArgs {
     pub out: Option<PathBuf>,
     /// Code held by more than this share of the class is common to the assignment and counts
     /// for nothing.
-    #[arg(long, value_name = "SHARE", default_value_t = 0.2, value_parser = share)]
+    #[arg(long, value_name = "SHARE", default_value_t = crate::grade::COMMON, value_parser = share)]
     pub common: f64,
 }
 

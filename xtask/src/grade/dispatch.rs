@@ -114,7 +114,7 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
         read_result(&results_dir, &row.id).map(|file| file.submission)
     })?;
     if options.html {
-        write_html(&grades, &options.out)?;
+        write_html(&grades, &options.out, similarity_section(options)?)?;
     }
     Ok(Summary {
         n_reused,
@@ -451,9 +451,32 @@ impl Class<'_> {
     }
 }
 
+/// The class report's similarity section (for the instructor): the pairs of the class ranked
+/// by shared code and shared wrong outputs, from the submissions and this grading's results.
+#[cfg(feature = "similarity")]
+fn similarity_section(options: &Options) -> Result<Option<maud::Markup>, Error> {
+    let report = super::similar::similar(&super::similar::SimilarOptions {
+        submissions: options.submissions.clone(),
+        grades: Some(options.out.clone()),
+        base: None,
+        shard: options.shard,
+        common: super::similar::COMMON,
+    })?;
+    Ok(Some(crate::report::similarity_section(&report)))
+}
+
+#[cfg(not(feature = "similarity"))]
+fn similarity_section(_: &Options) -> Result<Option<maud::Markup>, Error> {
+    Ok(None)
+}
+
 /// Writes `report.html` into `out` for `grades` (rows, as a grading keeps them; the cases
-/// come from the result files); its size in bytes.
-pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
+/// come from the result files), with `similarity` as its last section; its size in bytes.
+pub fn write_html(
+    grades: &Grades,
+    out: &Path,
+    similarity: Option<maud::Markup>,
+) -> Result<usize, Error> {
     // The report shows every case of every submission: it holds them all, once, each result
     // file read once for its cases and its blocks.
     let results_dir = out.join("results");
@@ -468,9 +491,12 @@ pub fn write_html(grades: &Grades, out: &Path) -> Result<usize, Error> {
         submissions,
         ..grades.clone()
     };
-    let report = crate::report::class_report(&whole, &audit::read(out), &|id| {
-        blocks.get(id).cloned().unwrap_or_default()
-    });
+    let report = crate::report::class_report(
+        &whole,
+        &audit::read(out),
+        &|id| blocks.get(id).cloned().unwrap_or_default(),
+        similarity,
+    );
     write_atomically(&out.join("report.html"), report.as_bytes())?;
     Ok(report.len())
 }

@@ -26,5 +26,5 @@ pub use dispatch::{grade, write_html, Step};
 pub use one::{empty_gradebook, grade_one, Failure, One};
 pub use options::Options;
 #[cfg(feature = "similarity")]
-pub use similar::{similar, write_similarity, SimilarOptions};
+pub use similar::{similar, write_similarity, SimilarOptions, COMMON};
 pub use summary::Summary;

@@ -29,6 +29,9 @@ pub struct SimilarOptions {
     pub common: f64,
 }
 
+/// The share of the class above which a fingerprint is common to the assignment, unless asked.
+pub const COMMON: f64 = 0.2;
+
 /// What one submission's sources may cost to read: a submission is the student's to fill.
 const MOST_ENTRIES: usize = 2000;
 const MOST_FILES: usize = 200;

@@ -393,11 +393,13 @@ pub(super) fn clusters(grades: &Grades) -> Vec<Cluster<'_>> {
 
 /// `grade --html`: the score distribution, each group's pass rate, the clusters of submissions
 /// by what they fail, and one collapsed section per submission. `blocks(id)` gives a
-/// submission's failing case blocks (case id to text), as its result file keeps them.
+/// submission's failing case blocks (case id to text), as its result file keeps them;
+/// `similarity`, the instructor's similarity section, comes last.
 pub fn class_report(
     grades: &Grades,
     changes: &[Change],
     blocks: &dyn Fn(&str) -> BTreeMap<String, String>,
+    similarity: Option<Markup>,
 ) -> String {
     let bins = histogram(grades);
     let tallest = bins.iter().copied().max().unwrap_or(0).max(1);
@@ -476,6 +478,7 @@ pub fn class_report(
                 }
             }
         }
+        @if let Some(similarity) = similarity { (similarity) }
     };
     page(&format!("gridjudge: {} class report", grades.spec), body)
 }

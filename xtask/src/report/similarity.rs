@@ -49,7 +49,7 @@ const STYLE: &str = r#"
 table.rank td, table.rank th { padding: .1em .7em .1em 0; text-align: left; }
 .side { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .side pre { margin: .3em 0; } .side .at { font-size: .85em; color: #5c6670; }
-pre .shared { background: #fff1c2; display: block; } pre .no { color: #9aa4ae; user-select: none; }
+pre .shared { background: #fff1c2; } pre .no { color: #9aa4ae; user-select: none; }
 table.mistakes td, table.mistakes th { padding: .1em .7em .1em 0; text-align: left; vertical-align: top; }
 "#;
 
@@ -151,7 +151,7 @@ fn side(report: &Similarity, student: &str, fragment: &Fragment, left: bool) -> 
                 @for (number, line) in text.lines().enumerate().map(|(k, l)| (k as u32 + 1, l)).filter(|(n, _)| (first..=last).contains(n)) {
                     @let inside = (span.first_line..=span.last_line).contains(&number);
                     span class=(if inside { "shared" } else { "" }) { span.no { (format!("{number:>4} ")) } (shown(line)) }
-                    @if !inside { "\n" }
+                    "\n"
                 }
             }
         }

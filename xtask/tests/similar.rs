@@ -1,0 +1,393 @@
+//! `cargo xtask similar` and the class report's similarity section: a copy is ranked first
+//! with its shared fragments side by side, starter code counts for nothing, two students who
+//! share a rare wrong output are flagged and a mistake half the class makes is not, and none of
+//! it reaches what a student sees.
+
+use std::path::Path;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+use crate::support::{echo_class, fixture, reference};
+
+/// The title of the report's section: what a student's output must never hold.
+const TITLE: &str = "Similarity across the class";
+
+fn xtask() -> Command {
+    Command::cargo_bin("xtask").unwrap()
+}
+
+fn write(path: &Path, text: &str) {
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, text).unwrap();
+}
+
+/// A collapse solution; `alice`'s, whose copy `bob` hands in renamed and reordered.
+const ALICE: &str = r#"import sys
+
+
+def read_board():
+    lines = sys.stdin.read().split("\n")
+    rows, cols = map(int, lines[0].split())
+    r, c = map(int, lines[1].split())
+    return rows, cols, r, c, [list(lines[2 + i]) for i in range(rows)]
+
+
+def region(board, r, c):
+    colour = board[r][c]
+    seen = {(r, c)}
+    stack = [(r, c)]
+    while stack:
+        y, x = stack.pop()
+        for dy, dx in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            ny, nx = y + dy, x + dx
+            if 0 <= ny < len(board) and 0 <= nx < len(board[0]):
+                if (ny, nx) not in seen and board[ny][nx] == colour:
+                    seen.add((ny, nx))
+                    stack.append((ny, nx))
+    return seen
+
+
+def fall(board, rows, cols):
+    for x in range(cols):
+        column = [board[y][x] for y in range(rows) if board[y][x] != "."]
+        column = ["."] * (rows - len(column)) + column
+        for y in range(rows):
+            board[y][x] = column[y]
+
+
+def main():
+    rows, cols, r, c, board = read_board()
+    if board[r][c] != ".":
+        group = region(board, r, c)
+        if len(group) >= 4:
+            for y, x in group:
+                board[y][x] = "."
+            fall(board, rows, cols)
+    for line in board:
+        print("".join(line))
+
+
+main()
+"#;
+
+/// Alice's program, every name changed, the functions in another order, comments added.
+const BOB: &str = r#"import sys
+
+
+def drop_down(grid, height, width):
+    # let the blocks fall
+    for col in range(width):
+        stackd = [grid[row][col] for row in range(height) if grid[row][col] != "."]
+        stackd = ["."] * (height - len(stackd)) + stackd
+        for row in range(height):
+            grid[row][col] = stackd[row]
+
+
+def flood(grid, sr, sc):
+    kind = grid[sr][sc]
+    found = {(sr, sc)}
+    todo = [(sr, sc)]
+    while todo:
+        a, b = todo.pop()
+        for da, db in ((1, 0), (-1, 0), (0, 1), (0, -1)):
+            na, nb = a + da, b + db
+            if 0 <= na < len(grid) and 0 <= nb < len(grid[0]):
+                if (na, nb) not in found and grid[na][nb] == kind:
+                    found.add((na, nb))
+                    todo.append((na, nb))
+    return found
+
+
+def load():
+    text = sys.stdin.read().split("\n")
+    height, width = map(int, text[0].split())
+    sr, sc = map(int, text[1].split())
+    return height, width, sr, sc, [list(text[2 + k]) for k in range(height)]
+
+
+def main():
+    height, width, sr, sc, grid = load()
+    if grid[sr][sc] != ".":
+        blob = flood(grid, sr, sc)
+        if len(blob) >= 4:
+            for a, b in blob:
+                grid[a][b] = "."
+            drop_down(grid, height, width)
+    for row in grid:
+        print("".join(row))
+
+
+main()
+"#;
+
+/// A program written apart: another way of doing the same.
+const CAROL: &str = r#"import sys
+from collections import deque
+
+data = sys.stdin.read().splitlines()
+R, C = [int(v) for v in data[0].split()]
+pr, pc = [int(v) for v in data[1].split()]
+cells = [list(row) for row in data[2:2 + R]]
+target = cells[pr][pc]
+if target != '.':
+    queue = deque([(pr, pc)])
+    marked = set(queue)
+    while queue:
+        i, j = queue.popleft()
+        for ni, nj in [(i + 1, j), (i - 1, j), (i, j + 1), (i, j - 1)]:
+            if ni in range(R) and nj in range(C) and (ni, nj) not in marked and cells[ni][nj] == target:
+                marked.add((ni, nj))
+                queue.append((ni, nj))
+    if len(marked) > 3:
+        for i, j in marked:
+            cells[i][j] = '.'
+        for j in range(C):
+            keep = ''.join(cells[i][j] for i in range(R)).replace('.', '')
+            keep = keep.rjust(R, '.')
+            for i in range(R):
+                cells[i][j] = keep[i]
+sys.stdout.write(''.join(''.join(row) + '\n' for row in cells))
+"#;
+
+/// Starter code the instructor hands out: reading the board and printing it.
+const STARTER: &str = r#"import sys
+
+
+def read_input():
+    lines = sys.stdin.read().split("\n")
+    rows, cols = map(int, lines[0].split())
+    sel_r, sel_c = map(int, lines[1].split())
+    board = [list(lines[2 + i]) for i in range(rows)]
+    return rows, cols, sel_r, sel_c, board
+
+
+def print_board(board):
+    for row in board:
+        print("".join(row))
+"#;
+
+#[test]
+fn a_renamed_and_reordered_copy_is_ranked_first_with_its_fragments_side_by_side() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    write(&class.join("alice/collapse.py"), ALICE);
+    write(&class.join("bob/collapse.py"), BOB);
+    write(&class.join("carol/collapse.py"), CAROL);
+    write(&class.join("dave/notes.txt"), "no code here\n");
+    let out = dir.path().join("report");
+    xtask()
+        .args(["similar", "--submissions"])
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(
+            predicate::str::is_match(
+                r"(?m)^  1\. alice and bob: 0\.\d\d \(code 0\.\d\d, mistakes 0\.00; code\)$",
+            )
+            .unwrap(),
+        )
+        .stdout(predicate::str::contains("note: `dave`: no source file"))
+        .stdout(predicate::str::contains("mistakes: not compared"));
+    let html = std::fs::read_to_string(out.join("similarity.html")).unwrap();
+    let page = scraper::Html::parse_document(&html);
+    let select = |css: &str| scraper::Selector::parse(css).unwrap();
+    let section = page
+        .select(&select("section[data-pair=\"alice bob\"]"))
+        .next()
+        .expect("the pair's section");
+    let sides: Vec<String> = section
+        .select(&select("div.side div.at"))
+        .map(|e| e.text().collect())
+        .collect();
+    assert!(sides.len() >= 2, "{sides:?}");
+    // Each fragment names both files with their lines: Alice's region() is Bob's flood().
+    assert!(
+        sides
+            .iter()
+            .any(|s| s.starts_with("alice/collapse.py lines ")),
+        "{sides:?}"
+    );
+    assert!(
+        sides
+            .iter()
+            .any(|s| s.starts_with("bob/collapse.py lines ")),
+        "{sides:?}"
+    );
+    let shared: String = section
+        .select(&select("pre .shared"))
+        .map(|e| e.text().collect::<String>())
+        .collect();
+    assert!(shared.contains("stack.append((ny, nx))"), "{shared}");
+    assert!(shared.contains("todo.append((na, nb))"), "{shared}");
+    // The CSV and the JSON rank the same pair first; carol is not flagged with anyone.
+    let csv = std::fs::read_to_string(out.join("similarity.csv")).unwrap();
+    let first = csv.lines().nth(1).unwrap();
+    assert!(first.starts_with("1,alice,bob,"), "{csv}");
+    assert!(
+        !csv.lines()
+            .any(|l| l.contains("carol") && !l.contains(",not flagged,")),
+        "{csv}"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("similarity.json")).unwrap())
+            .unwrap();
+    assert_eq!(json["analysis"]["pairs"][0]["evidence"], "code");
+    assert!(
+        json["analysis"]["pairs"][0]["code"]["fragments"]
+            .as_array()
+            .unwrap()
+            .len()
+            >= 2
+    );
+}
+
+#[test]
+fn starter_code_given_to_the_class_counts_for_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    // Two students who share only the starter code, each finishing it their own way.
+    write(
+        &class.join("erin/collapse.py"),
+        &format!("{STARTER}\n{}", CAROL.replace("import sys\n", "")),
+    );
+    write(
+        &class.join("frank/collapse.py"),
+        &format!("{STARTER}\n\nprint_board(read_input()[4])\n"),
+    );
+    let score = |base: Option<&str>| -> f64 {
+        let out = dir.path().join(format!("out-{}", base.is_some()));
+        let mut command = xtask();
+        command
+            .args(["similar", "--submissions"])
+            .arg(&class)
+            .arg("--out")
+            .arg(&out);
+        if let Some(starter) = base {
+            write(&dir.path().join("starter/collapse.py"), starter);
+            command.arg("--base").arg(dir.path().join("starter"));
+        }
+        command.assert().code(0);
+        let json: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(out.join("similarity.json")).unwrap())
+                .unwrap();
+        json["analysis"]["pairs"]
+            .as_array()
+            .unwrap()
+            .first()
+            .map_or(0.0, |p| p["code"]["score"].as_f64().unwrap_or(0.0))
+    };
+    let without = score(None);
+    let with = score(Some(STARTER));
+    assert!(
+        without > 0.2,
+        "the starter code alone makes them alike: {without}"
+    );
+    assert_eq!(with, 0.0, "with --base, nothing they share is theirs");
+}
+
+#[test]
+fn a_rare_shared_wrong_output_is_flagged_and_a_mistake_half_the_class_makes_is_not() {
+    let dir = tempfile::tempdir().unwrap();
+    // Ten students: two shout (the same wrong output on every case, and nobody else prints
+    // it), five add a trailing space (half the class), three are right.
+    let modes = [
+        "shout",
+        "shout",
+        "trailing-space",
+        "trailing-space",
+        "trailing-space",
+        "trailing-space",
+        "trailing-space",
+        "echo",
+        "echo",
+        "echo",
+    ];
+    echo_class(dir.path(), &modes);
+    let out = dir.path().join("graded");
+    xtask()
+        .args(["grade", "--spec", "echo", "--cases"])
+        .arg(dir.path().join("cases"))
+        .arg("--submissions")
+        .arg(dir.path().join("class"))
+        .arg("--run")
+        .arg(format!("{} by-folder", fixture().to_string_lossy()))
+        .arg("--out")
+        .arg(&out)
+        .arg("--reference")
+        .arg(reference())
+        .args(["--html", "--gradescope", "--timeout", "5"])
+        .assert()
+        .code(0);
+    xtask()
+        .args(["similar", "--submissions"])
+        .arg(dir.path().join("class"))
+        .arg("--grades")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("  1. s00 and s01: "))
+        .stdout(predicate::str::contains("; mistakes)"))
+        .stdout(predicate::str::contains("1 flagged"));
+    let csv = std::fs::read_to_string(out.join("similarity.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        2,
+        "only the shouting pair shares anything: {csv}"
+    );
+    let row: Vec<&str> = csv.lines().nth(1).unwrap().split(',').collect();
+    assert_eq!(&row[..5], &["1", "s00", "s01", row[3], "mistakes"]);
+    assert_eq!(row[9], "5", "five cases: {csv}");
+    assert_eq!(row[10], "2", "printed by the two of them only: {csv}");
+    // The class report holds the section, with the shared wrong output beside the expected.
+    let report = std::fs::read_to_string(out.join("report.html")).unwrap();
+    let page = scraper::Html::parse_document(&report);
+    let select = |css: &str| scraper::Selector::parse(css).unwrap();
+    assert!(report.contains(TITLE));
+    let row = page
+        .select(&select(
+            "section[data-pair=\"s00 s01\"] tr[data-case=\"echo/alpha/001-line\"]",
+        ))
+        .next()
+        .expect("the shared case's row");
+    let cells: Vec<String> = row
+        .select(&select("td"))
+        .map(|e| e.text().collect())
+        .collect();
+    assert_eq!(cells[1], "2 of 10");
+    assert_eq!(cells[3], "alpha case 1");
+    assert_eq!(cells[4], "ALPHA CASE 1");
+    // What students see holds none of it.
+    for entry in walkdir::WalkDir::new(out.join("gradescope")) {
+        let entry = entry.unwrap();
+        if entry.file_type().is_file() {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            assert!(
+                !text.contains(TITLE) && !text.contains("similar"),
+                "{}",
+                entry.path().display()
+            );
+        }
+    }
+    let student = dir.path().join("class/s00");
+    let check_out = dir.path().join("check");
+    std::fs::create_dir_all(&check_out).unwrap();
+    xtask()
+        .current_dir(&student)
+        .args(["check", "--spec", "echo", "--cases"])
+        .arg(dir.path().join("cases"))
+        .arg("--html")
+        .arg(check_out.join("report.html"))
+        .arg("--json")
+        .arg(check_out.join("report.json"))
+        .arg(fixture())
+        .arg("shout")
+        .assert()
+        .code(1);
+    for name in ["report.html", "report.json"] {
+        let text = std::fs::read_to_string(check_out.join(name)).unwrap();
+        assert!(!text.contains(TITLE) && !text.contains("s01"), "{name}");
+    }
+}
