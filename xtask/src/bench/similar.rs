@@ -43,6 +43,9 @@ struct Separation {
     /// The lowest score of a copy, less the highest of an independent pair: the room a
     /// threshold has.
     margin: f64,
+    /// The copies and the independent pairs at or above the report's code flag.
+    flagged: (usize, usize),
+    pairs: (usize, usize),
     seconds: f64,
 }
 
@@ -100,7 +103,47 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
         "margin",
         "time"
     );
+    let (rows, worse, flagged, pairs) = table_rows(&folders, dolos.as_ref().ok())?;
+    text += &rows;
+    text += &format!(
+        "\nflagged for their code by similar (at {}): {} of {} copies, {} of {} independent \
+         pairs\n",
+        similarity::Options::default().code_flag,
+        flagged.0,
+        pairs.0,
+        flagged.1,
+        pairs.1
+    );
+    text += &class_timings(&bench, &originals)?;
+    match (&dolos, worse.is_empty()) {
+        (Err(why), _) => text += &format!("\nDolos was not measured: {why}\n"),
+        (Ok(_), true) => {
+            text += "\ngridjudge separates copies from independent work at least as well as \
+                     Dolos on every disguise\n"
+        }
+        (Ok(_), false) => {
+            text += &format!(
+                "\ngridjudge separates worse than Dolos on: {}\n",
+                worse.join(", ")
+            )
+        }
+    }
+    Ok(SimilarFigures {
+        text,
+        worse_than_dolos: !worse.is_empty(),
+    })
+}
+
+/// Per disguise, a row of the table; the disguises where gridjudge did worse than Dolos; and
+/// the copies and the independent pairs flagged, of how many, over all disguises.
+#[allow(clippy::type_complexity)] // The bench's own tallies, read once by its caller.
+fn table_rows(
+    folders: &[PathBuf],
+    dolos: Option<&(BTreeMap<PathBuf, Scores>, BTreeMap<PathBuf, f64>)>,
+) -> Result<(String, Vec<&'static str>, (usize, usize), (usize, usize)), Error> {
+    let mut text = String::new();
     let mut worse = Vec::new();
+    let (mut flagged, mut pairs) = ((0, 0), (0, 0));
     for disguise in DISGUISES {
         let ours_folders: Vec<&PathBuf> = folders
             .iter()
@@ -108,7 +151,9 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
             .collect();
         let (ours_scores, seconds) = gridjudge_scores(&ours_folders)?;
         let ours = separation(&ours_scores, seconds);
-        let theirs = dolos.as_ref().ok().map(|(scores, times)| {
+        flagged = (flagged.0 + ours.flagged.0, flagged.1 + ours.flagged.1);
+        pairs = (pairs.0 + ours.pairs.0, pairs.1 + ours.pairs.1);
+        let theirs = dolos.map(|(scores, times)| {
             let scores: Scores = ours_folders
                 .iter()
                 .flat_map(|f| scores.get(*f).cloned().unwrap_or_default())
@@ -133,24 +178,7 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
             None => text += "   (not measured)\n",
         }
     }
-    text += &class_timings(&bench, &originals)?;
-    match (&dolos, worse.is_empty()) {
-        (Err(why), _) => text += &format!("\nDolos was not measured: {why}\n"),
-        (Ok(_), true) => {
-            text += "\ngridjudge separates copies from independent work at least as well as \
-                     Dolos on every disguise\n"
-        }
-        (Ok(_), false) => {
-            text += &format!(
-                "\ngridjudge separates worse than Dolos on: {}\n",
-                worse.join(", ")
-            )
-        }
-    }
-    Ok(SimilarFigures {
-        text,
-        worse_than_dolos: !worse.is_empty(),
-    })
+    Ok((text, worse, flagged, pairs))
 }
 
 /// The class sizes timed, and the seconds `similar`'s analysis takes on each.
@@ -424,6 +452,7 @@ fn separation(scores: &Scores, seconds: f64) -> Separation {
             };
         }
     }
+    let flag = similarity::Options::default().code_flag;
     let highest = independent.iter().copied().fold(f64::MIN, f64::max);
     let lowest = copies.iter().copied().fold(f64::MAX, f64::min);
     let total = (copies.len() * independent.len()).max(1) as f64;
@@ -431,6 +460,11 @@ fn separation(scores: &Scores, seconds: f64) -> Separation {
         auc: wins / total,
         recall: copies.iter().filter(|c| **c > highest).count() as f64 / copies.len().max(1) as f64,
         margin: lowest - highest,
+        flagged: (
+            copies.iter().filter(|c| **c >= flag).count(),
+            independent.iter().filter(|c| **c >= flag).count(),
+        ),
+        pairs: (copies.len(), independent.len()),
         seconds,
     }
 }

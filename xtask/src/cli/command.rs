@@ -5,6 +5,8 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
+#[cfg(feature = "similarity")]
+use super::similar::SimilarArgs;
 use super::tasks::*;
 
 #[derive(Parser)]

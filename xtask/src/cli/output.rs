@@ -417,43 +417,6 @@ pub fn autograder_report(
     )
 }
 
-/// What `similar` prints: the pairs at the top of the ranking, each with its evidence, what was
-/// not measured, and the files written.
-#[cfg(feature = "similarity")]
-pub fn similar_report(report: &crate::report::Similarity, written: &[PathBuf]) -> String {
-    let analysis = &report.analysis;
-    let flagged = analysis
-        .pairs
-        .iter()
-        .filter(|p| p.evidence.flagged())
-        .count();
-    let mut text = format!(
-        "{}, {} with anything in common, {} flagged\n",
-        counted(analysis.students.len(), "submission", "submissions"),
-        counted(analysis.pairs.len(), "pair", "pairs"),
-        flagged
-    );
-    for (rank, pair) in analysis.pairs.iter().take(10).enumerate() {
-        text += &format!(
-            "{:>3}. {} and {}: {:.2} (code {:.2}, mistakes {:.2}; {})\n",
-            rank + 1,
-            pair.left,
-            pair.right,
-            pair.score,
-            pair.code.as_ref().map_or(0.0, |c| c.score),
-            pair.behaviour.as_ref().map_or(0.0, |b| b.score),
-            pair.evidence.words()
-        );
-    }
-    for note in &report.notes {
-        text += &format!("note: {note}\n");
-    }
-    for path in written {
-        text += &format!("wrote {}\n", path.display());
-    }
-    text
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

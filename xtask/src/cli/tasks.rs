@@ -8,9 +8,7 @@ use super::shared::current_dir;
 use super::shared::{
     cases_root, reference_binary, ConfineArgs, CorpusArgs, PaceArgs, ReportArgs, RunArgs,
 };
-use super::values::{
-    class_size, command_line, duration, jobs, runs, seconds, seed, share, CommandLine,
-};
+use super::values::{class_size, command_line, duration, jobs, runs, seconds, seed, CommandLine};
 use crate::corpus::Shard;
 use crate::error::Error;
 use crate::target::Program;
@@ -555,64 +553,5 @@ impl NewArgs {
             generate: self.generate.clone(),
             dir,
         })
-    }
-}
-
-#[cfg(feature = "similarity")]
-#[derive(clap::Args)]
-pub struct SimilarArgs {
-    /// The folder of submissions, as `grade` takes it (one folder, archive or source per
-    /// student).
-    #[arg(long, value_name = "DIR")]
-    pub submissions: PathBuf,
-    /// The --out folder of a grading of the same class: the wrong outputs its students share
-    /// are compared too.
-    #[arg(long, value_name = "OUT")]
-    pub grades: Option<PathBuf>,
-    /// The starter code the class was given: none of it counts.
-    #[arg(long, value_name = "DIR")]
-    pub base: Option<PathBuf>,
-    /// Where similarity.html, .csv and .json go (default: the --grades folder, else
-    /// `similarity`).
-    #[arg(long, value_name = "DIR")]
-    pub out: Option<PathBuf>,
-    /// Code held by more than this share of the class is common to the assignment and counts
-    /// for nothing.
-    #[arg(long, value_name = "SHARE", default_value_t = crate::grade::COMMON, value_parser = share)]
-    pub common: f64,
-}
-
-#[cfg(feature = "similarity")]
-impl SimilarArgs {
-    /// What `similar` is asked, and where its report goes.
-    pub fn options(&self) -> Result<(crate::grade::SimilarOptions, PathBuf), Error> {
-        let out = self
-            .out
-            .clone()
-            .or_else(|| self.grades.clone())
-            .unwrap_or_else(|| PathBuf::from("similarity"));
-        let inside = crate::files::canonical_even_if_absent(&out)
-            .starts_with(crate::files::canonical_even_if_absent(&self.submissions));
-        if inside {
-            return Err(Error::Usage(format!(
-                "--out `{}` is inside --submissions `{}`: the report would become a submission",
-                out.display(),
-                self.submissions.display()
-            )));
-        }
-        if !self.submissions.is_dir() {
-            return Err(Error::Usage(format!(
-                "--submissions `{}`: not a folder",
-                self.submissions.display()
-            )));
-        }
-        let options = crate::grade::SimilarOptions {
-            submissions: self.submissions.clone(),
-            grades: self.grades.clone(),
-            base: self.base.clone(),
-            shard: None,
-            common: self.common,
-        };
-        Ok((options, out))
     }
 }

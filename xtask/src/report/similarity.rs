@@ -47,6 +47,8 @@ const CONTEXT: u32 = 1;
 
 const STYLE: &str = r#"
 table.rank td, table.rank th { padding: .1em .7em .1em 0; text-align: left; }
+section.pair { border: 1px solid #d3d9df; border-radius: 6px; padding: .8em 1em; margin: 1em 0; }
+section.pair h3 { margin: 0 0 .3em; font-size: 1.05em; }
 .side { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
 .side pre { margin: .3em 0; } .side .at { font-size: .85em; color: #5c6670; }
 pre .shared { background: #fff1c2; } pre .no { color: #9aa4ae; user-select: none; }
@@ -100,7 +102,7 @@ pub fn similarity_section(report: &Similarity) -> Markup {
 
 fn pair_section(report: &Similarity, rank: usize, pair: &Pair) -> Markup {
     html! {
-        section.cluster id=(format!("pair-{rank}")) data-pair=(format!("{} {}", pair.left, pair.right)) {
+        section.pair id=(format!("pair-{rank}")) data-pair=(format!("{} {}", pair.left, pair.right)) {
             h3 { (rank) ". " code { (pair.left) } " and " code { (pair.right) } ": " (format!("{:.2}", pair.score)) " (" (pair.evidence.words()) ")" }
             @if let Some(code) = &pair.code {
                 p.muted { "code " (format!("{:.2}", code.score)) ": " (format!("{:.0}%", code.left_covered * 100.0)) " of " (pair.left) "'s tokens and " (format!("{:.0}%", code.right_covered * 100.0)) " of " (pair.right) "'s are in runs both share" }
