@@ -63,7 +63,7 @@ fn rarity(holders: usize, class: usize) -> f64 {
 
 /// Every pair of `students` (by index) that shares a wrong output printed by fewer than half
 /// of the class, with its evidence.
-pub(crate) fn pairs(students: &[Option<Outputs>]) -> BTreeMap<(usize, usize), SharedMistakes> {
+pub(crate) fn pairs(students: &[Option<&Outputs>]) -> BTreeMap<(usize, usize), SharedMistakes> {
     let class = students.iter().filter(|s| s.is_some()).count();
     let mut holders: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
     for (index, outputs) in students.iter().enumerate() {
@@ -123,6 +123,10 @@ fn weigh(mistakes: BTreeMap<Vec<usize>, Vec<String>>, class: usize) -> SharedMis
 mod tests {
     use super::*;
 
+    fn pairs_of(class: &[Option<Outputs>]) -> BTreeMap<(usize, usize), SharedMistakes> {
+        pairs(&class.iter().map(Option::as_ref).collect::<Vec<_>>())
+    }
+
     fn student(wrong: &[(&str, &str)]) -> Option<Outputs> {
         Some(Outputs {
             wrong: wrong
@@ -143,7 +147,7 @@ mod tests {
         let five: Vec<(&str, &str)> = five.iter().map(|(c, o)| (c.as_str(), o.as_str())).collect();
         let mut class = vec![student(&five), student(&five)];
         class.extend((0..8).map(|i| student(&[("g/0", if i % 2 == 0 { "a" } else { "b" })])));
-        let found = pairs(&class);
+        let found = pairs_of(&class);
         let pair = &found[&(0, 1)];
         assert_eq!(pair.cases.len(), 5);
         assert!((pair.evidence - (1.0 + 5f64.ln())).abs() < 1e-9);
@@ -163,11 +167,11 @@ mod tests {
             .collect();
         let mut class: Vec<Option<Outputs>> = (0..5).map(|_| student(&cases)).collect();
         class.extend((0..5).map(|_| student(&[])));
-        assert!(pairs(&class).is_empty());
+        assert!(pairs_of(&class).is_empty());
         // Three of ten: rarer, but a mistake three make is not the sign of a pair that copied.
         class[3] = student(&[]);
         class[4] = student(&[]);
-        let found = pairs(&class);
+        let found = pairs_of(&class);
         let flag = crate::Options::default().behaviour_flag;
         assert!(found[&(0, 1)].score < flag, "{}", found[&(0, 1)].score);
     }
@@ -189,6 +193,6 @@ mod tests {
             None,
             student(&[]),
         ];
-        assert!(pairs(&class).is_empty());
+        assert!(pairs_of(&class).is_empty());
     }
 }

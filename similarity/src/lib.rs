@@ -122,6 +122,13 @@ pub struct Analysis {
     pub behaviour_known: bool,
 }
 
+impl Analysis {
+    /// How many pairs are flagged, for either kind of evidence.
+    pub fn flagged(&self) -> usize {
+        self.pairs.iter().filter(|p| p.evidence.flagged()).count()
+    }
+}
+
 /// Ranks every pair of `students`, leaving out the fingerprints of `base` (the starter code).
 pub fn analyse(students: &[Student], base: &[Source], options: &Options) -> Analysis {
     let settings = &options.settings;
@@ -131,7 +138,7 @@ pub fn analyse(students: &[Student], base: &[Source], options: &Options) -> Anal
         .collect();
     let base_hashes = code::base_hashes(base, settings);
     let (mut code_pairs, left_out) = code::pairs(&printed, &base_hashes, settings);
-    let outputs: Vec<Option<Outputs>> = students.iter().map(|s| s.outputs.clone()).collect();
+    let outputs: Vec<Option<&Outputs>> = students.iter().map(|s| s.outputs.as_ref()).collect();
     let mut behaviour_pairs = behaviour::pairs(&outputs);
     let mut keys: Vec<(usize, usize)> = code_pairs.keys().copied().collect();
     keys.extend(behaviour_pairs.keys().copied());

@@ -38,15 +38,7 @@ impl SimilarArgs {
             .clone()
             .or_else(|| self.grades.clone())
             .unwrap_or_else(|| PathBuf::from("similarity"));
-        let inside = crate::files::canonical_even_if_absent(&out)
-            .starts_with(crate::files::canonical_even_if_absent(&self.submissions));
-        if inside {
-            return Err(Error::Usage(format!(
-                "--out `{}` is inside --submissions `{}`: the report would become a submission",
-                out.display(),
-                self.submissions.display()
-            )));
-        }
+        crate::grade::out_folder(&out, &self.submissions)?;
         if !self.submissions.is_dir() {
             return Err(Error::Usage(format!(
                 "--submissions `{}`: not a folder",
@@ -68,16 +60,11 @@ impl SimilarArgs {
 /// not measured, and the files written.
 pub fn similar_report(report: &crate::report::Similarity, written: &[PathBuf]) -> String {
     let analysis = &report.analysis;
-    let flagged = analysis
-        .pairs
-        .iter()
-        .filter(|p| p.evidence.flagged())
-        .count();
     let mut text = format!(
         "{}, {} with anything in common, {} flagged\n",
         counted(analysis.students.len(), "submission", "submissions"),
         counted(analysis.pairs.len(), "pair", "pairs"),
-        flagged
+        analysis.flagged()
     );
     for (rank, pair) in analysis.pairs.iter().take(10).enumerate() {
         text += &format!(

@@ -25,6 +25,7 @@ mod summary;
 pub use dispatch::{grade, write_html, Step};
 pub use one::{empty_gradebook, grade_one, Failure, One};
 pub use options::Options;
+pub use preflight::out_folder;
 #[cfg(feature = "similarity")]
 pub use similar::{similar, write_similarity, SimilarOptions, COMMON};
 pub use summary::Summary;

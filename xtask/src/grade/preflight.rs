@@ -84,8 +84,9 @@ fn run_program(run: &[OsString]) -> Result<(), Error> {
     )))
 }
 
-/// The results folder must not be one of the submissions.
-fn out_folder(out: &Path, submissions: &Path) -> Result<(), Error> {
+/// The results folder must not be one of the submissions (a grading's, or a similarity
+/// report's).
+pub fn out_folder(out: &Path, submissions: &Path) -> Result<(), Error> {
     // `--out` may not exist yet.
     let out_abs = crate::files::canonical_even_if_absent(out);
     match submissions.canonicalize() {

@@ -66,11 +66,7 @@ pub fn similarity_page(report: &Similarity) -> String {
 /// The report as a section, for the class report.
 pub fn similarity_section(report: &Similarity) -> Markup {
     let analysis = &report.analysis;
-    let flagged = analysis
-        .pairs
-        .iter()
-        .filter(|p| p.evidence.flagged())
-        .count();
+    let flagged = analysis.flagged();
     html! {
         style { (PreEscaped(STYLE)) }
         h2 id="similarity" { "Similarity across the class (for the instructor only)" }
