@@ -65,14 +65,7 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
     let originals = originals(&root, &bench)?;
     let temporary = tempfile::tempdir().map_err(|err| Error::io(Path::new("/tmp"), err))?;
     let classes = temporary.path();
-    let mut disguise = Command::new("python3");
-    disguise.arg(bench.join("disguise.py")).arg(classes);
-    disguise.args(
-        originals
-            .iter()
-            .map(|(spec, path)| format!("{spec}:{}", path.display())),
-    );
-    run_quietly(&mut disguise, "python3 disguise.py")?;
+    disguise(&bench, &[classes.as_os_str()], &originals)?;
     check_behaviour(&root, classes, &originals)?;
     let specs: Vec<&str> = {
         let mut specs: Vec<&str> = originals.iter().map(|(s, _)| s.as_str()).collect();
@@ -188,18 +181,13 @@ const CLASS_SIZES: [usize; 3] = [125, 250, 500];
 /// (every combination of the disguises), timed in process at each of [`CLASS_SIZES`].
 fn class_timings(bench: &Path, originals: &[(String, PathBuf)]) -> Result<String, Error> {
     let temporary = tempfile::tempdir().map_err(|err| Error::io(Path::new("/tmp"), err))?;
-    let largest = CLASS_SIZES[CLASS_SIZES.len() - 1];
-    let mut make = Command::new("python3");
-    make.arg(bench.join("disguise.py"))
-        .arg("--class")
-        .arg(temporary.path())
-        .arg(largest.to_string());
-    make.args(
-        originals
-            .iter()
-            .map(|(spec, path)| format!("{spec}:{}", path.display())),
-    );
-    run_quietly(&mut make, "python3 disguise.py --class")?;
+    let largest = CLASS_SIZES[CLASS_SIZES.len() - 1].to_string();
+    let leading = [
+        "--class".as_ref(),
+        temporary.path().as_os_str(),
+        largest.as_ref(),
+    ];
+    disguise(bench, &leading, originals)?;
     let files = python_files(temporary.path())?;
     let mut text = String::from(
         "
@@ -207,12 +195,14 @@ the analysis of a class (its files read, every pair scored):",
     );
     for size in CLASS_SIZES {
         let started = Instant::now();
-        let mut students = Vec::new();
-        for path in files.iter().take(size) {
-            let text = std::fs::read_to_string(path).map_err(|err| Error::io(path, err))?;
-            let id = path.file_name().unwrap_or_default().to_string_lossy();
-            students.push(student(id.into_owned(), text));
-        }
+        let students = files
+            .iter()
+            .take(size)
+            .map(|path| {
+                let id = path.file_name().unwrap_or_default().to_string_lossy();
+                student(path, id.into_owned())
+            })
+            .collect::<Result<Vec<_>, _>>()?;
         let analysis = similarity::analyse(&students, &[], &similarity::Options::default());
         text += &format!(
             " {size} submissions {:.2} s ({} pairs);",
@@ -225,9 +215,26 @@ the analysis of a class (its files read, every pair scored):",
     Ok(text)
 }
 
-/// A student of one Python file.
-fn student(id: String, text: String) -> similarity::Student {
-    similarity::Student {
+/// Runs `disguise.py` with `leading` arguments, then each original as `SPEC:PATH`.
+fn disguise(
+    bench: &Path,
+    leading: &[&std::ffi::OsStr],
+    originals: &[(String, PathBuf)],
+) -> Result<(), Error> {
+    let mut command = Command::new("python3");
+    command.arg(bench.join("disguise.py")).args(leading);
+    command.args(
+        originals
+            .iter()
+            .map(|(spec, path)| format!("{spec}:{}", path.display())),
+    );
+    run_quietly(&mut command, "python3 disguise.py")
+}
+
+/// A student whose one file is the Python file at `path`, named `id`.
+fn student(path: &Path, id: String) -> Result<similarity::Student, Error> {
+    let text = std::fs::read_to_string(path).map_err(|err| Error::io(path, err))?;
+    Ok(similarity::Student {
         sources: vec![similarity::Source {
             path: id.clone(),
             grammar: similarity::Grammar::Python,
@@ -235,7 +242,7 @@ fn student(id: String, text: String) -> similarity::Student {
         }],
         id,
         outputs: None,
-    }
+    })
 }
 
 /// The originals, as (spec, path), sorted by spec.
@@ -321,11 +328,10 @@ fn gridjudge_scores(folders: &[&PathBuf]) -> Result<(Scores, f64), Error> {
     let mut seconds = 0.0;
     for folder in folders {
         let started = Instant::now();
-        let mut students = Vec::new();
-        for path in python_files(folder)? {
-            let text = std::fs::read_to_string(&path).map_err(|err| Error::io(&path, err))?;
-            students.push(student(path.display().to_string(), text));
-        }
+        let students = python_files(folder)?
+            .iter()
+            .map(|path| student(path, path.display().to_string()))
+            .collect::<Result<Vec<_>, _>>()?;
         let options = similarity::Options {
             detailed: 0,
             ..similarity::Options::default()
