@@ -10,7 +10,9 @@ use axum::Json;
 use serde_json::json;
 
 use crate::auth::Who;
-use crate::state::{not_found, Reply, State};
+use crate::error::{not_found, Reply};
+use crate::extract::{Instructor, SubmissionId};
+use crate::state::State;
 
 /// `POST /api/v1/assignments/{name}/submissions`: multipart `file` fields; 202 with the id.
 /// A session (not a bearer token) must send its CSRF token as a `csrf` field.
@@ -33,33 +35,23 @@ pub async fn submit(
 pub async fn submission(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    crate::state::SubmissionId(id): crate::state::SubmissionId,
+    SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = crate::pages::visible(&state, &who, id).await?;
-    let report = match sub.is_final() {
-        true => crate::pages::report_json(&state, &who, &sub).await?,
-        false => None,
+    let report = crate::pages::report_of(&state, &who, &sub).await?;
+    let (status, done, total) = match state.live.get(sub.id) {
+        Some((status, done, total)) => (status, done as i64, total as i64),
+        None => (sub.status, sub.cases_done, sub.cases_total),
     };
-    let report: serde_json::Value = report
-        .and_then(|text| serde_json::from_str(&text).ok())
-        .unwrap_or(serde_json::Value::Null);
-    let (done, total) = match state.live.get(sub.id) {
-        Some((_, done, total)) => (done as i64, total as i64),
-        None => (sub.cases_done, sub.cases_total),
-    };
-    let status = state
-        .live
-        .get(sub.id)
-        .map_or(sub.status.clone(), |live| live.0);
     Ok(Json(json!({
         "id": sub.id,
         "student": sub.student,
         "assignment": sub.assignment,
-        "status": status,
+        "status": status.as_str(),
         "late": sub.late,
         "cases_done": done,
         "cases_total": total,
-        "score": sub.score.filter(|_| sub.is_final()),
+        "score": sub.score.filter(|_| sub.status.is_final()),
         "max_score": sub.max_score,
         "error": sub.error,
         "report": report,
@@ -76,14 +68,11 @@ pub struct Which {
 /// course has one.
 pub async fn grades_csv(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
+    _: Instructor,
     Query(which): Query<Which>,
 ) -> Result<Response, Reply> {
-    if !who.instructor() {
-        return Err(not_found());
-    }
     let assignment = match (&which.assignment, state.course.assignments.as_slice()) {
-        (Some(name), _) => crate::class::find(&state, name)?,
+        (Some(name), _) => state.course.assignment(name).ok_or_else(not_found)?,
         (None, [only]) => only,
         (None, _) => {
             return Err(Reply::Status(

@@ -2,19 +2,11 @@
 //! link opens (a fresh random id in an HttpOnly, SameSite=Strict cookie, Secure behind TLS), the
 //! CSRF token every form carries, bearer tokens for the API, and the rate limit on guessing.
 
-use std::sync::Arc;
-
-use axum::extract::FromRequestParts;
-use axum::http::request::Parts;
-use axum::http::{header, StatusCode};
+use axum::http::StatusCode;
 use sha2::{Digest, Sha256};
-use sqlx::Row;
 
-use crate::db::Db;
-
-use crate::db::now;
-use crate::state::{Reply, State};
-use crate::Fault;
+use crate::db::{now, sessions, Db};
+use crate::error::{Fault, Reply};
 
 pub const COOKIE: &str = "gj_session";
 
@@ -48,91 +40,30 @@ pub fn same(a: &str, b: &str) -> bool {
 /// Issues a fresh link token for `student` (none: the instructor), revoking the earlier ones.
 pub async fn issue(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
     let (token, hash) = new_token();
-    let mut tx = pool.begin().await.map_err(Fault::db)?;
-    revoke_in(&mut tx, student).await?;
-    sqlx::query("INSERT INTO tokens (hash, student, created_at) VALUES ($1, $2, $3)")
-        .bind(&hash)
-        .bind(student)
-        .bind(now())
-        .execute(&mut *tx)
-        .await
-        .map_err(Fault::db)?;
-    tx.commit().await.map_err(Fault::db)?;
+    sessions::issue(pool, student, &hash).await?;
     Ok(token)
 }
 
 /// Revokes every token of `student` (none: the instructor's) and ends their sessions.
 pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
-    let mut tx = pool.begin().await.map_err(Fault::db)?;
-    revoke_in(&mut tx, student).await?;
-    tx.commit().await.map_err(Fault::db)
-}
-
-async fn revoke_in(
-    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
-    student: Option<&str>,
-) -> Result<(), Fault> {
-    let at = now();
-    sqlx::query(
-        "UPDATE sessions SET ended_at = $1 WHERE ended_at IS NULL AND token IN
-         (SELECT hash FROM tokens WHERE student IS NOT DISTINCT FROM $2)",
-    )
-    .bind(at)
-    .bind(student)
-    .execute(&mut **tx)
-    .await
-    .map_err(Fault::db)?;
-    sqlx::query("UPDATE tokens SET revoked_at = $1 WHERE revoked_at IS NULL AND student IS NOT DISTINCT FROM $2")
-        .bind(at)
-        .bind(student)
-        .execute(&mut **tx)
-        .await
-        .map_err(Fault::db)?;
-    Ok(())
+    sessions::revoke(pool, student).await
 }
 
 /// Whose a live token is: `Some(None)` for the instructor's, `Some(Some(id))` for a student's.
 pub async fn token_owner(pool: &Db, token: &str) -> Result<Option<Option<String>>, Fault> {
-    let row = sqlx::query("SELECT student FROM tokens WHERE hash = $1 AND revoked_at IS NULL")
-        .bind(hash(token))
-        .fetch_optional(pool)
-        .await
-        .map_err(Fault::db)?;
-    Ok(row.map(|row| row.get::<Option<String>, _>(0)))
+    sessions::token_owner(pool, &hash(token)).await
 }
 
 /// Whether `addr` has used up its failed logins; records a failure when `failed`.
 pub async fn limited(pool: &Db, addr: &str, failed: bool) -> Result<bool, Fault> {
-    if failed {
-        sqlx::query("INSERT INTO login_failures (addr, at) VALUES ($1, $2)")
-            .bind(addr)
-            .bind(now())
-            .execute(pool)
-            .await
-            .map_err(Fault::db)?;
-    }
-    let count: i64 =
-        sqlx::query_scalar("SELECT COUNT(*) FROM login_failures WHERE addr = $1 AND at > $2")
-            .bind(addr)
-            .bind(now() - WINDOW)
-            .fetch_one(pool)
-            .await
-            .map_err(Fault::db)?;
-    Ok(count >= FAILURES_ALLOWED)
+    Ok(sessions::failures(pool, addr, failed, now() - WINDOW).await? >= FAILURES_ALLOWED)
 }
 
-/// Opens a session for the live token `token_hash`: its cookie value and CSRF token.
+/// Opens a session for the live token `token_hash`: its cookie value.
 pub async fn open_session(pool: &Db, token_hash: &str) -> Result<String, Fault> {
     let (session, session_hash) = new_token();
     let (csrf, _) = new_token();
-    sqlx::query("INSERT INTO sessions (hash, token, csrf, created_at) VALUES ($1, $2, $3, $4)")
-        .bind(session_hash)
-        .bind(token_hash)
-        .bind(csrf)
-        .bind(now())
-        .execute(pool)
-        .await
-        .map_err(Fault::db)?;
+    sessions::open(pool, &session_hash, token_hash, &csrf).await?;
     Ok(session)
 }
 
@@ -165,64 +96,6 @@ pub struct Who {
 impl Who {
     pub fn instructor(&self) -> bool {
         self.student.is_none()
-    }
-}
-
-fn cookie_value(parts: &Parts) -> Option<String> {
-    parts
-        .headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
-        .map(|(_, value)| value.to_string())
-}
-
-impl FromRequestParts<Arc<State>> for Who {
-    type Rejection = Reply;
-
-    async fn from_request_parts(parts: &mut Parts, state: &Arc<State>) -> Result<Who, Reply> {
-        let pool = &state.db;
-        let bearer = parts
-            .headers
-            .get(header::AUTHORIZATION)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| value.strip_prefix("Bearer "))
-            .map(str::trim);
-        if let Some(token) = bearer {
-            return match token_owner(pool, token).await? {
-                Some(student) => Ok(Who {
-                    student,
-                    csrf: None,
-                    session: None,
-                }),
-                None => Err(Reply::Status(
-                    StatusCode::UNAUTHORIZED,
-                    "that token is not a live one".into(),
-                )),
-            };
-        }
-        let Some(session) = cookie_value(parts) else {
-            return Err(Reply::SignIn);
-        };
-        let row = sqlx::query(
-            "SELECT tokens.student, sessions.csrf FROM sessions JOIN tokens ON sessions.token = tokens.hash
-             WHERE sessions.hash = $1 AND sessions.ended_at IS NULL AND tokens.revoked_at IS NULL",
-        )
-        .bind(hash(&session))
-        .fetch_optional(pool)
-        .await
-        .map_err(Fault::db)?;
-        match row {
-            Some(row) => Ok(Who {
-                student: row.get(0),
-                csrf: Some(row.get(1)),
-                session: Some(hash(&session)),
-            }),
-            None => Err(Reply::SignIn),
-        }
     }
 }
 

@@ -7,42 +7,24 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::{Path as UrlPath, State as Shared};
-use axum::http::{header, StatusCode};
+use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use maud::html;
-use sqlx::Row;
 
-use crate::auth::{CsrfForm, Who};
+use crate::auth::CsrfForm;
 use crate::course::Assignment;
-use crate::db::now;
-use crate::pages::{page, points, sub_of, Sub};
+use crate::db::{regrades, submissions, Sub};
+use crate::error::{not_found, Fault, Reply};
+use crate::extract::{AssignmentOf, Instructor};
+use crate::pages::{counted, page};
 use crate::queue::{self, Job};
-use crate::state::when;
-use crate::state::{not_found, Reply, State};
-use crate::Fault;
-
-fn instructor_only(who: &Who) -> Result<(), Reply> {
-    // A student asking for an instructor's page is told there is nothing there.
-    match who.instructor() {
-        true => Ok(()),
-        false => Err(not_found()),
-    }
-}
+use crate::state::State;
+use crate::view::{points, when};
 
 /// Every submission to `assignment`, by student, newest first.
 async fn by_student(state: &State, assignment: &str) -> Result<BTreeMap<String, Vec<Sub>>, Fault> {
-    let rows = sqlx::query(concat!(
-        "SELECT ",
-        crate::sub_columns!(),
-        " FROM submissions WHERE assignment = $1 ORDER BY id DESC"
-    ))
-    .bind(assignment)
-    .fetch_all(&state.db)
-    .await
-    .map_err(Fault::db)?;
     let mut map: BTreeMap<String, Vec<Sub>> = BTreeMap::new();
-    for row in &rows {
-        let sub = sub_of(row);
+    for sub in submissions::of_assignment(&state.db, assignment).await? {
         map.entry(sub.student.clone()).or_default().push(sub);
     }
     Ok(map)
@@ -51,16 +33,18 @@ async fn by_student(state: &State, assignment: &str) -> Result<BTreeMap<String, 
 /// The submission that counts: the best counted score, the latest of equals.
 fn chosen<'a>(subs: &'a [Sub], assignment: &Assignment) -> Option<&'a Sub> {
     subs.iter()
-        .filter(|s| s.counted(assignment).is_some())
+        .filter(|s| counted(s, assignment).is_some())
         .fold(None, |best: Option<&Sub>, s| match best {
-            Some(b) if b.counted(assignment) >= s.counted(assignment) => Some(b),
+            Some(b) if counted(b, assignment) >= counted(s, assignment) => Some(b),
             _ => Some(s),
         })
 }
 
 /// `/instructor`: each assignment's class table.
-pub async fn overview(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
-    instructor_only(&who)?;
+pub async fn overview(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+) -> Result<Response, Reply> {
     let mut tables = Vec::new();
     for assignment in &state.course.assignments {
         tables.push((assignment, by_student(&state, &assignment.name).await?));
@@ -87,7 +71,7 @@ pub async fn overview(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Res
                         td { a href={ "/instructor/students/" (student.id) } { (student.name) } " " span.muted { (student.id) } }
                         td { (own.len()) }
                         td { @match own.first() { Some(sub) => { a href={ "/submissions/" (sub.id) } { (points(sub.score)) } " " span.muted { (sub.status) } }, None => "–" } }
-                        td.best { (points(best.and_then(|b| b.counted(assignment)))) }
+                        td.best { (points(best.and_then(|b| counted(b, assignment)))) }
                         td { @if best.is_some_and(|b| b.late) { span.late { "late" } } @else if own.iter().any(|s| s.late) { span.muted { "late attempts" } } }
                     }
                 }
@@ -100,23 +84,13 @@ pub async fn overview(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Res
 /// `/instructor/students/{id}`: every submission of one student.
 pub async fn student(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
+    Instructor(who): Instructor,
     UrlPath(id): UrlPath<String>,
 ) -> Result<Response, Reply> {
-    instructor_only(&who)?;
     let Some(student) = state.course.student(&id) else {
         return Err(not_found());
     };
-    let rows = sqlx::query(concat!(
-        "SELECT ",
-        crate::sub_columns!(),
-        " FROM submissions WHERE student = $1 ORDER BY id DESC"
-    ))
-    .bind(&id)
-    .fetch_all(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    let subs: Vec<Sub> = rows.iter().map(sub_of).collect();
+    let subs = submissions::of_student(&state.db, &id).await?;
     let body = html! {
         p { (student.email) }
         table {
@@ -153,13 +127,7 @@ pub async fn gradebook(
         let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
         let row = match chosen(own, assignment) {
             Some(sub) => {
-                let stored = sqlx::query("SELECT row, blocks FROM submissions WHERE id = $1")
-                    .bind(sub.id)
-                    .fetch_one(&state.db)
-                    .await
-                    .map_err(Fault::db)?;
-                let row: Option<String> = stored.get(0);
-                let block: Option<String> = stored.get(1);
+                let (row, block) = submissions::row_and_blocks(&state.db, sub.id).await?;
                 if let Some(block) = block.and_then(|b| serde_json::from_str(&b).ok()) {
                     blocks.insert(student.id.clone(), block);
                 }
@@ -167,7 +135,7 @@ pub async fn gradebook(
                     .and_then(|r| serde_json::from_str(&r).ok())
                     .unwrap_or_else(|| empty_row(&student.id, sub.error.clone()));
                 row.id = student.id.clone();
-                row.score = sub.counted(assignment).unwrap_or(0.0);
+                row.score = counted(sub, assignment).unwrap_or(0.0);
                 row.cases.clear();
                 row
             }
@@ -203,10 +171,6 @@ fn download(name: &str, bytes: Vec<u8>) -> Response {
         .into_response()
 }
 
-pub fn find<'a>(state: &'a State, name: &str) -> Result<&'a Assignment, Reply> {
-    state.course.assignment(name).ok_or_else(not_found)
-}
-
 /// The grades of `assignment` as `grade`'s grades.csv (the same columns).
 pub async fn grades_csv_of(state: &State, assignment: &Assignment) -> Result<Response, Reply> {
     let (grades, _) = gradebook(state, assignment).await?;
@@ -217,25 +181,20 @@ pub async fn grades_csv_of(state: &State, assignment: &Assignment) -> Result<Res
 
 pub async fn grades_csv(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
-    UrlPath(name): UrlPath<String>,
+    _: Instructor,
+    AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
-    instructor_only(&who)?;
-    let assignment = find(&state, &name)?;
-    grades_csv_of(&state, assignment).await
+    grades_csv_of(&state, &assignment).await
 }
 
 /// The grades as a Canvas gradebook import: the student columns Canvas matches on, a
 /// "Points Possible" row, and one column for the assignment.
 pub async fn canvas_csv(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
-    UrlPath(name): UrlPath<String>,
+    _: Instructor,
+    AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
-    instructor_only(&who)?;
-    let assignment = find(&state, &name)?;
-    let (grades, _) = gradebook(&state, assignment).await?;
-    let fault = |err: csv::Error| Fault::Harness(err.to_string());
+    let (grades, _) = gradebook(&state, &assignment).await?;
     let mut writer = csv::Writer::from_writer(Vec::new());
     let column = format!("{} ({})", assignment.title, assignment.name);
     writer
@@ -247,7 +206,7 @@ pub async fn canvas_csv(
             "Section",
             &column,
         ])
-        .map_err(fault)?;
+        .map_err(Fault::from)?;
     writer
         .write_record([
             "Points Possible",
@@ -257,7 +216,7 @@ pub async fn canvas_csv(
             "",
             &format!("{:.2}", grades.max_score),
         ])
-        .map_err(fault)?;
+        .map_err(Fault::from)?;
     for (student, row) in state.course.roster.iter().zip(&grades.submissions) {
         writer
             .write_record([
@@ -268,7 +227,7 @@ pub async fn canvas_csv(
                 String::new(),
                 format!("{:.2}", row.score),
             ])
-            .map_err(fault)?;
+            .map_err(Fault::from)?;
     }
     let bytes = writer
         .into_inner()
@@ -279,12 +238,10 @@ pub async fn canvas_csv(
 /// `/instructor/assignments/{name}/report`: the class report `grade --html` draws.
 pub async fn class_report(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
-    UrlPath(name): UrlPath<String>,
+    _: Instructor,
+    AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
-    instructor_only(&who)?;
-    let assignment = find(&state, &name)?;
-    let (grades, blocks) = gradebook(&state, assignment).await?;
+    let (grades, blocks) = gradebook(&state, &assignment).await?;
     let html = xtask::report::class_report(
         &grades,
         &[],
@@ -298,44 +255,30 @@ pub async fn class_report(
 /// again against the cases as they are now; the audit records whose score moved.
 pub async fn regrade(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
-    UrlPath(name): UrlPath<String>,
+    Instructor(who): Instructor,
+    AssignmentOf(assignment): AssignmentOf,
     axum::Form(form): axum::Form<CsrfForm>,
 ) -> Result<Response, Reply> {
-    instructor_only(&who)?;
     crate::auth::check_csrf(&who, &form.csrf)?;
-    find(&state, &name)?;
-    let jobs = start_regrade(&state, &name).await?;
-    for job in jobs {
+    for job in start_regrade(&state, &assignment.name).await? {
         queue::enqueue(&state.queue, &state.db, job).await?;
     }
-    Ok(Redirect::to(&format!("/instructor/assignments/{name}/regrades")).into_response())
+    Ok(Redirect::to(&format!(
+        "/instructor/assignments/{}/regrades",
+        assignment.name
+    ))
+    .into_response())
 }
 
-/// Opens a regrade of `assignment` in one transaction: each submission's generation moves on
-/// and it waits again (its old score kept, to say what moved). The jobs to queue.
+/// Opens a regrade of `assignment` (each submission's generation moves on and it waits
+/// again): the jobs to queue.
 pub async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, Fault> {
-    let mut tx = state.db.begin().await.map_err(Fault::db)?;
-    sqlx::query("INSERT INTO regrades (assignment, at) VALUES ($1, $2)")
-        .bind(assignment)
-        .bind(now())
-        .execute(&mut *tx)
-        .await
-        .map_err(Fault::db)?;
-    let rows = sqlx::query(
-        "UPDATE submissions SET generation = generation + 1, status = 'queued', cases_done = 0
-         WHERE assignment = $1 RETURNING id, generation",
-    )
-    .bind(assignment)
-    .fetch_all(&mut *tx)
-    .await
-    .map_err(Fault::db)?;
-    tx.commit().await.map_err(Fault::db)?;
-    Ok(rows
-        .iter()
-        .map(|row| Job {
-            submission: row.get(0),
-            generation: row.get(1),
+    let started = regrades::start(&state.db, assignment).await?;
+    Ok(started
+        .into_iter()
+        .map(|(submission, generation)| Job {
+            submission,
+            generation,
         })
         .collect())
 }
@@ -343,43 +286,25 @@ pub async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, 
 /// `/instructor/assignments/{name}/regrades`: each regrade, whose score it moved and why.
 pub async fn regrades(
     Shared(state): Shared<Arc<State>>,
-    who: Who,
-    UrlPath(name): UrlPath<String>,
+    Instructor(who): Instructor,
+    AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
-    instructor_only(&who)?;
-    let assignment = find(&state, &name)?;
-    let rows = sqlx::query(
-        "SELECT regrades.id, regrades.at, c.student, c.submission, c.old_score, c.new_score, c.why
-         FROM regrades LEFT JOIN regrade_changes c ON c.regrade = regrades.id
-         WHERE regrades.assignment = $1 ORDER BY regrades.id DESC, c.student",
-    )
-    .bind(&name)
-    .fetch_all(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    let waiting: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM submissions WHERE assignment = $1 AND status IN ('queued', 'building', 'running')",
-    )
-    .bind(&name)
-    .fetch_one(&state.db)
-    .await
-    .map_err(Fault::db)?;
+    let rows = regrades::audit(&state.db, &assignment.name).await?;
+    let waiting = submissions::still_to_grade(&state.db, &assignment.name).await?;
     let body = html! {
         @if waiting > 0 { p.late { (waiting) " submissions still to grade: reload to see more." } }
         table.regrades {
             tr { th { "regrade" } th { "at" } th { "student" } th { "submission" } th { "before" } th { "after" } th { "why" } }
             @for row in &rows {
-                @let student: Option<String> = row.get(2);
-                tr { td { (row.get::<i64, _>(0)) } td { (when(row.get(1))) }
-                    @match student {
-                        Some(student) => { td { (student) } td { a href={ "/submissions/" (row.get::<i64, _>(3)) } { (row.get::<i64, _>(3)) } }
-                            td { (points(row.get(4))) } td { (points(row.get(5))) } td { (row.get::<String, _>(6)) } },
+                tr { td { (row.regrade) } td { (when(row.at)) }
+                    @match &row.moved {
+                        Some(moved) => { td { (moved.student) } td { a href={ "/submissions/" (moved.submission) } { (moved.submission) } }
+                            td { (points(moved.old_score)) } td { (points(moved.new_score)) } td { (moved.why) } },
                         None => { td colspan="5" { span.muted { "no score moved" } } },
                     } }
             }
         }
     };
-    let _ = StatusCode::OK;
     Ok(page(
         &state,
         Some(&who),

@@ -12,31 +12,26 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use apalis::prelude::*;
-use sqlx::Row;
 
-use crate::db::now;
-use crate::queue::{enqueue, Job, Queue, FINAL};
+use crate::db::gradings::{self, Outcome, Reports};
+use crate::db::submissions::{self, Waiting};
+use crate::db::{now, regrades, Status};
+use crate::error::Fault;
+use crate::queue::{enqueue, Job, Queue};
 use crate::state::State;
-use crate::Fault;
 
 /// Queues again every submission not graded yet (after any stop: its job may be gone with
 /// the database's last moments, or never written).
 pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
-    let rows = sqlx::query(
-        "SELECT id, generation FROM submissions
-         WHERE status NOT IN ('graded', 'could not build', 'could not run')",
-    )
-    .fetch_all(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    for row in &rows {
+    let unfinished = submissions::unfinished(&state.db).await?;
+    for &(submission, generation) in &unfinished {
         let job = Job {
-            submission: row.get(0),
-            generation: row.get(1),
+            submission,
+            generation,
         };
         enqueue(&state.queue, &state.db, job).await?;
     }
-    Ok(rows.len())
+    Ok(unfinished.len())
 }
 
 /// Runs the grading worker until `stop` resolves; the submission being graded then finishes.
@@ -127,49 +122,11 @@ async fn handle(job: Job, state: Data<Arc<State>>) -> Result<(), BoxDynError> {
     }
 }
 
-/// What the database holds of a submission while it waits.
-struct Waiting {
-    student: String,
-    assignment: String,
-    old_row: Option<String>,
-    old_score: Option<f64>,
-}
-
-async fn waiting(state: &State, job: &Job) -> Result<Option<Waiting>, Fault> {
-    let row = sqlx::query(
-        "SELECT student, assignment, status, generation, row, score FROM submissions WHERE id = $1",
-    )
-    .bind(job.submission)
-    .fetch_optional(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    let Some(row) = row else { return Ok(None) };
-    let status: String = row.get(2);
-    let generation: i64 = row.get(3);
-    if generation != job.generation || FINAL.contains(&status.as_str()) {
-        return Ok(None);
+impl Job {
+    /// The submission and generation, as the database keys a grading.
+    fn key(&self) -> (i64, i64) {
+        (self.submission, self.generation)
     }
-    Ok(Some(Waiting {
-        student: row.get(0),
-        assignment: row.get(1),
-        old_row: row.get(4),
-        old_score: row.get(5),
-    }))
-}
-
-async fn set_status(state: &State, job: &Job, status: &str, total: u64) -> Result<(), Fault> {
-    sqlx::query(
-        "UPDATE submissions SET status = $1, cases_total = $2 WHERE id = $3 AND generation = $4
-         AND status NOT IN ('graded', 'could not build', 'could not run')",
-    )
-    .bind(status)
-    .bind(total as i64)
-    .bind(job.submission)
-    .bind(job.generation)
-    .execute(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    Ok(())
 }
 
 /// The submission's files, as a folder the harness grades: an archive alone is unpacked by
@@ -179,9 +136,7 @@ async fn materialize(
     job: &Job,
     student: &str,
 ) -> Result<(PathBuf, PathBuf), String> {
-    let files = sqlx::query("SELECT name, hash FROM files WHERE submission = $1 ORDER BY name")
-        .bind(job.submission)
-        .fetch_all(&state.db)
+    let files = submissions::files(&state.db, job.submission)
         .await
         .map_err(|err| err.to_string())?;
     let scratch = state
@@ -190,20 +145,19 @@ async fn materialize(
     let _ = std::fs::remove_dir_all(&scratch);
     let folder = scratch.join(student);
     std::fs::create_dir_all(&folder).map_err(|err| err.to_string())?;
-    for file in &files {
-        let (name, hash): (String, String) = (file.get(0), file.get(1));
+    for (name, hash) in &files {
         // Names were cleaned on the way in: relative, no `..`, nothing hidden.
-        let target = folder.join(&name);
+        let target = folder.join(name);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|err| format!("`{name}`: {err}"))?;
         }
-        let bytes = crate::store::get(&state.db, &hash)
+        let bytes = crate::db::blobs::get(&state.db, hash)
             .await
             .map_err(|err| format!("`{name}`: {err}"))?;
         std::fs::write(&target, bytes).map_err(|err| format!("`{name}`: {err}"))?;
     }
-    if let [only] = files.as_slice() {
-        let path = folder.join(only.get::<String, _>(0));
+    if let [(only, _)] = files.as_slice() {
+        let path = folder.join(only);
         if let Some(extension) = xtask::submission::archive_extension(&path) {
             let unpacked = xtask::submission::unpack(&path, extension)?;
             return Ok((scratch, unpacked));
@@ -213,7 +167,8 @@ async fn materialize(
 }
 
 async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
-    let Some(waiting) = waiting(state, job).await? else {
+    let Some(waiting) = submissions::waiting(&state.db, job.submission, job.generation).await?
+    else {
         // Graded already, or a regrade made this job stale.
         return Ok(());
     };
@@ -221,20 +176,20 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
         return record_failure(
             state,
             job,
-            "could not run",
+            Status::CouldNotRun,
             "the assignment is no longer in course.toml",
         )
         .await;
     };
-    set_status(state, job, "building", 0).await?;
-    state.live.set(job.submission, "building", 0, 0);
+    submissions::set_status(&state.db, job.key(), Status::Building, 0).await?;
+    state.live.set(job.submission, Status::Building, 0, 0);
     let (scratch, dir) = match materialize(state, job, &waiting.student).await {
         Ok(found) => found,
         Err(why) => {
             return record_failure(
                 state,
                 job,
-                "could not build",
+                Status::CouldNotBuild,
                 &format!("could not unpack it: {why}"),
             )
             .await
@@ -249,9 +204,15 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
         let stop = AtomicBool::new(false);
         let progress = |step: xtask::check::Step| match step {
             xtask::check::Step::Planned { cases } => {
-                progress_state.live.set(submission, "running", 0, cases);
-                let _ =
-                    handle.block_on(set_status(&progress_state, &progress_job, "running", cases));
+                progress_state
+                    .live
+                    .set(submission, Status::Running, 0, cases);
+                let _ = handle.block_on(submissions::set_status(
+                    &progress_state.db,
+                    progress_job.key(),
+                    Status::Running,
+                    cases,
+                ));
             }
             xtask::check::Step::Ran => progress_state.live.ran(submission),
         };
@@ -262,56 +223,16 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     let _ = std::fs::remove_dir_all(&scratch);
     let one = match graded {
         Ok(one) => one,
-        Err(err) => return record_failure(state, job, "could not run", &err.to_string()).await,
+        Err(err) => return record_failure(state, job, Status::CouldNotRun, &err.to_string()).await,
     };
     record(state, job, assignment, &waiting, one).await
 }
 
-async fn record_failure(state: &State, job: &Job, status: &str, why: &str) -> Result<(), Fault> {
+async fn record_failure(state: &State, job: &Job, status: Status, why: &str) -> Result<(), Fault> {
     let why = without_paths(why.to_string(), &grader_paths(state));
-    let mut tx = state.db.begin().await.map_err(Fault::db)?;
-    let written = sqlx::query(
-        "UPDATE submissions SET status = $1, error = $2, score = 0, graded_at = $3
-         WHERE id = $4 AND generation = $5 AND status NOT IN ('graded', 'could not build', 'could not run')",
-    )
-    .bind(status)
-    .bind(why)
-    .bind(now())
-    .bind(job.submission)
-    .bind(job.generation)
-    .execute(&mut *tx)
-    .await
-    .map_err(Fault::db)?
-    .rows_affected();
-    if written == 1 {
-        recorded(&mut tx, job).await?;
-    }
-    tx.commit().await.map_err(Fault::db)?;
+    gradings::record_failure(&state.db, job.key(), status, &why).await?;
     state.live.done(job.submission);
     Ok(())
-}
-
-/// Notes the result of `job` as recorded; the key refuses a second result outright (the
-/// second line of defence, after the status the update waits for).
-async fn recorded(tx: &mut sqlx::Transaction<'_, sqlx::Any>, job: &Job) -> Result<(), Fault> {
-    sqlx::query("INSERT INTO gradings (submission, generation, recorded_at) VALUES ($1, $2, $3)")
-        .bind(job.submission)
-        .bind(job.generation)
-        .bind(now())
-        .execute(&mut **tx)
-        .await
-        .map_err(Fault::db)?;
-    Ok(())
-}
-
-/// The reports a graded submission is shown by, each drawn once.
-struct Reports {
-    full: Option<String>,
-    students: Option<String>,
-    before: Option<String>,
-    html_full: Option<String>,
-    html_students: Option<String>,
-    html_before: Option<String>,
 }
 
 /// The grader's folders no student page names.
@@ -338,14 +259,7 @@ fn reports(
     label: &str,
 ) -> Reports {
     let Some(run) = run else {
-        return Reports {
-            full: None,
-            students: None,
-            before: None,
-            html_full: None,
-            html_students: None,
-            html_before: None,
-        };
+        return Reports::default();
     };
     let mut students = run.for_students(hidden, false);
     let mut before = run.for_students(hidden, true);
@@ -371,67 +285,33 @@ async fn record(
     one: xtask::grade::One,
 ) -> Result<(), Fault> {
     let status = match one.failure {
-        None => "graded",
-        Some(xtask::grade::Failure::Build) => "could not build",
-        Some(xtask::grade::Failure::Run) => "could not run",
+        None => Status::Graded,
+        Some(xtask::grade::Failure::Build) => Status::CouldNotBuild,
+        Some(xtask::grade::Failure::Run) => Status::CouldNotRun,
     };
     let paths = grader_paths(state);
     let label = format!("submission {} of {}", job.submission, waiting.student);
-    let reports = reports(one.run.as_ref(), &assignment.hidden, &paths, &label);
-    let row =
-        serde_json::to_string(&one.submission).map_err(|err| Fault::Harness(err.to_string()))?;
-    let blocks =
-        serde_json::to_string(&one.blocks).map_err(|err| Fault::Harness(err.to_string()))?;
-    let mut tx = state.db.begin().await.map_err(Fault::db)?;
-    let written = sqlx::query(
-        "UPDATE submissions SET status = $1, score = $2, max_score = $3, error = $4, graded_at = $5,
-         row = $6, blocks = $7, report_full = $8, report_students = $9, report_before = $10,
-         html_full = $11, html_students = $12, html_before = $13, cases_done = cases_total
-         WHERE id = $14 AND generation = $15
-         AND status NOT IN ('graded', 'could not build', 'could not run')",
-    )
-    .bind(status)
-    .bind(one.submission.score)
-    .bind(assignment.gradebook.max_score)
-    .bind(one.submission.error.clone().map(|error| without_paths(error, &paths)))
-    .bind(now())
-    .bind(&row)
-    .bind(&blocks)
-    .bind(&reports.full)
-    .bind(&reports.students)
-    .bind(&reports.before)
-    .bind(&reports.html_full)
-    .bind(&reports.html_students)
-    .bind(&reports.html_before)
-    .bind(job.submission)
-    .bind(job.generation)
-    .execute(&mut *tx)
-    .await
-    .map_err(Fault::db)?
-    .rows_affected();
-    if written == 1 {
-        recorded(&mut tx, job).await?;
-    }
-    if written == 1 && job.generation > 0 {
-        let new_score = one.submission.score;
-        if waiting.old_score != Some(new_score) {
-            let why = why_moved(waiting.old_row.as_deref(), &one.submission);
-            sqlx::query(
-                "INSERT INTO regrade_changes (regrade, submission, student, old_score, new_score, why)
-                 VALUES ((SELECT MAX(id) FROM regrades WHERE assignment = $1), $2, $3, $4, $5, $6)",
-            )
-            .bind(&waiting.assignment)
-            .bind(job.submission)
-            .bind(&waiting.student)
-            .bind(waiting.old_score)
-            .bind(new_score)
-            .bind(why)
-            .execute(&mut *tx)
-            .await
-            .map_err(Fault::db)?;
-        }
-    }
-    tx.commit().await.map_err(Fault::db)?;
+    let outcome = Outcome {
+        status,
+        score: one.submission.score,
+        max_score: assignment.gradebook.max_score,
+        error: one
+            .submission
+            .error
+            .clone()
+            .map(|error| without_paths(error, &paths)),
+        row: serde_json::to_string(&one.submission)?,
+        blocks: serde_json::to_string(&one.blocks)?,
+        reports: reports(one.run.as_ref(), &assignment.hidden, &paths, &label),
+    };
+    let moved = (waiting.old_score != Some(one.submission.score)).then(|| regrades::Change {
+        assignment: &waiting.assignment,
+        student: &waiting.student,
+        old_score: waiting.old_score,
+        new_score: one.submission.score,
+        why: why_moved(waiting.old_row.as_deref(), &one.submission),
+    });
+    gradings::record(&state.db, job.key(), &outcome, moved).await?;
     state.live.done(job.submission);
     Ok(())
 }

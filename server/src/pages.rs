@@ -13,14 +13,15 @@ use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use maud::{html, Markup, DOCTYPE};
-use sqlx::Row;
+use xtask::report::JsonReport;
 
 use crate::auth::Who;
 use crate::course::{Assignment, Late, ShowHidden};
-use crate::db::now;
-use crate::queue::FINAL;
-use crate::state::{not_found, when, Reply, State, STYLE};
-use crate::Fault;
+use crate::db::{now, submissions, Audience, Status, Sub};
+use crate::error::{not_found, Fault, Reply};
+use crate::extract::{AssignmentOf, SubmissionId};
+use crate::state::State;
+use crate::view::{points, when, STYLE};
 
 /// A page of the server: the course's title, the signed-in person, and sign out.
 pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html<String> {
@@ -58,127 +59,44 @@ pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html
     Html(markup.into_string())
 }
 
-/// A score as the pages write it.
-pub fn points(score: Option<f64>) -> String {
-    score.map_or_else(|| "–".into(), |s| format!("{s:.2}"))
-}
-
-/// One submission as the pages show it.
-#[derive(Debug, Clone)]
-pub struct Sub {
-    pub id: i64,
-    pub student: String,
-    pub assignment: String,
-    pub created_at: i64,
-    pub late: bool,
-    pub status: String,
-    pub cases_done: i64,
-    pub cases_total: i64,
-    pub score: Option<f64>,
-    pub max_score: Option<f64>,
-    pub error: Option<String>,
-}
-
-/// The columns [`sub_of`] reads, in its order, for `concat!` into a query.
-#[macro_export]
-macro_rules! sub_columns {
-    () => {
-        "id, student, assignment, created_at, late, status, cases_done, cases_total, score, max_score, error"
-    };
-}
-
-pub fn sub_of(row: &sqlx::any::AnyRow) -> Sub {
-    Sub {
-        id: row.get(0),
-        student: row.get(1),
-        assignment: row.get(2),
-        created_at: row.get(3),
-        late: row.get::<i64, _>(4) != 0,
-        status: row.get(5),
-        cases_done: row.get(6),
-        cases_total: row.get(7),
-        score: row.get(8),
-        max_score: row.get(9),
-        error: row.get(10),
-    }
-}
-
-impl Sub {
-    pub fn is_final(&self) -> bool {
-        FINAL.contains(&self.status.as_str())
-    }
-
-    /// Its score as it counts: a late one's times `1 - penalty`.
-    pub fn counted(&self, assignment: &Assignment) -> Option<f64> {
-        let score = self.score.filter(|_| self.is_final())?;
-        Some(match (self.late, assignment.late) {
-            (true, Late::Accepted { penalty }) => score * (1.0 - penalty),
-            _ => score,
-        })
-    }
+/// `sub`'s score as it counts for `assignment`: a late one's times `1 - penalty`; none
+/// before it is graded.
+pub fn counted(sub: &Sub, assignment: &Assignment) -> Option<f64> {
+    let score = sub.score.filter(|_| sub.status.is_final())?;
+    Some(match (sub.late, assignment.late) {
+        (true, Late::Accepted { penalty }) => score * (1.0 - penalty),
+        _ => score,
+    })
 }
 
 /// Submission `id` if `who` may see it (the student's own, or any for the instructor): else
 /// not found, the same answer as for an id that does not exist.
 pub async fn visible(state: &State, who: &Who, id: i64) -> Result<Sub, Reply> {
-    let row = sqlx::query(concat!(
-        "SELECT ",
-        crate::sub_columns!(),
-        " FROM submissions WHERE id = $1"
-    ))
-    .bind(id)
-    .fetch_optional(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    match row.map(|row| sub_of(&row)) {
+    match submissions::by_id(&state.db, id).await? {
         Some(sub) if who.instructor() || who.student.as_ref() == Some(&sub.student) => Ok(sub),
         _ => Err(not_found()),
     }
 }
 
-/// The submissions of `student` to `assignment`, newest first.
-pub async fn history(state: &State, student: &str, assignment: &str) -> Result<Vec<Sub>, Fault> {
-    let rows = sqlx::query(concat!(
-        "SELECT ",
-        crate::sub_columns!(),
-        " FROM submissions WHERE student = $1 AND assignment = $2 ORDER BY id DESC"
-    ))
-    .bind(student)
-    .bind(assignment)
-    .fetch_all(&state.db)
-    .await
-    .map_err(Fault::db)?;
-    Ok(rows.iter().map(sub_of).collect())
-}
-
 /// Where a submission stands, in words.
 pub async fn status_text(state: &State, sub: &Sub) -> Result<String, Fault> {
     if let Some((status, done, total)) = state.live.get(sub.id) {
-        return Ok(match status.as_str() {
-            "running" => format!("running: case {} of {total}", (done + 1).min(total)),
+        return Ok(match status {
+            Status::Running => format!("running: case {} of {total}", (done + 1).min(total)),
             other => other.to_string(),
         });
     }
-    Ok(match sub.status.as_str() {
-        "queued" => {
-            let ahead: i64 = sqlx::query_scalar(
-                "SELECT COUNT(*) FROM submissions WHERE id < $1 AND status IN ('queued', 'building', 'running')",
-            )
-            .bind(sub.id)
-            .fetch_one(&state.db)
-            .await
-            .map_err(Fault::db)?;
-            match ahead {
-                0 => "queued: yours is next".into(),
-                n => format!("queued: {n} before yours"),
-            }
-        }
-        "running" => format!(
+    Ok(match sub.status {
+        Status::Queued => match submissions::waiting_before(&state.db, sub.id).await? {
+            0 => "queued: yours is next".into(),
+            n => format!("queued: {n} before yours"),
+        },
+        Status::Running => format!(
             "running: case {} of {}",
             sub.cases_done + 1,
             sub.cases_total
         ),
-        "graded" => format!(
+        Status::Graded => format!(
             "graded: {} of {} points",
             points(sub.score),
             points(sub.max_score)
@@ -194,10 +112,10 @@ pub async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Respons
     };
     let mut rows = Vec::new();
     for assignment in &state.course.assignments {
-        let subs = history(&state, &student, &assignment.name).await?;
+        let subs = submissions::history(&state.db, &student, &assignment.name).await?;
         let best = subs
             .iter()
-            .filter_map(|s| s.counted(assignment))
+            .filter_map(|s| counted(s, assignment))
             .fold(None, |best: Option<f64>, s| {
                 Some(best.map_or(s, |b| b.max(s)))
             });
@@ -225,16 +143,14 @@ pub async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Respons
 pub async fn assignment(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    UrlPath(name): UrlPath<String>,
+    AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
-    let Some(assignment) = state.course.assignment(&name) else {
-        return Err(not_found());
-    };
+    let name = &assignment.name;
     let Some(student) = who.student.clone() else {
         return Ok(Redirect::to("/instructor").into_response());
     };
-    let subs = history(&state, &student, &name).await?;
-    let next = crate::upload::next_allowed(&state, &student, &name, assignment.per_hour).await?;
+    let subs = submissions::history(&state.db, &student, name).await?;
+    let next = submissions::next_allowed(&state.db, &student, name, assignment.per_hour).await?;
     let at = now();
     let passed = at > assignment.deadline.timestamp();
     let body = html! {
@@ -287,52 +203,44 @@ pub async fn submit(
 /// Which of a graded submission's reports `who` sees: the instructor every case whole; a
 /// student the hidden cases by verdict, or not at all before the deadline where the course
 /// says so.
-pub fn report_column(state: &State, who: &Who, sub: &Sub) -> &'static str {
+pub fn audience(state: &State, who: &Who, sub: &Sub) -> Audience {
     let assignment = state.course.assignment(&sub.assignment);
     match assignment {
-        _ if who.instructor() => "full",
+        _ if who.instructor() => Audience::Instructor,
         Some(a)
             if a.show_hidden == ShowHidden::AfterDeadline && now() <= a.deadline.timestamp() =>
         {
-            "before"
+            Audience::BeforeDeadline
         }
-        _ => "students",
+        _ => Audience::Students,
     }
 }
 
-/// The check --json document of submission `id` that `who` sees.
-pub async fn report_json(state: &State, who: &Who, sub: &Sub) -> Result<Option<String>, Fault> {
-    let query = match report_column(state, who, sub) {
-        "full" => "SELECT report_full FROM submissions WHERE id = $1",
-        "before" => "SELECT report_before FROM submissions WHERE id = $1",
-        _ => "SELECT report_students FROM submissions WHERE id = $1",
-    };
-    sqlx::query_scalar(query)
-        .bind(sub.id)
-        .fetch_one(&state.db)
-        .await
-        .map_err(Fault::db)
+/// The check --json document of graded submission `sub` that `who` sees; none before it is
+/// graded.
+pub async fn report_of(state: &State, who: &Who, sub: &Sub) -> Result<Option<JsonReport>, Fault> {
+    if !sub.status.is_final() {
+        return Ok(None);
+    }
+    let text = submissions::report(&state.db, sub.id, audience(state, who, sub), false).await?;
+    Ok(text.and_then(|text| serde_json::from_str(&text).ok()))
 }
 
 /// The failing causes of a report, each with its first case's first difference.
-fn differences(report: &serde_json::Value) -> Markup {
-    let cases = report["cases"].as_array().cloned().unwrap_or_default();
+fn differences(report: &JsonReport) -> Markup {
     let mut seen = std::collections::HashSet::new();
-    let firsts: Vec<&serde_json::Value> = cases
-        .iter()
-        .filter(|case| {
-            let cause = case["cause_id"].as_str().unwrap_or_default();
-            !cause.is_empty() && seen.insert(cause.to_string())
-        })
-        .collect();
+    let firsts = report.cases.iter().filter(|case| {
+        let cause = case.cause_id.as_deref().unwrap_or_default();
+        !cause.is_empty() && seen.insert(cause.to_string())
+    });
     html! {
         @for case in firsts {
             section.cause {
-                h3 { code { (case["id"].as_str().unwrap_or_default()) } " " (case["verdict"].as_str().unwrap_or_default()) }
-                p { (case["cause"].as_str().unwrap_or_default()) " " (case["consequence"].as_str().unwrap_or_default()) }
-                @if let Some(diff) = case["first_difference"].as_object() {
-                    p { "line " (diff["line"]) ", column " (diff["column"]) ": " (diff["cause"].as_str().unwrap_or_default()) }
-                    pre.difference { "expected: " (diff["expected_line"].as_str().unwrap_or("(nothing)")) "\n" "actual:   " (diff["actual_line"].as_str().unwrap_or("(nothing)")) }
+                h3 { code { (case.id) } " " (case.verdict.slug()) }
+                p { (case.cause.as_deref().unwrap_or_default()) " " (case.consequence.as_deref().unwrap_or_default()) }
+                @if let Some(diff) = &case.first_difference {
+                    p { "line " (diff.line) ", column " (diff.column) ": " (diff.cause) }
+                    pre.difference { "expected: " (diff.expected_line.as_deref().unwrap_or("(nothing)")) "\n" "actual:   " (diff.actual_line.as_deref().unwrap_or("(nothing)")) }
                 }
             }
         }
@@ -343,27 +251,22 @@ fn differences(report: &serde_json::Value) -> Markup {
 pub async fn submission(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    crate::state::SubmissionId(id): crate::state::SubmissionId,
+    SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
     let status = status_text(&state, &sub).await?;
-    let report = match sub.is_final() {
-        true => report_json(&state, &who, &sub).await?,
-        false => None,
-    };
-    let report: Option<serde_json::Value> =
-        report.and_then(|text| serde_json::from_str(&text).ok());
+    let report = report_of(&state, &who, &sub).await?;
     let title = format!("Submission {} to {}", sub.id, sub.assignment);
     let body = html! {
         p { "Handed in " (when(sub.created_at)) " by " (sub.student) @if sub.late { " " span.late { "(late)" } } }
-        @if sub.is_final() {
+        @if sub.status.is_final() {
             p #status data-final="1" { (status) }
         } @else {
             p #status data-events={ "/submissions/" (sub.id) "/events" } { (status) }
         }
         @if let Some(error) = &sub.error { pre.bad { (error) } }
         @if let Some(report) = &report {
-            p #totals { (report["passed"]) " passed, " (report["failed"]) " failed" }
+            p #totals { (report.passed) " passed, " (report.failed) " failed" }
             (differences(report))
             h2 { "The report" }
             iframe src={ "/submissions/" (sub.id) "/report" } sandbox="" title="the check report" {}
@@ -377,19 +280,10 @@ pub async fn submission(
 pub async fn report(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    crate::state::SubmissionId(id): crate::state::SubmissionId,
+    SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
-    let query = match report_column(&state, &who, &sub) {
-        "full" => "SELECT html_full FROM submissions WHERE id = $1",
-        "before" => "SELECT html_before FROM submissions WHERE id = $1",
-        _ => "SELECT html_students FROM submissions WHERE id = $1",
-    };
-    let html: Option<String> = sqlx::query_scalar(query)
-        .bind(id)
-        .fetch_one(&state.db)
-        .await
-        .map_err(Fault::db)?;
+    let html = submissions::report(&state.db, id, audience(&state, &who, &sub), true).await?;
     match html {
         Some(html) => Ok(Html(html).into_response()),
         None => Err(Reply::Status(
@@ -404,7 +298,7 @@ pub async fn report(
 pub async fn events(
     Shared(state): Shared<Arc<State>>,
     who: Who,
-    crate::state::SubmissionId(id): crate::state::SubmissionId,
+    SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
     visible(&state, &who, id).await?;
     // Bounded: an hour of looks, or the server stopping.
@@ -416,19 +310,9 @@ pub async fn events(
                 && std::time::Instant::now() < until
                 && !state.stopping.load(std::sync::atomic::Ordering::Relaxed)
             {
-                let sub = sqlx::query(concat!(
-                    "SELECT ",
-                    crate::sub_columns!(),
-                    " FROM submissions WHERE id = $1"
-                ))
-                .bind(id)
-                .fetch_optional(&state.db)
-                .await
-                .ok()
-                .flatten()
-                .map(|row| sub_of(&row))?;
+                let sub = submissions::by_id(&state.db, id).await.ok().flatten()?;
                 let text = status_text(&state, &sub).await.ok()?;
-                if sub.is_final() {
+                if sub.status.is_final() {
                     let event = Event::default().event("final").data(text);
                     return Some((Ok::<Event, Infallible>(event), (state, last, true)));
                 }

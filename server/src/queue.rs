@@ -8,8 +8,8 @@ use std::time::Duration;
 use apalis::prelude::*;
 use serde::{Deserialize, Serialize};
 
-use crate::db::{Backend, Db};
-use crate::Fault;
+use crate::db::{submissions, Backend, Db};
+use crate::error::Fault;
 
 /// One grading to do: the submission, and the generation of its cases it is graded against
 /// (a regrade makes a new one).
@@ -25,9 +25,6 @@ pub enum Queue {
     Sqlite(apalis_sqlite::SqliteStorage<Job>),
     Postgres(apalis_postgres::PostgresStorage<Job>),
 }
-
-/// The statuses a submission ends in.
-pub const FINAL: [&str; 3] = ["graded", "could not build", "could not run"];
 
 /// The name of the queue in the database.
 const NAME: &str = "gridjudge::grade";
@@ -64,15 +61,7 @@ pub fn queue(backend: &Backend) -> Queue {
 /// student waiting before it), so that a student who hands in ten times at once delays
 /// another student's one submission by one grading, not ten.
 pub async fn enqueue(queue: &Queue, db: &Db, job: Job) -> Result<(), Fault> {
-    let ahead: i64 = sqlx::query_scalar(
-        "SELECT COUNT(*) FROM submissions
-         WHERE student = (SELECT student FROM submissions WHERE id = $1) AND id < $1
-         AND status NOT IN ('graded', 'could not build', 'could not run')",
-    )
-    .bind(job.submission)
-    .fetch_one(db)
-    .await
-    .map_err(Fault::db)?;
+    let ahead = submissions::waiting_before_of_same_student(db, job.submission).await?;
     let key = format!(
         "submission-{}-generation-{}",
         job.submission, job.generation

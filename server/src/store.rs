@@ -1,27 +1,11 @@
-//! Uploads: each file stored once under its SHA-256, in the database (`blobs`), in the same
-//! transaction as the submission that names it, so that a worker on any machine reads it from
-//! there; and the names a submission's files get.
+//! What an upload's files are called: the SHA-256 each is stored under (`db::blobs`), and the
+//! names a submission's files get.
 
 use sha2::{Digest, Sha256};
 
 /// The SHA-256 of `bytes`, in hex: what a file handed in is stored under.
 pub fn hash(bytes: &[u8]) -> String {
     xtask::files::to_hex(&Sha256::digest(bytes))
-}
-
-/// The bytes stored under `hash`, from the database (`blobs`, written with the submission).
-pub async fn get(db: &crate::db::Db, hash: &str) -> Result<Vec<u8>, String> {
-    let bytes: Option<Vec<u8>> = sqlx::query_scalar("SELECT bytes FROM blobs WHERE hash = $1")
-        .bind(hash)
-        .fetch_optional(db)
-        .await
-        .map_err(|err| err.to_string())?;
-    let bytes = bytes.ok_or_else(|| format!("no stored file has the hash {hash}"))?;
-    // What was stored is what comes back, or nothing.
-    if self::hash(&bytes) != hash {
-        return Err(format!("the stored file {hash} does not match its hash"));
-    }
-    Ok(bytes)
 }
 
 /// The path a student's uploaded file gets inside the submission: its name's parts, with

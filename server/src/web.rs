@@ -13,9 +13,9 @@ use axum::routing::{get, post};
 use axum::Router;
 
 use crate::auth::{self, check_csrf, CsrfForm, Who};
-use crate::db::now;
-use crate::state::{Reply, State};
-use crate::Fault;
+use crate::db::sessions;
+use crate::error::{Fault, Reply};
+use crate::state::State;
 
 /// The policy of every page: scripts from the server only, styles inline (the check report is
 /// one file), images inline, forms to the server, no framing but by the server's own pages.
@@ -133,13 +133,8 @@ async fn logout(
     axum::Form(form): axum::Form<CsrfForm>,
 ) -> Result<Response, Reply> {
     check_csrf(&who, &form.csrf)?;
-    sqlx::query("UPDATE sessions SET ended_at = $1 WHERE hash = $2")
-        .bind(now())
-        .bind(&who.session)
-        .execute(&state.db)
-        .await
-        .map_err(Fault::db)?;
-    let mut response = crate::state::message(
+    sessions::end(&state.db, who.session.as_deref()).await?;
+    let mut response = crate::view::message(
         "Signed out",
         "You are signed out. Your link signs you in again.",
     )

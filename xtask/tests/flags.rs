@@ -148,3 +148,68 @@ fn every_numeric_suite_field_refuses_absurd_values_in_one_line() {
         assert_one_error_line(&output, "basic", &format!("points = {value}"));
     }
 }
+
+/// The course server builds `grade`'s options through the typed constructor, never a command
+/// line: what it builds is what `cargo xtask grade` parses, flag for flag, and each setter
+/// changes what its flag changes.
+#[test]
+fn the_typed_grade_options_are_the_command_lines() {
+    use clap::Parser;
+    #[derive(Parser)]
+    struct Grade {
+        #[command(flatten)]
+        grade: xtask::cli::GradeArgs,
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let (class, out) = (dir.path().join("class"), dir.path().join("out"));
+    std::fs::create_dir(&class).unwrap();
+    let parse = |more: &[&str]| {
+        let mut argv = vec!["grade", "--spec", "go", "--submissions"];
+        argv.push(class.to_str().unwrap());
+        argv.extend(["--out", out.to_str().unwrap()]);
+        let reference = reference();
+        argv.extend(["--reference", reference.to_str().unwrap()]);
+        argv.extend(more);
+        format!(
+            "{:?}",
+            Grade::try_parse_from(argv)
+                .unwrap()
+                .grade
+                .options()
+                .unwrap()
+        )
+    };
+    let typed = || {
+        let check = xtask::check::Options::new(
+            xtask::workspace::cases(),
+            std::path::PathBuf::from(reference()),
+            std::path::PathBuf::new(),
+        );
+        xtask::grade::Options::new(check, "go", &class, out.clone()).unwrap()
+    };
+    assert_eq!(format!("{:?}", typed()), parse(&[]));
+    let set = typed()
+        .jobs(3)
+        .timeout(std::time::Duration::from_millis(2500))
+        .hide(dir.path().join("course"));
+    let hide = dir.path().join("course");
+    assert_eq!(
+        format!("{set:?}"),
+        parse(&[
+            "--jobs",
+            "3",
+            "--timeout",
+            "2.5",
+            "--hide",
+            hide.to_str().unwrap()
+        ])
+    );
+    // And the typed constructor refuses what the command line refuses.
+    let missing = dir.path().join("nobody");
+    let check = xtask::check::Options::new(
+        xtask::workspace::cases(),
+        std::path::PathBuf::from(reference()),
+        missing.clone(),
+    );
+    assert!(xtask::grade::Options::new(check, "go", &missing, out.clone()).is_err());
+}

@@ -213,61 +213,123 @@ fn run(args: &Args) -> Result<(), String> {
     }
     let mut tokens = course(&course_dir, args, &server_bin)?;
     let instructor = tokens.pop().unwrap_or_default();
-    let command = || {
-        let mut command = Command::new(&server_bin);
-        command
-            .arg("--course")
-            .arg(&course_dir)
-            .arg("--reference")
-            .arg(&reference)
-            .env("GRIDJUDGE_CACHE", dir.path().join("cache-server"));
-        if let Some(url) = &args.database {
-            command.env("GRIDJUDGE_DATABASE", url);
-        }
-        command
-    };
-    let (web_jobs, workers) = match &args.database {
-        Some(_) => (0, args.workers.max(1)),
-        None => (jobs, 0),
-    };
-    let (mut web, line) =
-        start(command().args(["--listen", "127.0.0.1:0", "--jobs", &web_jobs.to_string()]))?;
-    let base = line
-        .split_whitespace()
-        .find(|w| w.starts_with("http://"))
-        .ok_or_else(|| format!("the server did not start: {line:?}"))?
-        .to_string();
-    let mut graders = Vec::new();
-    for w in 0..workers {
-        // The seats split between the workers, as between the machines they stand for.
-        let seats = jobs / workers + usize::from(w < jobs % workers);
-        graders.push(start(command().args(["--worker", "--jobs", &seats.max(1).to_string()]))?.0);
-    }
+    let servers = Servers::start(args, dir.path(), &course_dir, &reference, jobs)?;
+    let (mut web, mut graders, base) = (servers.web, servers.graders, servers.base);
     let pids: Vec<u32> = std::iter::once(web.id())
         .chain(graders.iter().map(Child::id))
         .collect();
-
     let seen = Seen::default();
+    let samples = drive(args, &base, &tokens, &instructor, &seen, &pids);
+    let served_grades = get(&base, &instructor, "/api/v1/grades.csv").map(|(_, text)| text)?;
+    let peak: Vec<u64> = pids.iter().map(|pid| memory(*pid).1).collect();
+    for child in std::iter::once(&mut web).chain(graders.iter_mut()) {
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    report(&seen, grade_time, total, &samples, &peak);
+    // With one submission each, the server's own grades equal grade's, row for row.
+    let grades = std::fs::read_to_string(dir.path().join("grades/grades.csv")).unwrap_or_default();
+    if args.per_student == 1 {
+        println!(
+            "the server's grades.csv {} grade's ({} rows)",
+            if served_grades == grades {
+                "equals"
+            } else {
+                "DIFFERS FROM"
+            },
+            grades.lines().count().saturating_sub(1)
+        );
+    }
+    Ok(())
+}
+
+/// The server's processes: the web server and the grading workers beside it.
+struct Servers {
+    web: Child,
+    graders: Vec<Child>,
+    /// The address the web server answers at.
+    base: String,
+}
+
+impl Servers {
+    /// Starts the web server (grading with all `jobs`, on SQLite) or, with `--database`, the
+    /// web server grading nothing and `--workers` workers that share the seats.
+    fn start(
+        args: &Args,
+        dir: &Path,
+        course_dir: &Path,
+        reference: &Path,
+        jobs: usize,
+    ) -> Result<Servers, String> {
+        let server_bin = std::env::current_exe()
+            .map_err(|e| e.to_string())?
+            .with_file_name("gridjudge-server");
+        let command = || {
+            let mut command = Command::new(&server_bin);
+            command
+                .arg("--course")
+                .arg(course_dir)
+                .arg("--reference")
+                .arg(reference)
+                .env("GRIDJUDGE_CACHE", dir.join("cache-server"));
+            if let Some(url) = &args.database {
+                command.env("GRIDJUDGE_DATABASE", url);
+            }
+            command
+        };
+        let (web_jobs, workers) = match &args.database {
+            Some(_) => (0, args.workers.max(1)),
+            None => (jobs, 0),
+        };
+        let (web, line) =
+            start(command().args(["--listen", "127.0.0.1:0", "--jobs", &web_jobs.to_string()]))?;
+        let base = line
+            .split_whitespace()
+            .find(|w| w.starts_with("http://"))
+            .ok_or_else(|| format!("the server did not start: {line:?}"))?
+            .to_string();
+        let mut graders = Vec::new();
+        for w in 0..workers {
+            // The seats split between the workers, as between the machines they stand for.
+            let seats = jobs / workers + usize::from(w < jobs % workers);
+            graders
+                .push(start(command().args(["--worker", "--jobs", &seats.max(1).to_string()]))?.0);
+        }
+        Ok(Servers { web, graders, base })
+    }
+}
+
+/// The class hands in and the readers read until every result is in; the memory of `pids`
+/// at each quarter of the results.
+fn drive(
+    args: &Args,
+    base: &str,
+    tokens: &[String],
+    instructor: &str,
+    seen: &Seen,
+    pids: &[u32],
+) -> Vec<(usize, u64)> {
+    let total = args.students.max(1) * args.per_student;
     let finished = AtomicUsize::new(0);
     let clients_done = AtomicBool::new(false);
     let started = Instant::now();
     let samples = Mutex::new(Vec::new());
     std::thread::scope(|scope| {
         for (k, token) in tokens.iter().enumerate() {
-            let (base, seen, finished) = (&base, &seen, &finished);
+            let finished = &finished;
             scope.spawn(move || student(base, token, k, args, started, seen, finished));
         }
         for r in 0..args.readers {
-            let (base, seen, done) = (&base, &seen, &clients_done);
+            let done = &clients_done;
             let token = if r % 2 == 0 {
-                &instructor
+                instructor
             } else {
                 &tokens[r % tokens.len()]
             };
             scope.spawn(move || reader(base, token, r % 2 == 0, seen, done));
         }
         // Memory at each quarter of the results.
-        let (finished, samples, done, pids) = (&finished, &samples, &clients_done, &pids);
+        let (finished, samples, done) = (&finished, &samples, &clients_done);
         scope.spawn(move || {
             let mut quarter = 1;
             let until = Instant::now() + Duration::from_secs(3600);
@@ -283,27 +345,7 @@ fn run(args: &Args) -> Result<(), String> {
             done.store(true, Ordering::SeqCst);
         });
     });
-    let served_grades = get(&base, &instructor, "/api/v1/grades.csv").map(|(_, text)| text)?;
-    let peak: Vec<u64> = pids.iter().map(|pid| memory(*pid).1).collect();
-    for child in std::iter::once(&mut web).chain(graders.iter_mut()) {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
-    report(&seen, grade_time, total, &samples.lock().unwrap(), &peak);
-    // With one submission each, the server's own grades equal grade's, row for row.
-    let grades = std::fs::read_to_string(dir.path().join("grades/grades.csv")).unwrap_or_default();
-    if args.per_student == 1 {
-        println!(
-            "the server's grades.csv {} grade's ({} rows)",
-            if served_grades == grades {
-                "equals"
-            } else {
-                "DIFFERS FROM"
-            },
-            grades.lines().count().saturating_sub(1)
-        );
-    }
-    Ok(())
+    samples.into_inner().unwrap_or_default()
 }
 
 /// The figures, printed.

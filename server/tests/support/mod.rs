@@ -392,12 +392,6 @@ pub fn go_assignment(name: &str, more: &str) -> String {
 /// `grade`'s grades.csv of a class folder holding `files` per student, graded as
 /// `cargo xtask grade --spec go` grades it.
 pub fn grade_csv(class: &[(&str, &str, &[u8])]) -> String {
-    use clap::Parser;
-    #[derive(Parser)]
-    struct Grade {
-        #[command(flatten)]
-        grade: xtask::cli::GradeArgs,
-    }
     let dir = tempfile::tempdir().unwrap();
     let submissions = dir.path().join("class");
     for (student, name, bytes) in class {
@@ -405,19 +399,10 @@ pub fn grade_csv(class: &[(&str, &str, &[u8])]) -> String {
         std::fs::write(submissions.join(student).join(name), bytes).unwrap();
     }
     let out = dir.path().join("out");
-    let parsed = Grade::try_parse_from([
-        "grade".as_ref(),
-        "--spec".as_ref(),
-        "go".as_ref(),
-        "--submissions".as_ref(),
-        submissions.as_os_str(),
-        "--out".as_ref(),
-        out.as_os_str(),
-        "--reference".as_ref(),
-        reference().as_os_str(),
-    ])
-    .unwrap();
-    let options = parsed.grade.options().unwrap();
+    // The options `cargo xtask grade --spec go --submissions DIR --out OUT --reference R` has
+    // (xtask's flags tests hold the typed constructor to the command line's defaults).
+    let check = xtask::check::Options::new(xtask::workspace::cases(), reference(), PathBuf::new());
+    let options = xtask::grade::Options::new(check, "go", &submissions, out.clone()).unwrap();
     xtask::grade::grade(&options, &|_| {}).unwrap();
     std::fs::read_to_string(out.join("grades.csv")).unwrap()
 }

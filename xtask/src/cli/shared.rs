@@ -12,7 +12,6 @@ use crate::confine::ResourceLimits;
 use crate::confine::Settings;
 use crate::error::Error;
 use crate::target::Program;
-use crate::workspace;
 
 /// Where the cases and the reference are: the flags every task that reads the corpus takes.
 #[derive(clap::Args, Clone, Default)]
@@ -34,14 +33,7 @@ impl CorpusArgs {
     /// The reference binary: the one given, or a fresh release build; none (an empty path)
     /// for a corpus whose every suite names its own reference, which needs no build.
     pub fn reference(&self) -> Result<PathBuf, Error> {
-        let own = |root: &PathBuf| {
-            crate::corpus::load_all(root)
-                .is_ok_and(|suites| suites.iter().all(|suite| !suite.is_built_in()))
-        };
-        match (&self.reference, &self.cases) {
-            (None, Some(root)) if own(root) => Ok(PathBuf::new()),
-            _ => reference_binary(&self.reference),
-        }
+        crate::check::reference_for(self.cases.as_deref(), self.reference.as_deref())
     }
 }
 
@@ -146,26 +138,12 @@ impl ReportArgs {
 
 /// The reference binary: the one given, or a fresh release build.
 pub(super) fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
-    match given {
-        Some(path) if path.is_file() => Ok(path.clone()),
-        Some(path) => Err(Error::Usage(format!(
-            "--reference: `{}` is not a file",
-            path.display()
-        ))),
-        None => workspace::build_reference(),
-    }
+    crate::check::reference_binary(given.as_deref())
 }
 
 /// The corpus: the one given, or the bundled one.
 pub(super) fn cases_root(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
-    let root = given.clone().unwrap_or_else(workspace::cases);
-    if !root.is_dir() {
-        return Err(Error::Usage(format!(
-            "--cases: `{}` is not a folder",
-            root.display()
-        )));
-    }
-    Ok(root)
+    crate::check::corpus_root(given.as_deref())
 }
 
 pub fn current_dir() -> Result<PathBuf, Error> {

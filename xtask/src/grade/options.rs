@@ -2,10 +2,12 @@
 //! where the gradebook goes. Low in the folder: the queue, the cache and the audit read it.
 
 use std::ffi::OsString;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::check::Options as CheckOptions;
 use crate::corpus::Shard;
+use crate::error::Error;
 
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -27,4 +29,58 @@ pub struct Options {
     pub gradescope: Option<crate::report::Settings>,
     /// Write `report.html` beside `grades.csv`.
     pub html: bool,
+}
+
+impl Options {
+    /// A grading of the class in `submissions` (a folder of one folder per student) on `spec`,
+    /// each submission checked as `check` sets up, the gradebook into `out`: `grade`'s
+    /// defaults, as `cargo xtask grade --spec SPEC --submissions DIR --out OUT` has them. The
+    /// setters below change one thing each; the course server builds its options this way.
+    pub fn new(
+        check: CheckOptions,
+        spec: &str,
+        submissions: &Path,
+        out: PathBuf,
+    ) -> Result<Options, Error> {
+        if !submissions.is_dir() {
+            return Err(Error::Usage(format!(
+                "--submissions: `{}` is not a folder",
+                submissions.display()
+            )));
+        }
+        Ok(Options {
+            check,
+            spec: spec.to_string(),
+            submissions: submissions
+                .canonicalize()
+                .map_err(|err| Error::io(submissions, err))?,
+            run: Vec::new(),
+            build: Vec::new(),
+            out,
+            shard: None,
+            force: false,
+            dry_run: false,
+            gradescope: None,
+            html: false,
+        })
+    }
+
+    /// Runs `jobs` cases at once.
+    pub fn jobs(mut self, jobs: usize) -> Options {
+        self.check.jobs = jobs;
+        self
+    }
+
+    /// The CPU time a case may use, over the suite's.
+    pub fn timeout(mut self, timeout: Duration) -> Options {
+        self.check.timeout = Some(timeout);
+        self
+    }
+
+    /// Keeps `path` out of every submission's sight (besides the checkout, the corpus, the
+    /// reference and the reports).
+    pub fn hide(mut self, path: PathBuf) -> Options {
+        self.check.confine.protected.push(path);
+        self
+    }
 }

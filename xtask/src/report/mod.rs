@@ -24,7 +24,7 @@ pub use gradebook::{
 };
 pub use gradescope::{gradescope_report, redact, render_failure, Settings};
 pub use html::{check_report, class_report};
-pub use json::json_report;
+pub use json::{json_document, json_report, JsonBuild, JsonCase, JsonDifference, JsonReport};
 pub use junit::junit_report;
 pub use message::{case_block, text_report};
 pub use ours::{is_ours, HEAD};

@@ -1,0 +1,35 @@
+//! The `blobs` table: each file handed in, stored once under its SHA-256, in the same
+//! transaction as the submission that names it, so that a worker on any machine reads it from
+//! there.
+
+use super::Db;
+use crate::store::hash;
+
+/// Stores `bytes` under `hash` (once: the same bytes again are already there).
+pub async fn put(
+    tx: &mut sqlx::Transaction<'_, sqlx::Any>,
+    hash: &str,
+    bytes: &[u8],
+) -> Result<(), sqlx::Error> {
+    sqlx::query("INSERT INTO blobs (hash, bytes) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING")
+        .bind(hash)
+        .bind(bytes)
+        .execute(&mut **tx)
+        .await?;
+    Ok(())
+}
+
+/// The bytes stored under `hash`, checked against it.
+pub async fn get(db: &Db, hash: &str) -> Result<Vec<u8>, String> {
+    let bytes: Option<Vec<u8>> = sqlx::query_scalar("SELECT bytes FROM blobs WHERE hash = $1")
+        .bind(hash)
+        .fetch_optional(db)
+        .await
+        .map_err(|err| err.to_string())?;
+    let bytes = bytes.ok_or_else(|| format!("no stored file has the hash {hash}"))?;
+    // What was stored is what comes back, or nothing.
+    if self::hash(&bytes) != hash {
+        return Err(format!("the stored file {hash} does not match its hash"));
+    }
+    Ok(bytes)
+}

@@ -1,0 +1,17 @@
+//! The database, one module per table or concern: [`connect`] opens SQLite in the course's
+//! state folder or PostgreSQL (`--database`) and brings the tables up to date; every query of
+//! the server is written once, for both, through sqlx's `any` driver, in [`submissions`]
+//! (with the statuses a submission goes through), [`blobs`] (uploads by hash), [`sessions`]
+//! (login links, sessions, failed logins), [`regrades`] (regrades and whose score moved),
+//! [`gradings`] (a result recorded once) and [`students`] (the roster's rows).
+
+pub mod blobs;
+mod connect;
+pub mod gradings;
+pub mod regrades;
+pub mod sessions;
+pub mod students;
+pub mod submissions;
+
+pub use connect::{now, open, Backend, Db, Opened};
+pub use submissions::{Audience, Status, Sub};

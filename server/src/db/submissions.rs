@@ -1,0 +1,378 @@
+//! The `submissions` and `files` tables, and `gradings` (one row per recorded result): a
+//! submission's life as a short list of [`Status`]es, the reports each [`Audience`] sees, and
+//! every query that reads or moves them.
+
+use sqlx::Row;
+
+use super::{now, Db};
+use crate::error::Fault;
+
+/// Where a submission stands; stored as its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Status {
+    Queued,
+    Building,
+    Running,
+    Graded,
+    CouldNotBuild,
+    CouldNotRun,
+}
+
+impl Status {
+    pub const ALL: [Status; 6] = [
+        Status::Queued,
+        Status::Building,
+        Status::Running,
+        Status::Graded,
+        Status::CouldNotBuild,
+        Status::CouldNotRun,
+    ];
+
+    /// Its words, as the database stores them and the pages show them.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Queued => "queued",
+            Status::Building => "building",
+            Status::Running => "running",
+            Status::Graded => "graded",
+            Status::CouldNotBuild => "could not build",
+            Status::CouldNotRun => "could not run",
+        }
+    }
+
+    /// The status stored as `words` (an unknown one reads as queued: it waits to be graded).
+    pub fn parse(words: &str) -> Status {
+        Status::ALL
+            .into_iter()
+            .find(|status| status.as_str() == words)
+            .unwrap_or(Status::Queued)
+    }
+
+    /// A submission ends in one of these: its result is recorded.
+    pub fn is_final(self) -> bool {
+        match self {
+            Status::Graded | Status::CouldNotBuild | Status::CouldNotRun => true,
+            Status::Queued | Status::Building | Status::Running => false,
+        }
+    }
+}
+
+impl std::fmt::Display for Status {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// The SQL test "not final yet", for the queries that must leave a recorded result alone
+/// (a macro, so that every query stays one static string).
+macro_rules! not_final {
+    () => {
+        "status NOT IN ('graded', 'could not build', 'could not run')"
+    };
+}
+
+/// Who a graded submission's report is drawn for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Audience {
+    /// The instructor: every case whole.
+    Instructor,
+    /// A student: the hidden cases by verdict.
+    Students,
+    /// A student before the deadline, where the course hides the hidden cases until then.
+    BeforeDeadline,
+}
+
+impl Audience {
+    /// The queries of its check --json document and of its check --html page.
+    fn queries(self) -> (&'static str, &'static str) {
+        match self {
+            Audience::Instructor => (
+                "SELECT report_full FROM submissions WHERE id = $1",
+                "SELECT html_full FROM submissions WHERE id = $1",
+            ),
+            Audience::Students => (
+                "SELECT report_students FROM submissions WHERE id = $1",
+                "SELECT html_students FROM submissions WHERE id = $1",
+            ),
+            Audience::BeforeDeadline => (
+                "SELECT report_before FROM submissions WHERE id = $1",
+                "SELECT html_before FROM submissions WHERE id = $1",
+            ),
+        }
+    }
+}
+
+/// One submission as the pages show it.
+#[derive(Debug, Clone)]
+pub struct Sub {
+    pub id: i64,
+    pub student: String,
+    pub assignment: String,
+    pub created_at: i64,
+    pub late: bool,
+    pub status: Status,
+    pub cases_done: i64,
+    pub cases_total: i64,
+    pub score: Option<f64>,
+    pub max_score: Option<f64>,
+    pub error: Option<String>,
+}
+
+/// `SELECT` the columns [`sub_of`] reads, in its order, `FROM submissions`.
+macro_rules! select_subs {
+    ($($rest:literal),*) => {
+        concat!(
+            "SELECT id, student, assignment, created_at, late, status, cases_done, cases_total, \
+             score, max_score, error FROM submissions ",
+            $($rest),*
+        )
+    };
+}
+
+fn sub_of(row: &sqlx::any::AnyRow) -> Sub {
+    Sub {
+        id: row.get(0),
+        student: row.get(1),
+        assignment: row.get(2),
+        created_at: row.get(3),
+        late: row.get::<i64, _>(4) != 0,
+        status: Status::parse(&row.get::<String, _>(5)),
+        cases_done: row.get(6),
+        cases_total: row.get(7),
+        score: row.get(8),
+        max_score: row.get(9),
+        error: row.get(10),
+    }
+}
+
+/// The submissions `query` selects, binding `binds` in order.
+async fn select(db: &Db, query: &'static str, binds: &[&str]) -> Result<Vec<Sub>, Fault> {
+    let mut query = sqlx::query(query);
+    for bind in binds {
+        query = query.bind(*bind);
+    }
+    Ok(query.fetch_all(db).await?.iter().map(sub_of).collect())
+}
+
+/// Submission `id`.
+pub async fn by_id(db: &Db, id: i64) -> Result<Option<Sub>, Fault> {
+    let query = sqlx::query(select_subs!("WHERE id = $1"));
+    Ok(query
+        .bind(id)
+        .fetch_optional(db)
+        .await?
+        .as_ref()
+        .map(sub_of))
+}
+
+/// Every submission of `student`, newest first.
+pub async fn of_student(db: &Db, student: &str) -> Result<Vec<Sub>, Fault> {
+    let query = select_subs!("WHERE student = $1 ORDER BY id DESC");
+    select(db, query, &[student]).await
+}
+
+/// Every submission to `assignment`, newest first.
+pub async fn of_assignment(db: &Db, assignment: &str) -> Result<Vec<Sub>, Fault> {
+    let query = select_subs!("WHERE assignment = $1 ORDER BY id DESC");
+    select(db, query, &[assignment]).await
+}
+
+/// The submissions of `student` to `assignment`, newest first.
+pub async fn history(db: &Db, student: &str, assignment: &str) -> Result<Vec<Sub>, Fault> {
+    let query = select_subs!("WHERE student = $1 AND assignment = $2 ORDER BY id DESC");
+    select(db, query, &[student, assignment]).await
+}
+
+/// The check --json document (or, with `html`, the check --html page) of submission `id`
+/// drawn for `audience`.
+pub async fn report(
+    db: &Db,
+    id: i64,
+    audience: Audience,
+    html: bool,
+) -> Result<Option<String>, Fault> {
+    let (json_query, html_query) = audience.queries();
+    let query = if html { html_query } else { json_query };
+    Ok(sqlx::query_scalar(query).bind(id).fetch_one(db).await?)
+}
+
+/// The gradebook row (`report::Submission`, as JSON) and the causes' blocks of submission `id`.
+pub async fn row_and_blocks(db: &Db, id: i64) -> Result<(Option<String>, Option<String>), Fault> {
+    let stored = sqlx::query("SELECT row, blocks FROM submissions WHERE id = $1")
+        .bind(id)
+        .fetch_one(db)
+        .await?;
+    Ok((stored.get(0), stored.get(1)))
+}
+
+/// The submissions of submission `id`'s student that wait before it.
+pub async fn waiting_before_of_same_student(db: &Db, id: i64) -> Result<i64, Fault> {
+    let query = concat!(
+        "SELECT COUNT(*) FROM submissions
+         WHERE student = (SELECT student FROM submissions WHERE id = $1) AND id < $1 AND ",
+        not_final!()
+    );
+    Ok(sqlx::query_scalar(query).bind(id).fetch_one(db).await?)
+}
+
+/// The submissions of any student that wait before submission `id`.
+pub async fn waiting_before(db: &Db, id: i64) -> Result<i64, Fault> {
+    let query = concat!(
+        "SELECT COUNT(*) FROM submissions WHERE id < $1 AND ",
+        not_final!()
+    );
+    Ok(sqlx::query_scalar(query).bind(id).fetch_one(db).await?)
+}
+
+/// The submissions to `assignment` still to grade.
+pub async fn still_to_grade(db: &Db, assignment: &str) -> Result<i64, Fault> {
+    let query = concat!(
+        "SELECT COUNT(*) FROM submissions WHERE assignment = $1 AND ",
+        not_final!()
+    );
+    Ok(sqlx::query_scalar(query)
+        .bind(assignment)
+        .fetch_one(db)
+        .await?)
+}
+
+/// Every submission not graded yet, with its generation.
+pub async fn unfinished(db: &Db) -> Result<Vec<(i64, i64)>, Fault> {
+    let query = concat!(
+        "SELECT id, generation FROM submissions WHERE ",
+        not_final!()
+    );
+    let rows = sqlx::query(query).fetch_all(db).await?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
+/// What the database holds of a submission while it waits for a grading.
+pub struct Waiting {
+    pub student: String,
+    pub assignment: String,
+    pub old_row: Option<String>,
+    pub old_score: Option<f64>,
+}
+
+/// Submission `id` if it still waits for the grading of `generation`: none once it is graded,
+/// or a regrade made that generation stale.
+pub async fn waiting(db: &Db, id: i64, generation: i64) -> Result<Option<Waiting>, Fault> {
+    let row = sqlx::query(
+        "SELECT student, assignment, status, generation, row, score FROM submissions WHERE id = $1",
+    )
+    .bind(id)
+    .fetch_optional(db)
+    .await?;
+    let Some(row) = row else { return Ok(None) };
+    let status = Status::parse(&row.get::<String, _>(2));
+    if row.get::<i64, _>(3) != generation || status.is_final() {
+        return Ok(None);
+    }
+    Ok(Some(Waiting {
+        student: row.get(0),
+        assignment: row.get(1),
+        old_row: row.get(4),
+        old_score: row.get(5),
+    }))
+}
+
+/// Moves submission `id` (of `generation`, not final yet) to `status`, with `total` cases.
+pub async fn set_status(
+    db: &Db,
+    (id, generation): (i64, i64),
+    status: Status,
+    total: u64,
+) -> Result<(), Fault> {
+    let query = concat!(
+        "UPDATE submissions SET status = $1, cases_total = $2 WHERE id = $3 AND generation = $4 AND ",
+        not_final!()
+    );
+    sqlx::query(query)
+        .bind(status.as_str())
+        .bind(total as i64)
+        .bind(id)
+        .bind(generation)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The names and hashes of submission `id`'s files, by name.
+pub async fn files(db: &Db, id: i64) -> Result<Vec<(String, String)>, sqlx::Error> {
+    let rows = sqlx::query("SELECT name, hash FROM files WHERE submission = $1 ORDER BY name")
+        .bind(id)
+        .fetch_all(db)
+        .await?;
+    Ok(rows.iter().map(|row| (row.get(0), row.get(1))).collect())
+}
+
+/// A new submission: whose, to what, when, and its files (name and bytes).
+pub struct New<'a> {
+    pub student: &'a str,
+    pub assignment: &'a str,
+    pub at: i64,
+    pub late: bool,
+    /// Submissions allowed per hour: one past them is not inserted.
+    pub per_hour: u32,
+    pub files: &'a [(String, Vec<u8>)],
+}
+
+/// Inserts `new` with its files in one transaction, queued; none when the student has handed
+/// in `per_hour` times in the last hour. One statement counts and inserts: two uploads at once
+/// cannot both take the last place.
+pub async fn insert(db: &Db, new: &New<'_>) -> Result<Option<i64>, Fault> {
+    let mut tx = db.begin().await?;
+    let inserted: Option<i64> = sqlx::query_scalar(
+        "INSERT INTO submissions (student, assignment, created_at, late, status)
+         SELECT $1, $2, $3, $4, 'queued'
+         WHERE (SELECT COUNT(*) FROM submissions WHERE student = $1 AND assignment = $2 AND created_at > $3 - 3600) < $5
+         RETURNING id",
+    )
+    .bind(new.student)
+    .bind(new.assignment)
+    .bind(new.at)
+    .bind(i64::from(new.late))
+    .bind(new.per_hour as i64)
+    .fetch_optional(&mut *tx)
+    .await?;
+    let Some(id) = inserted else {
+        return Ok(None);
+    };
+    // The bytes live in the database, once per hash, committed with the submission: a worker
+    // on any machine reads them from there.
+    for (file, bytes) in new.files {
+        let hash = crate::store::hash(bytes);
+        super::blobs::put(&mut tx, &hash, bytes).await?;
+        sqlx::query("INSERT INTO files (submission, name, hash, size) VALUES ($1, $2, $3, $4)")
+            .bind(id)
+            .bind(file)
+            .bind(&hash)
+            .bind(bytes.len() as i64)
+            .execute(&mut *tx)
+            .await?;
+    }
+    tx.commit().await?;
+    Ok(Some(id))
+}
+
+/// When `student`'s next submission to `assignment` is allowed: an hour after the oldest of
+/// the last `per_hour`.
+pub async fn next_allowed(
+    db: &Db,
+    student: &str,
+    assignment: &str,
+    per_hour: u32,
+) -> Result<i64, Fault> {
+    let at = now();
+    let oldest: Option<i64> = sqlx::query_scalar(
+        "SELECT created_at FROM submissions WHERE student = $1 AND assignment = $2 AND created_at > $3 - 3600
+         ORDER BY created_at DESC LIMIT 1 OFFSET $4",
+    )
+    .bind(student)
+    .bind(assignment)
+    .bind(at)
+    .bind(per_hour as i64 - 1)
+    .fetch_optional(db)
+    .await?;
+    Ok(oldest.map_or(at, |oldest| oldest + 3600))
+}

@@ -1,0 +1,61 @@
+//! The course server's flags: `cargo xtask serve --course DIR [--listen ADDR] [--jobs N]
+//! [--init | --links | --revoke ID | --worker] ...`. Parsed here, acted on in `start`.
+
+use std::path::PathBuf;
+
+use clap::Parser;
+
+/// The course server.
+#[derive(Parser)]
+#[command(
+    name = "cargo xtask serve",
+    about = "The course server: students hand in work in a browser, the instructor sees the class"
+)]
+pub struct Args {
+    /// The course folder: course.toml, roster.csv, and the server's state (.gridjudge/).
+    #[arg(long, value_name = "DIR")]
+    pub course: PathBuf,
+    /// The address to serve on (loopback by default; put a TLS proxy in front for a network).
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
+    pub listen: String,
+    /// CPU seats for grading (cases run at once); 0: this server grades nothing.
+    #[arg(long, value_name = "N")]
+    pub jobs: Option<usize>,
+    /// Write a commented course.toml and roster.csv into the course folder, and stop.
+    #[arg(long)]
+    pub init: bool,
+    /// Print a CSV `id,name,link` of fresh login links (the earlier ones stop working), the
+    /// instructor's last, and stop.
+    #[arg(long)]
+    pub links: bool,
+    /// With --links: only this student's link (or `instructor`'s).
+    #[arg(long, value_name = "ID", requires = "links")]
+    pub student: Option<String>,
+    /// Revoke the links of student ID (or `instructor`) and end their sessions, and stop.
+    #[arg(long, value_name = "ID")]
+    pub revoke: Option<String>,
+    /// The address students reach the server at, for --links (default: http://LISTEN). An
+    /// https address makes the session cookie Secure.
+    #[arg(long, value_name = "URL")]
+    pub base_url: Option<String>,
+    /// The largest upload taken, in MiB.
+    #[arg(long, value_name = "MIB", default_value_t = 10)]
+    pub max_upload: usize,
+    /// The reference binary of the built-in specs (default: the bundled one, built).
+    #[arg(long, value_name = "PATH")]
+    pub reference: Option<PathBuf>,
+    /// The database: a PostgreSQL URL (`postgres://user@host/db`, or a Unix socket's folder
+    /// as `postgres:///db?host=/run/postgresql`), shared by the web server and its workers.
+    /// Default: SQLite in the course folder.
+    #[arg(
+        long,
+        value_name = "URL",
+        env = "GRIDJUDGE_DATABASE",
+        hide_env_values = true
+    )]
+    pub database: Option<String>,
+    /// Grade only, serving no pages: a worker beside a web server on the same database (any
+    /// number of them, on any machine with the course folder's cases).
+    #[arg(long, requires = "database", conflicts_with_all = ["links", "revoke", "init"])]
+    pub worker: bool,
+}

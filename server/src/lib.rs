@@ -1,0 +1,40 @@
+//! The course server, as a library that `main` and the tests both start. Students open their
+//! login link, hand in their work in the browser (or by the JSON API) and watch it graded; the
+//! instructor sees the class. One process: the web server, the database (SQLite in the course
+//! folder), and a grading worker that takes submissions from the durable queue and grades them
+//! through the harness, as `grade` does. On several machines: PostgreSQL (`--database`), one
+//! web server, and any number of `--worker` processes that grade and share nothing but the
+//! database.
+//!
+//! The modules, from the top: [`flags`] (the command line) and [`start`] (what it does, step
+//! by step); [`web`] (the routes, headers, logging in and out), [`pages`] (the students'),
+//! [`class`] (the instructor's), [`api`]; [`upload`] (taking work in) and [`grading`] (the
+//! queue's worker); [`extract`] (who is asking and what about), [`auth`] (links, sessions,
+//! CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
+//! [`course`], [`roster`] and [`init`] (the course folder's files); [`store`] (names and
+//! hashes of uploads), [`view`] (what every page shares) and [`error`] (the faults and the
+//! answers they turn into).
+
+pub mod api;
+pub mod auth;
+pub mod class;
+pub mod course;
+pub mod db;
+pub mod error;
+pub mod extract;
+pub mod flags;
+pub mod grading;
+pub mod init;
+pub mod pages;
+pub mod queue;
+pub mod roster;
+pub mod start;
+pub mod state;
+pub mod store;
+pub mod upload;
+pub mod view;
+pub mod web;
+
+pub use error::Fault;
+pub use flags::Args;
+pub use start::run;

@@ -1,0 +1,249 @@
+//! What `serve` does, step by step: open the course folder and its database, then one of
+//! `--init`, `--links`, `--revoke`, `--worker` (grade only), or serve: the web server and,
+//! unless `--jobs 0`, a grading worker beside it, until SIGTERM lets the gradings under way
+//! finish. Each assignment's harness options are built here through the harness's typed
+//! constructor, with `grade`'s defaults.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crate::course::{Assignment, Course};
+use crate::db::{self, Opened};
+use crate::error::Fault;
+use crate::flags::Args;
+use crate::state::{Graded, Live, State};
+use crate::{auth, grading, queue, web};
+
+/// Runs the server as `args` ask.
+pub async fn run(args: Args) -> Result<(), Fault> {
+    if args.init {
+        return crate::init::init(&args.course);
+    }
+    let dir = args
+        .course
+        .canonicalize()
+        .map_err(|err| Fault::Course(format!("--course {}: {err}", args.course.display())))?;
+    let course = Course::load(&dir)?;
+    let state_dir = dir.join(".gridjudge");
+    std::fs::create_dir_all(&state_dir)
+        .map_err(|err| Fault::Io(format!("{}: {err}", state_dir.display())))?;
+    let opened = db::open(args.database.as_deref(), &state_dir.join("course.db")).await?;
+    if !args.worker {
+        db::students::sync_roster(&opened.db, &course).await?;
+    }
+    let base_url = args
+        .base_url
+        .clone()
+        .unwrap_or_else(|| format!("http://{}", args.listen));
+    if args.links {
+        return print_links(&opened.db, &course, &base_url, args.student.as_deref()).await;
+    }
+    if let Some(id) = &args.revoke {
+        return revoke(&opened.db, &course, id).await;
+    }
+    let state = Arc::new(shared_state(&args, course, &dir, opened, &base_url)?);
+    let requeued = grading::requeue_unfinished(&state).await?;
+    match args.worker {
+        true => work_only(state, requeued).await,
+        false => serve(&args, state, requeued).await,
+    }
+}
+
+/// What every part of the server shares, with each assignment's harness options.
+fn shared_state(
+    args: &Args,
+    course: Course,
+    dir: &Path,
+    opened: Opened,
+    base_url: &str,
+) -> Result<State, Fault> {
+    let work = grading::work_root(dir);
+    std::fs::create_dir_all(&work)
+        .map_err(|err| Fault::Io(format!("{}: {err}", work.display())))?;
+    let mut assignments = HashMap::new();
+    let mut jobs = 1;
+    for assignment in &course.assignments {
+        let options = grade_options(args, assignment, &work, &dir.join(".gridjudge"))?;
+        jobs = options.check.jobs;
+        let gradebook = xtask::grade::empty_gradebook(&options)
+            .map_err(|err| Fault::Harness(format!("assignment `{}`: {err}", assignment.name)))?;
+        let graded = Graded {
+            options,
+            hidden: assignment.hidden.clone(),
+            gradebook,
+        };
+        assignments.insert(assignment.name.clone(), graded);
+    }
+    Ok(State {
+        queue: queue::queue(&opened.backend),
+        db: opened.db,
+        course,
+        course_dir: dir.to_path_buf(),
+        assignments,
+        live: Live::default(),
+        work,
+        secure: base_url.starts_with("https://"),
+        max_upload: args.max_upload << 20,
+        stopping: AtomicBool::new(false),
+        in_flight: AtomicUsize::new(0),
+        seats: xtask::process::SharedSeats::new(jobs),
+    })
+}
+
+/// The harness's options for `assignment`: `grade`'s, built by the harness's typed
+/// constructor (the same defaults as `cargo xtask grade`), with the course folder (roster,
+/// database, uploads) out of every program's sight.
+fn grade_options(
+    args: &Args,
+    assignment: &Assignment,
+    work: &Path,
+    state_dir: &Path,
+) -> Result<xtask::grade::Options, Fault> {
+    let harness = |err: xtask::error::Error| {
+        Fault::Harness(format!("assignment `{}`: {err}", assignment.name))
+    };
+    let cases = assignment.cases.as_deref();
+    let given = assignment.reference.as_ref().or(args.reference.as_ref());
+    let check = xtask::check::Options::new(
+        xtask::check::corpus_root(cases).map_err(harness)?,
+        xtask::check::reference_for(cases, given.map(|p| p.as_path())).map_err(harness)?,
+        std::path::PathBuf::new(),
+    );
+    let mut options =
+        xtask::grade::Options::new(check, &assignment.spec, work, state_dir.to_path_buf())
+            .map_err(harness)?
+            .hide(args.course.clone());
+    if let Some(jobs) = args.jobs.filter(|jobs| *jobs > 0) {
+        options = options.jobs(jobs);
+    }
+    if let Some(timeout) = assignment.timeout {
+        let timeout = Duration::try_from_secs_f64(timeout).map_err(|err| {
+            Fault::Course(format!("assignment `{}`: timeout: {err}", assignment.name))
+        })?;
+        options = options.timeout(timeout);
+    }
+    Ok(options)
+}
+
+/// `--revoke ID`: the links of student `id` (or `instructor`) stop working, their sessions end.
+async fn revoke(pool: &db::Db, course: &Course, id: &str) -> Result<(), Fault> {
+    let student = (id != "instructor").then_some(id);
+    if student.is_some_and(|id| course.student(id).is_none()) {
+        return Err(Fault::Course(format!(
+            "--revoke: `{id}` is not on the roster"
+        )));
+    }
+    auth::revoke(pool, student).await?;
+    println!("revoked the links of {id}; their sessions are ended");
+    Ok(())
+}
+
+/// Serves the pages (and grades, unless `--jobs 0`) until SIGTERM.
+async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fault> {
+    let listener = tokio::net::TcpListener::bind(&args.listen)
+        .await
+        .map_err(|err| Fault::Listen(format!("--listen {}: {err}", args.listen)))?;
+    let address = listener
+        .local_addr()
+        .map_err(|err| Fault::Listen(err.to_string()))?;
+    let (stop_tx, stop_rx) = tokio::sync::watch::channel(false);
+    let until_stopped = |mut stop: tokio::sync::watch::Receiver<bool>| async move {
+        let _ = stop.wait_for(|stop| *stop).await;
+    };
+    let grader = (args.jobs != Some(0)).then(|| {
+        let stop = until_stopped(stop_rx.clone());
+        tokio::spawn(grading::work(Arc::clone(&state), stop))
+    });
+    println!("listening on http://{address} ({requeued} waiting to be graded)");
+    let app = web::router(Arc::clone(&state));
+    let served = axum::serve(
+        listener,
+        app.into_make_service_with_connect_info::<SocketAddr>(),
+    )
+    .with_graceful_shutdown(until_stopped(stop_rx));
+    let signals = {
+        let state = Arc::clone(&state);
+        async move {
+            stopped().await;
+            eprintln!("stopping: the submission being graded finishes first");
+            state.stopping.store(true, Ordering::Relaxed);
+            let _ = stop_tx.send(true);
+        }
+    };
+    tokio::spawn(signals);
+    served.await.map_err(|err| Fault::Listen(err.to_string()))?;
+    if let Some(grader) = grader {
+        let _ = grader.await;
+    }
+    finish_in_flight(&state).await;
+    Ok(())
+}
+
+/// `--worker`: grades from the queue until SIGTERM, then lets the gradings under way finish.
+async fn work_only(state: Arc<State>, requeued: usize) -> Result<(), Fault> {
+    println!("grading ({requeued} waiting to be graded)");
+    grading::work(Arc::clone(&state), async {
+        stopped().await;
+        eprintln!("stopping: the submission being graded finishes first");
+    })
+    .await;
+    finish_in_flight(&state).await;
+    Ok(())
+}
+
+/// Waits for the gradings under way to record their results (each is bounded by its cases'
+/// limits); past an hour the process stops anyway, and their jobs go back to the queue.
+async fn finish_in_flight(state: &State) {
+    let until = Instant::now() + Duration::from_secs(3600);
+    while state.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+}
+
+/// SIGTERM or Ctrl-C.
+async fn stopped() {
+    let mut term = match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+        Ok(term) => term,
+        Err(_) => return std::future::pending().await,
+    };
+    tokio::select! {
+        _ = term.recv() => {}
+        _ = tokio::signal::ctrl_c() => {}
+    }
+}
+
+/// `--links`: a CSV `id,name,link` of fresh login links (the earlier ones stop working), the
+/// instructor's last; `only` one of them.
+async fn print_links(
+    pool: &db::Db,
+    course: &Course,
+    base_url: &str,
+    only: Option<&str>,
+) -> Result<(), Fault> {
+    if let Some(id) = only {
+        if id != "instructor" && course.student(id).is_none() {
+            return Err(Fault::Course(format!(
+                "--student: `{id}` is not on the roster"
+            )));
+        }
+    }
+    let mut writer = csv::Writer::from_writer(std::io::stdout());
+    let base = base_url.trim_end_matches('/');
+    writer.write_record(["id", "name", "link"])?;
+    for student in &course.roster {
+        if only.is_some_and(|id| id != student.id) {
+            continue;
+        }
+        let token = auth::issue(pool, Some(&student.id)).await?;
+        writer.write_record([&student.id, &student.name, &format!("{base}/login/{token}")])?;
+    }
+    if only.is_none_or(|id| id == "instructor") {
+        let token = auth::issue(pool, None).await?;
+        writer.write_record(["instructor", "Instructor", &format!("{base}/login/{token}")])?;
+    }
+    writer.flush().map_err(|err| Fault::Io(err.to_string()))
+}

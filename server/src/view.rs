@@ -1,0 +1,35 @@
+//! What every page shares: the style sheet, the one-sentence page an error or "sign in" is
+//! shown by, and how times and scores are written.
+
+use axum::response::Html;
+use maud::{html, DOCTYPE};
+
+pub const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
+table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}\
+.muted{color:#666}.late{color:#a40}.bad{color:#b00}.good{color:#070}pre{background:#f4f4f4;padding:.5rem;overflow:auto}\
+nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ddd;padding-bottom:.5rem}nav form{margin-left:auto}\
+iframe{width:100%;height:40rem;border:1px solid #ccc}";
+
+/// A page that only says something (an error, "sign in").
+pub fn message(title: &str, text: &str) -> Html<String> {
+    Html(
+        html! {
+            (DOCTYPE)
+            html lang="en" { head { meta charset="utf-8"; title { (title) } style { (STYLE) } }
+                body { h1 { (title) } p { (text) } } }
+        }
+        .into_string(),
+    )
+}
+
+/// A time as the pages write it (UTC).
+pub fn when(seconds: i64) -> String {
+    chrono::DateTime::from_timestamp(seconds, 0)
+        .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
+        .unwrap_or_default()
+}
+
+/// A score as the pages write it.
+pub fn points(score: Option<f64>) -> String {
+    score.map_or_else(|| "–".into(), |s| format!("{s:.2}"))
+}
