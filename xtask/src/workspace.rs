@@ -239,6 +239,44 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// Builds the course server's programs (a crate of its own: the web stack stays out of the
+/// harness's build) and runs `program` of them in this process's place with `args`. Returns
+/// only what stopped it: the build failed, or the program could not be started.
+pub fn exec_server_program(program: &str, args: &[std::ffi::OsString]) -> Error {
+    use std::os::unix::process::CommandExt;
+    let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    let build = format!(
+        "{} build --package gridjudge-server",
+        cargo.to_string_lossy()
+    );
+    let built = std::process::Command::new(&cargo)
+        .args(["build", "--package", "gridjudge-server", "--bins"])
+        .arg("--manifest-path")
+        .arg(root().join("Cargo.toml"))
+        .status();
+    match built {
+        Ok(status) if status.success() => {}
+        Ok(status) => {
+            return Error::CouldNotRun {
+                command: build,
+                message: status.to_string(),
+            }
+        }
+        Err(err) => {
+            return Error::CouldNotRun {
+                command: build,
+                message: err.to_string(),
+            }
+        }
+    }
+    let path = target_dir().join("debug").join(program);
+    let err = std::process::Command::new(&path).args(args).exec();
+    Error::CouldNotRun {
+        command: path.display().to_string(),
+        message: err.to_string(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

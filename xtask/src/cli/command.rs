@@ -5,9 +5,21 @@ use std::process::ExitCode;
 
 use clap::{CommandFactory, Parser};
 
+use super::adequacy::AdequacyArgs;
+use super::autograder::AutograderArgs;
+use super::bench::BenchArgs;
+use super::bless::BlessArgs;
+use super::check::CheckArgs;
+use super::fuzz::FuzzArgs;
+use super::gen::GenArgs;
+use super::grade::GradeArgs;
+use super::kit::KitArgs;
+use super::merge::MergeArgs;
+use super::new::NewArgs;
+use super::serve::ServeArgs;
 #[cfg(feature = "similarity")]
 use super::similar::SimilarArgs;
-use super::tasks::*;
+use crate::error::Error;
 
 #[derive(Parser)]
 #[command(
@@ -185,4 +197,26 @@ pub enum Task {
     /// instructor): similarity.html, .csv and .json.
     #[cfg(feature = "similarity")]
     Similar(SimilarArgs),
+}
+
+impl Task {
+    /// Runs the task: its exit status, or the error that stopped it.
+    pub fn run(self) -> Result<ExitCode, Error> {
+        match self {
+            Task::Check(args) => super::check::run(args),
+            Task::Bless(args) => super::bless::run(args),
+            Task::New(args) => super::new::run(args),
+            Task::Gen(args) => super::gen::run(args),
+            Task::Bench(args) => super::bench::run(args),
+            #[cfg(feature = "similarity")]
+            Task::Similar(args) => super::similar::run(args),
+            Task::Fuzz(args) => super::fuzz::run(args),
+            Task::Grade(args) => super::grade::run(args),
+            Task::Merge(args) => super::merge::run(args),
+            Task::Adequacy(args) => super::adequacy::run(args),
+            Task::Kit(args) => super::kit::run(args),
+            Task::Autograder(args) => super::autograder::run(args),
+            Task::Serve(args) => super::serve::run(args),
+        }
+    }
 }

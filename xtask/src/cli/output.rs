@@ -3,7 +3,7 @@
 //! student kit), when to draw progress bars, and a grading's progress bar and closing lines.
 
 use std::io::Write;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 
 use crate::error::Error;
@@ -129,22 +129,6 @@ fn github_step_summary(run: &Run) -> Result<(), Error> {
     append_step_summary(&crate::report::markdown(run))
 }
 
-/// Writes a grading's Markdown summary to `path` (if given) and to the GitHub job summary (on
-/// Actions); nothing for `--dry-run`.
-pub fn write_grade_summary(
-    summary: &crate::grade::Summary,
-    path: &Option<PathBuf>,
-) -> Result<(), Error> {
-    if !summary.plan.is_empty() {
-        return Ok(());
-    }
-    let markdown = crate::report::class_markdown(&summary.grades, &summary.changes);
-    if let Some(path) = path {
-        write_atomically(path, markdown.as_bytes())?;
-    }
-    append_step_summary(&markdown)
-}
-
 /// Appends `markdown` to the GitHub job summary (the file named by `GITHUB_STEP_SUMMARY`,
 /// which every step appends to), when there is one.
 pub(super) fn append_step_summary(markdown: &str) -> Result<(), Error> {
@@ -194,69 +178,6 @@ pub fn print_report(report: &str) -> Result<(), Error> {
     }
 }
 
-/// What `grade` prints when it is done; `out` is where it wrote.
-pub fn grade_report(summary: &crate::grade::Summary, out: &std::path::Path) -> String {
-    if !summary.plan.is_empty() {
-        let mut report = String::from("--dry-run: nothing graded; a grading would\n");
-        for (id, what) in &summary.plan {
-            report += &format!("  {id}: {what}\n");
-        }
-        return report;
-    }
-    let failed = summary.grades.could_not_run();
-    let mut report = match summary.filtered {
-        Some((kept, whole)) => format!(
-            "--filter: scores are out of {kept} points, the groups it keeps (the whole suite: \
-             {whole})\n"
-        ),
-        None => String::new(),
-    };
-    report += &format!(
-        "{}: {} graded now, {} reused from an earlier run, {} could not be graded (run, built or unpacked: their `error`)\n",
-        counted(summary.grades.submissions.len(), "submission", "submissions"),
-        summary.n_graded,
-        summary.n_reused,
-        failed
-    );
-    for (name, why) in &summary.grades.skipped {
-        report += &format!("skipped `{name}`: {why}\n");
-    }
-    if !summary.changes.is_empty() {
-        report += &format!(
-            "regrade: {} since the earlier grading{}\n",
-            counted(summary.changes.len(), "score moved", "scores moved"),
-            summary
-                .earlier
-                .as_ref()
-                .map(|kept| format!(" (kept as `{}`)", kept.display()))
-                .unwrap_or_default()
-        );
-        for change in &summary.changes {
-            report += &format!(
-                "  {}: {:.2} → {:.2}: {}\n",
-                change.id, change.old_score, change.new_score, change.why
-            );
-        }
-    }
-    if let (true, Some(place)) = (summary.interrupted, &summary.stopped_at) {
-        report += &format!(
-            "stopped by --fail-fast at {place}: run the same command again to grade the rest\n"
-        );
-    } else if summary.interrupted {
-        report += "stopped (Ctrl-C): run the same command again to grade the rest\n";
-    } else {
-        report += &format!(
-            "wrote `{}` and `{}`\n",
-            out.join("grades.csv").display(),
-            out.join("grades.json").display()
-        );
-        if summary.html {
-            report += &format!("wrote `{}`\n", out.join("report.html").display());
-        }
-    }
-    report
-}
-
 /// Lines for the user's eye (warnings, notes), on stderr.
 pub fn warn(lines: &[String]) {
     for line in lines {
@@ -296,125 +217,15 @@ pub(super) fn counted(n: usize, one: &str, many: &str) -> String {
     }
 }
 
-/// What `new` says it made, and the next steps.
-pub fn new_suite_report(folder: &Path, request: &crate::scaffold::Request) -> String {
-    let corpus = request.corpus.display();
-    let name = &request.name;
-    let mut notes = String::new();
-    for file in crate::scaffold::outside(request, folder) {
-        notes +=
-            &format!(
-            "note: `{file}` stays where it is, outside the suite's folder, and suite.toml names \
-             it there; a graded program run in a folder that holds it could read it: keep it \
-             beside suite.toml (move it and name it `{}` in suite.toml), where no graded \
-             program can\n",
-            Path::new(&file).file_name().unwrap_or_default().to_string_lossy()
-        );
-    }
-    notes + &format!(
-        "created `{}` and its `handout/` group\n\
-         next:\n  \
-         1. put the handout's examples in `handout/` as `001-NAME.in` files (and your \
-         solution and generator beside `suite.toml`)\n  \
-         2. cargo xtask bless --cases {corpus} --spec {name}     (writes their `.out` with your solution)\n  \
-         3. cargo xtask gen --cases {corpus} --spec {name} --count 50   (with a `generate` command)\n  \
-         4. cargo xtask check --cases {corpus} --spec {name} -- python3 ~/student/student.py   \
-         (a program outside this checkout: the checkout is hidden from graded programs)\n",
-        folder.join("suite.toml").display()
-    )
+/// Prints `report`: the task is done, exit status 0.
+pub(super) fn done(report: &str) -> Result<ExitCode, Error> {
+    print_report(report)?;
+    Ok(ExitCode::SUCCESS)
 }
 
-/// `check --list`: each suite's graded groups with their cases and points, its ungraded groups,
-/// and the points a perfect program scores (a group without cases is worth nothing yet).
-pub fn suite_listing(root: &Path, spec: Option<&str>) -> Result<String, Error> {
-    let suites = match spec {
-        Some(spec) => vec![crate::corpus::find(root, spec)?],
-        None => crate::corpus::load_all(root)?,
-    };
-    let mut out = String::new();
-    for suite in &suites {
-        let cases = crate::corpus::discover(suite)?;
-        let count = |group: &str, graded: bool| {
-            cases
-                .iter()
-                .filter(|c| c.group == group && c.graded == graded)
-                .count()
-        };
-        let mut total = 0.0;
-        let mut lines = String::new();
-        for (group, points) in &suite.file.groups {
-            let n = count(group, true);
-            if n > 0 {
-                total += points;
-                let n = counted(n, "case ", "cases");
-                lines += &format!("  {group:<28} {n:>10}  {points:>5} points\n");
-            } else {
-                lines += &format!(
-                    "  {group:<28} {:>10}  (worth nothing until it has some)\n",
-                    "0 cases"
-                );
-            }
-        }
-        for group in suite.file.ungraded.keys() {
-            let n = counted(count(group, false), "case ", "cases");
-            lines += &format!("  {group:<28} {n:>10}  (ungraded)\n");
-        }
-        let graded = cases.iter().filter(|c| c.graded).count();
-        out += &format!(
-            "{}: {}, {total} points in all\n{lines}",
-            suite.name,
-            counted(graded, "graded case", "graded cases")
-        );
-    }
-    Ok(out)
-}
-
-/// What `gen` says it wrote.
-pub fn gen_report(written: usize, spec: &str, dir: &Path) -> String {
-    format!("wrote {written} {spec} cases into `{}`\n", dir.display())
-}
-
-/// The line `fuzz` starts with: how to repeat it.
-pub fn fuzz_banner(spec: &str, seed: u64) -> String {
-    format!("fuzzing {spec} with seed {seed} (repeat with --seed {seed})")
-}
-
-/// What `merge` says it merged.
-pub fn merge_report(submissions: usize, files: usize, out: &Path) -> String {
-    format!(
-        "merged {submissions} submissions from {files} files into `{}`\n",
-        out.display()
-    )
-}
-
-/// What `kit` says it wrote.
-pub fn kit_report(path: &Path, bytes: u64, bundle: &str) -> String {
-    format!(
-        "wrote `{}`: {:.1} MB, {bundle}\n",
-        path.display(),
-        bytes as f64 / 1e6
-    )
-}
-
-/// What `autograder` says it wrote, and how submissions will run.
-pub fn autograder_report(
-    path: &Path,
-    bytes: usize,
-    bundle: &crate::kit::Bundle,
-    run: &[String],
-) -> String {
-    let run = match run.is_empty() {
-        true => "its sources, built".to_string(),
-        false => run.join(" "),
-    };
-    format!(
-        "wrote `{}`: {:.1} MB, the kit of {} run as `{run}`\n\
-         total points: {} (enter them as the Gradescope assignment's points)\n",
-        path.display(),
-        bytes as f64 / 1e6,
-        bundle.summary(),
-        bundle.points()
-    )
+/// Exit status 1 when something was found wanting, else 0.
+pub(super) fn failed_if(failed: bool) -> ExitCode {
+    ExitCode::from(u8::from(failed))
 }
 
 #[cfg(test)]

@@ -1,6 +1,9 @@
 //! `cargo xtask similar`: its command line and what it prints (the instructor's similarity
 //! report; the work is `grade::similar`).
 
+use std::process::ExitCode;
+
+use super::output::done;
 use std::path::PathBuf;
 
 use super::output::counted;
@@ -58,7 +61,7 @@ impl SimilarArgs {
 
 /// What `similar` prints: the pairs at the top of the ranking, each with its evidence, what was
 /// not measured, and the files written.
-pub fn similar_report(report: &crate::report::Similarity, written: &[PathBuf]) -> String {
+pub(super) fn similar_report(report: &crate::report::Similarity, written: &[PathBuf]) -> String {
     let analysis = &report.analysis;
     let mut text = format!(
         "{}, {} with anything in common, {} flagged\n",
@@ -85,4 +88,12 @@ pub fn similar_report(report: &crate::report::Similarity, written: &[PathBuf]) -
         text += &format!("wrote {}\n", path.display());
     }
     text
+}
+
+/// `similar`: the report written, and what it says.
+pub(super) fn run(args: SimilarArgs) -> Result<ExitCode, Error> {
+    let (options, out) = args.options()?;
+    let report = crate::grade::similar(&options)?;
+    let written = crate::grade::write_similarity(&report, &out)?;
+    done(&similar_report(&report, &written))
 }
