@@ -329,7 +329,7 @@ fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Optio
         .as_ref()
         .map_or(case.expected.len(), |d| d.expected_offset);
     let trace = case.trace.get_or_init(|| {
-        crate::judge::built_in_trace(&[spec.name.to_string()], &case.input)
+        crate::process::built_in_trace(&[spec.name.to_string()], &case.input)
             .map(|trace| trace.to_string())
             .unwrap_or_default()
     });

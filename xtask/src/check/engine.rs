@@ -13,7 +13,7 @@ use crate::corpus::{discover, Case};
 use crate::corpus::{load_all, Suite};
 use crate::error::Error;
 use crate::judge::Run;
-use crate::judge::{judge, judge_hidden, CaseResult, Judgement, Verdict};
+use crate::judge::{judge_case, CaseResult, Expected, Judgement, Verdict};
 use crate::process::Bounds;
 use crate::submission::Outcome;
 use crate::target::{Program, Target};
@@ -544,35 +544,24 @@ fn run_case(
     };
     let (execution, busy) =
         crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds, reruns);
-    let mut judgement = match (execution, &hashes) {
-        (Ok(execution), Some(hashes)) => {
-            judge_hidden(plan.suite.rules(), hashes, execution, timeout)
-        }
-        (Ok(execution), None) => judge(plan.suite.rules(), expected, execution, timeout),
-        (Err(err), _) => Judgement::could_not_run(err.to_string(), expected),
+    let expected = match &hashes {
+        Some(hashes) => Expected::Hidden(hashes),
+        None => Expected::Output(expected),
     };
-    if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
-        judgement.verdict = Verdict::Unreliable;
-        judgement.detail = Some(format!(
-            "stopped at the wall-clock backstop after being kept from its CPU for {:.1} s (and \
-             again when run alone, or this submission had no rerun left): the machine was too \
-             busy to measure it, so there is no verdict on the program; grade it again on a \
-             quieter machine",
-            waited.as_secs_f64()
-        ));
-    }
+    let execution = execution.map_err(|err| err.to_string());
+    let mut judgement = judge_case(plan.suite.rules(), expected, execution, timeout, busy);
     if !judgement.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);
     }
-    if !judgement.verdict.passed() {
-        judgement.place_difference(
+    if !judgement.verdict.passed() && judgement.difference.is_some() {
+        let trace = crate::process::case_trace(
             &plan.suite,
             &options.reference,
             &options.dir,
             &input,
             &case.input.with_extension("trace"),
-            &options.hold_out,
         );
+        judgement.place_difference(trace.as_deref().map(String::as_str), &input, &options.hold_out);
     }
     judgement.bound();
     Ok(result(judgement))

@@ -1,37 +1,28 @@
 //! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
 //! cause), its stable id, and its words, with and without the case's own input line.
 
-use std::path::Path;
 
-use super::locate::{case_trace, from_trace_text, without};
+use super::locate::{from_trace_text, without};
 use super::outcome::{Judgement, Verdict};
-use crate::corpus::Suite;
 use crate::process::killed_by;
 
 impl Judgement {
     /// Says where this failure's first difference shows and which rule of the spec decided
-    /// the expected output there ([`locate`]), for `suite`'s case `input`: what the cause is
-    /// keyed on. `stored` is the trace the student kit holds beside the case; the misreadings
-    /// of the variants named in `hold_out` are left out of it, as if nobody had listed them.
-    pub fn place_difference(
-        &mut self,
-        suite: &Suite,
-        reference: &Path,
-        dir: &Path,
-        input: &[u8],
-        stored: &Path,
-        hold_out: &[String],
-    ) {
+    /// the expected output there ([`locate`]), from the reference's `trace` of the case's
+    /// `input` (made by `process::case_trace`; none where the reference cannot say): what the
+    /// cause is keyed on. The misreadings of the variants named in `hold_out` are left out of
+    /// it, as if nobody had listed them.
+    pub fn place_difference(&mut self, trace: Option<&str>, input: &[u8], hold_out: &[String]) {
         let Some(difference) = &self.difference else {
             return;
         };
         let stdout = self.execution.as_ref().map_or(&[][..], |e| &e.stdout[..]);
         let offset = difference.telling_offset();
-        let found = case_trace(suite, reference, dir, input, stored).and_then(|trace| {
+        let found = trace.and_then(|trace| {
             if hold_out.is_empty() {
-                from_trace_text(&trace, input, offset, stdout)
+                from_trace_text(trace, input, offset, stdout)
             } else {
-                from_trace_text(&without(&trace, hold_out), input, offset, stdout)
+                from_trace_text(&without(trace, hold_out), input, offset, stdout)
             }
         });
         self.answers = found.as_ref().and_then(|l| l.command.clone());

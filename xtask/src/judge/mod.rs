@@ -4,10 +4,10 @@
 //! [`outcome`] the closed [`Verdict`], the [`Judgement`] of a case and [`judge`] (with
 //! [`judge_hidden`] for a hidden case, redacted, by the salted hashes of [`hidden`]); [`cause`]
 //! where a difference shows and the rule behind it; [`locate`] the input line of a difference,
-//! from the reference's trace; [`refute`] which misreadings a whole run refutes, and [`family`] the handout section a failure
+//! from the reference's trace (which `process` makes: judging runs nothing); [`refute`] which misreadings a whole run refutes, and [`family`] the handout section a failure
 //! no misreading explains is grouped by; [`diff`] the line diff with invisible characters made visible;
 //! [`run`] the finished [`Run`] and its summaries, computed once, which every reporter only
-//! formats.
+//! formats; [`verdict`] the one place a case's final verdict is decided ([`judge_case`]).
 
 mod cause;
 mod compare;
@@ -18,11 +18,13 @@ mod locate;
 mod outcome;
 mod refute;
 mod run;
+mod verdict;
 
 pub use cause::{build_headline, settle_run_ties, settle_ties};
 pub use diff::{line as visible_line, render as line_diff, visible};
 pub use hidden::{mask, Hashes};
-pub use locate::{built_in_trace, from_trace_text, reference_trace, without, RuleAt};
+pub use locate::{from_trace_text, without, RuleAt};
 pub use outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
 pub use refute::{contradicts, forget, refute_run, variant_start};
 pub use run::{stderr_tail, Build, BuildStatus, Cause, Run, Summaries, Totals};
+pub use verdict::{judge_case, Expected};

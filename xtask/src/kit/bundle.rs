@@ -111,7 +111,7 @@ pub(super) fn bundle(
         let expected = text(&case.expected)?;
         let trace = suite
             .is_built_in()
-            .then(|| crate::judge::reference_trace(&suite, reference, &dir, input.as_bytes()))
+            .then(|| crate::process::reference_trace(&suite, reference, &dir, input.as_bytes()))
             .flatten()
             .map(|trace| trace.to_string());
         hash_case(&mut corpus, [&case.group, &case.name, &input, &expected]);

@@ -6,7 +6,8 @@
 //! namespaces of its own. [`pump`] multiplexes everything with `poll(2)` on one thread until the
 //! case has ended, killing the whole case (its PID namespace, or its process group) whatever
 //! happens. [`running`] reaps it: the exit status and CPU time. [`execution`] holds what a run
-//! came to and [`classify`], the pure rule naming the resource limit it ran into.
+//! came to and [`classify`], the pure rule naming the resource limit it ran into. [`trace`]
+//! makes the reference's trace of a case, which `judge` reads to say where a difference shows.
 
 mod direct;
 mod execution;
@@ -16,6 +17,7 @@ mod pool;
 mod pump;
 mod running;
 mod spawn;
+mod trace;
 
 pub use execution::{backstop, classify, killed_by, Bounds, Execution, Exit, Limit, Signs};
 pub use fair::{execute_fairly, jobs_warning, load_warning, Reruns};
@@ -24,3 +26,4 @@ pub use pool::{
     cpus, map, seated_map, seated_map_in, seated_workers, seated_workers_in, workers, SharedSeats,
 };
 pub use spawn::{execute, Planning};
+pub use trace::{built_in_trace, case_trace, reference_trace};

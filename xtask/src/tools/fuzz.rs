@@ -399,12 +399,16 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
         Outcome::Found(found) => found,
     };
     let mut judgement = found.judgement;
-    judgement.place_difference(
+    let trace = crate::process::case_trace(
         &options.suite,
         &options.reference,
         &options.dir,
         found.shrunk.as_bytes(),
         std::path::Path::new(""),
+    );
+    judgement.place_difference(
+        trace.as_deref().map(String::as_str),
+        found.shrunk.as_bytes(),
         &[],
     );
     let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;
