@@ -258,3 +258,90 @@ fn the_harness_has_no_oversized_file_or_function() {
     }
     assert!(oversized.is_empty(), "{}", oversized.join("\n"));
 }
+
+/// The other packages of the workspace: the reference (`src/`), the course server, the
+/// similarity library and the student kit's program.
+fn package_sources() -> Vec<PathBuf> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
+    ["src", "server/src", "similarity/src", "kit/src"]
+        .iter()
+        .map(|dir| root.join(dir))
+        .collect()
+}
+
+/// The reference, the course server, the similarity library and the kit keep the harness's
+/// house rules: no file over 600 lines or function over 100, no file beside a folder of its
+/// name, every folder a face, and modules that never import each other in a circle.
+#[test]
+fn every_package_keeps_the_house_rules() {
+    let mut problems = Vec::new();
+    for src in package_sources() {
+        let package = src.parent().unwrap().file_name().unwrap().to_string_lossy();
+        let mut graph: BTreeMap<String, BTreeSet<String>> = BTreeMap::new();
+        let mut rooms = BTreeSet::new();
+        let mut files = Vec::new();
+        for entry in walkdir::WalkDir::new(&src).sort_by_file_name() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let name = path.strip_prefix(&src).unwrap().display().to_string();
+            if entry.file_type().is_dir() && path != src && !name.starts_with("bin") {
+                if path.with_extension("rs").is_file() {
+                    problems.push(format!("{package}: `{name}.rs` beside a folder `{name}/`"));
+                }
+                if !path.join("mod.rs").is_file() {
+                    problems.push(format!("{package}: `{name}/` has no face (`mod.rs`)"));
+                }
+            }
+            if path.extension().is_some_and(|ext| ext == "rs") {
+                rooms.insert(room(&name));
+                files.push((name, std::fs::read_to_string(path).unwrap()));
+            }
+        }
+        for (name, text) in &files {
+            let lines: Vec<&str> = text.lines().collect();
+            if lines.len() > 600 {
+                problems.push(format!("{package}: {name}: {} lines", lines.len()));
+            }
+            for (start, line) in lines.iter().enumerate() {
+                let trimmed = line.trim_start();
+                let is_fn = [
+                    "fn ",
+                    "pub fn ",
+                    "pub(crate) fn ",
+                    "pub(super) fn ",
+                    "async fn ",
+                ]
+                .iter()
+                .chain(&["pub async fn ", "pub(crate) async fn ", "const fn "])
+                .any(|prefix| trimmed.starts_with(prefix));
+                if !is_fn || trimmed.ends_with(';') {
+                    continue;
+                }
+                let closing = format!("{}}}", &line[..line.len() - trimmed.len()]);
+                let length = lines[start..].iter().position(|l| *l == closing);
+                if length.is_some_and(|length| length + 1 > 100) {
+                    problems.push(format!(
+                        "{package}: {name}:{}: a function over 100 lines",
+                        start + 1
+                    ));
+                }
+            }
+            if name.ends_with("mod.rs") && !text.starts_with("//!") {
+                problems.push(format!("{package}: {name}: no `//!` saying what it is"));
+            }
+            let here = room(name);
+            for used in names_after(&code(text), "crate::") {
+                if used != here && rooms.contains(&used) {
+                    graph.entry(here.clone()).or_default().insert(used);
+                }
+            }
+        }
+        if let Some(found) = circle(&graph) {
+            problems.push(format!(
+                "{package}: modules import each other: {}",
+                found.join(" -> ")
+            ));
+        }
+    }
+    assert!(problems.is_empty(), "{}", problems.join("\n"));
+}
