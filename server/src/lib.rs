@@ -11,8 +11,7 @@
 //! [`class`] (the instructor's), [`api`]; [`upload`] (taking work in) and [`grading`] (the
 //! queue's worker); [`extract`] (who is asking and what about), [`auth`] (links, sessions,
 //! CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
-//! [`course`], [`roster`] and [`init`] (the course folder's files); [`store`] (names and
-//! hashes of uploads), [`view`] (what every page shares) and [`error`] (the faults and the
+//! [`course`], [`roster`] and [`init`] (the course folder's files); [`view`] (what every page shares) and [`error`] (the faults and the
 //! answers they turn into).
 
 pub mod api;
@@ -30,7 +29,6 @@ pub mod queue;
 pub mod roster;
 pub mod start;
 pub mod state;
-pub mod store;
 pub mod upload;
 pub mod view;
 pub mod web;

@@ -10,7 +10,7 @@ use crate::db::{now, submissions};
 use crate::error::{not_found, Reply};
 use crate::queue::{self, Job};
 use crate::state::State;
-use crate::store::clean_name;
+use xtask::submission::clean_name;
 
 /// Reads a multipart body: its `file` fields (name and bytes) and its `csrf` field. A body
 /// over the cap ends here (413), before anything is stored.
@@ -146,7 +146,7 @@ fn named_files(
         return Err(unprocessable("Choose at least one file.".into()));
     }
     let mut names: Vec<String> = named.iter().map(|(name, _)| name.clone()).collect();
-    crate::store::without_common_folder(&mut names);
+    xtask::submission::without_common_folder(&mut names);
     for ((name, _), short) in named.iter_mut().zip(names) {
         *name = short;
     }

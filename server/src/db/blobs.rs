@@ -2,8 +2,14 @@
 //! transaction as the submission that names it, so that a worker on any machine reads it from
 //! there.
 
+use sha2::{Digest, Sha256};
+
 use super::Db;
-use crate::store::hash;
+
+/// The SHA-256 of `bytes`, in hex: what a file handed in is stored under.
+pub fn hash(bytes: &[u8]) -> String {
+    xtask::files::to_hex(&Sha256::digest(bytes))
+}
 
 /// Stores `bytes` under `hash` (once: the same bytes again are already there).
 pub async fn put(
@@ -32,4 +38,18 @@ pub async fn get(db: &Db, hash: &str) -> Result<Vec<u8>, String> {
         return Err(format!("the stored file {hash} does not match its hash"));
     }
     Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_file_is_stored_under_its_sha_256() {
+        // The SHA-256 of "print(1)\n", computed apart (sha256sum).
+        assert_eq!(
+            hash(b"print(1)\n"),
+            "cc42155088fca5730758db72b2a5bca33112a941dfaa2d43098ec422ce4ea213"
+        );
+    }
 }

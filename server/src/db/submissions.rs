@@ -341,7 +341,7 @@ pub async fn insert(db: &Db, new: &New<'_>) -> Result<Option<i64>, Fault> {
     // The bytes live in the database, once per hash, committed with the submission: a worker
     // on any machine reads them from there.
     for (file, bytes) in new.files {
-        let hash = crate::store::hash(bytes);
+        let hash = super::blobs::hash(bytes);
         super::blobs::put(&mut tx, &hash, bytes).await?;
         sqlx::query("INSERT INTO files (submission, name, hash, size) VALUES ($1, $2, $3, $4)")
             .bind(id)

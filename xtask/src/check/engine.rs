@@ -561,7 +561,11 @@ fn run_case(
             &input,
             &case.input.with_extension("trace"),
         );
-        judgement.place_difference(trace.as_deref().map(String::as_str), &input, &options.hold_out);
+        judgement.place_difference(
+            trace.as_deref().map(String::as_str),
+            &input,
+            &options.hold_out,
+        );
     }
     judgement.bound();
     Ok(result(judgement))

@@ -1,7 +1,6 @@
 //! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
 //! cause), its stable id, and its words, with and without the case's own input line.
 
-
 use super::locate::{from_trace_text, without};
 use super::outcome::{Judgement, Verdict};
 use crate::process::killed_by;

@@ -148,4 +148,3 @@ fn trace(reference: &Target, input: &[u8]) -> Option<String> {
     execute(&traced, input, &bounds, &Policy::trusted()).ok()?;
     std::fs::read_to_string(&trace_path).ok()
 }
-

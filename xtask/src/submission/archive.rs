@@ -7,9 +7,10 @@
 
 use std::io::Read;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Component, Path, PathBuf};
+use std::path::{Path, PathBuf};
 
 use super::digest::{Digest, MAX_BYTES, MAX_FILES};
+use super::names::inside;
 
 /// The archive extension the name of `path` ends with (in any case), if any.
 pub fn extension(path: &Path) -> Option<&'static str> {
@@ -114,17 +115,6 @@ pub fn unpack(path: &Path, extension: &str) -> Result<PathBuf, String> {
 struct Budget {
     files: usize,
     bytes: u64,
-}
-
-/// The path of an archive entry inside `folder`, if it stays there.
-fn inside(folder: &Path, name: &Path) -> Result<PathBuf, String> {
-    let stays = name
-        .components()
-        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
-    if !stays || name.as_os_str().is_empty() {
-        return Err(format!("`{}` would leave its folder", name.display()));
-    }
-    Ok(folder.join(name))
 }
 
 /// Writes one entry's bytes at `path`, within the budget.

@@ -1,11 +1,18 @@
-//! What an upload's files are called: the SHA-256 each is stored under (`db::blobs`), and the
-//! names a submission's files get.
+//! What a submission may name, decided here once: the path an archive's entry gets (refused
+//! where it would leave its folder) and the path a file uploaded to the course server gets
+//! (`..`, `.` and roots dropped; hidden parts and control characters refused).
 
-use sha2::{Digest, Sha256};
+use std::path::{Component, Path, PathBuf};
 
-/// The SHA-256 of `bytes`, in hex: what a file handed in is stored under.
-pub fn hash(bytes: &[u8]) -> String {
-    xtask::files::to_hex(&Sha256::digest(bytes))
+/// The path of an archive entry inside `folder`, if it stays there.
+pub(super) fn inside(folder: &Path, name: &Path) -> Result<PathBuf, String> {
+    let stays = name
+        .components()
+        .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if !stays || name.as_os_str().is_empty() {
+        return Err(format!("`{}` would leave its folder", name.display()));
+    }
+    Ok(folder.join(name))
 }
 
 /// The path a student's uploaded file gets inside the submission: its name's parts, with
@@ -47,15 +54,6 @@ pub fn without_common_folder(names: &mut [String]) {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_file_is_stored_under_its_sha_256() {
-        // The SHA-256 of "print(1)\n", computed apart (sha256sum).
-        assert_eq!(
-            hash(b"print(1)\n"),
-            "cc42155088fca5730758db72b2a5bca33112a941dfaa2d43098ec422ce4ea213"
-        );
-    }
 
     #[test]
     fn upload_names_stay_inside_the_submission() {
