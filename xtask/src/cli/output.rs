@@ -218,12 +218,14 @@ pub(super) fn counted(n: usize, one: &str, many: &str) -> String {
 }
 
 /// Prints `report`: the task is done, exit status 0.
+#[cfg(all(feature = "reference", feature = "similarity"))]
 pub(super) fn done(report: &str) -> Result<ExitCode, Error> {
     print_report(report)?;
     Ok(ExitCode::SUCCESS)
 }
 
 /// Exit status 1 when something was found wanting, else 0.
+#[cfg(all(feature = "reference", feature = "similarity"))]
 pub(super) fn failed_if(failed: bool) -> ExitCode {
     ExitCode::from(u8::from(failed))
 }

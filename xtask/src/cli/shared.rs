@@ -137,6 +137,7 @@ impl ReportArgs {
 }
 
 /// The reference binary: the one given, or a fresh release build.
+#[cfg(all(feature = "reference", feature = "similarity"))]
 pub(super) fn reference_binary(given: &Option<PathBuf>) -> Result<PathBuf, Error> {
     crate::check::reference_binary(given.as_deref())
 }
