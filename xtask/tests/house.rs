@@ -207,6 +207,34 @@ fn every_stage_is_a_folder_with_a_face() {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
+/// The functions of a file's `lines`: where each begins (from 0) and its length in lines,
+/// counted from its `fn` line to the closing brace at its indentation.
+fn functions(lines: &[&str]) -> Vec<(usize, usize)> {
+    let prefixes = [
+        "fn ",
+        "pub fn ",
+        "pub(crate) fn ",
+        "pub(super) fn ",
+        "unsafe fn ",
+        "const fn ",
+        "async fn ",
+        "pub async fn ",
+        "pub(crate) async fn ",
+    ];
+    let mut found = Vec::new();
+    for (start, line) in lines.iter().enumerate() {
+        let trimmed = line.trim_start();
+        if !prefixes.iter().any(|p| trimmed.starts_with(p)) || trimmed.ends_with(';') {
+            continue;
+        }
+        let closing = format!("{}}}", &line[..line.len() - trimmed.len()]);
+        if let Some(length) = lines[start..].iter().position(|l| *l == closing) {
+            found.push((start, length + 1));
+        }
+    }
+    found
+}
+
 /// The size of the harness's rooms (the README's invariant): no file of `xtask/src` over 600
 /// lines, no function over 100, no logic in a `mod.rs`. A function is counted from its `fn`
 /// line to the closing brace at its indentation.
@@ -226,30 +254,12 @@ fn the_harness_has_no_oversized_file_or_function() {
         if lines.len() > 600 {
             oversized.push(format!("{name}: {} lines", lines.len()));
         }
-        for (start, line) in lines.iter().enumerate() {
-            let trimmed = line.trim_start();
-            let is_fn = [
-                "fn ",
-                "pub fn ",
-                "pub(crate) fn ",
-                "unsafe fn ",
-                "const fn ",
-            ]
-            .iter()
-            .any(|prefix| trimmed.starts_with(prefix));
-            if !is_fn || trimmed.ends_with(';') {
-                continue;
-            }
-            let indent = &line[..line.len() - trimmed.len()];
-            let closing = format!("{indent}}}");
-            if let Some(length) = lines[start..].iter().position(|l| *l == closing) {
-                if length + 1 > 100 {
-                    oversized.push(format!(
-                        "{name}:{}: a function of {} lines",
-                        start + 1,
-                        length + 1
-                    ));
-                }
+        for (start, length) in functions(&lines) {
+            if length > 100 {
+                oversized.push(format!(
+                    "{name}:{}: a function of {length} lines",
+                    start + 1
+                ));
             }
             if name.ends_with("mod.rs") {
                 oversized.push(format!("{name}:{}: logic in a mod.rs", start + 1));
@@ -302,27 +312,11 @@ fn every_package_keeps_the_house_rules() {
             if lines.len() > 600 {
                 problems.push(format!("{package}: {name}: {} lines", lines.len()));
             }
-            for (start, line) in lines.iter().enumerate() {
-                let trimmed = line.trim_start();
-                let is_fn = [
-                    "fn ",
-                    "pub fn ",
-                    "pub(crate) fn ",
-                    "pub(super) fn ",
-                    "async fn ",
-                ]
-                .iter()
-                .chain(&["pub async fn ", "pub(crate) async fn ", "const fn "])
-                .any(|prefix| trimmed.starts_with(prefix));
-                if !is_fn || trimmed.ends_with(';') {
-                    continue;
-                }
-                let closing = format!("{}}}", &line[..line.len() - trimmed.len()]);
-                let length = lines[start..].iter().position(|l| *l == closing);
-                if length.is_some_and(|length| length + 1 > 100) {
+            for (start, length) in functions(&lines) {
+                if length > 100 {
+                    let at = start + 1;
                     problems.push(format!(
-                        "{package}: {name}:{}: a function over 100 lines",
-                        start + 1
+                        "{package}: {name}:{at}: a function of {length} lines"
                     ));
                 }
             }
