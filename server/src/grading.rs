@@ -122,6 +122,37 @@ async fn handle(job: Job, state: Data<Arc<State>>) -> Result<(), BoxDynError> {
     }
 }
 
+/// How often a grading's count of cases run goes to the database.
+const PROGRESS_EVERY: Duration = Duration::from_millis(300);
+
+/// A pace: [`Every::due`] says yes at most once per span, whatever the threads asking.
+struct Every {
+    span: Duration,
+    last: std::sync::Mutex<Option<std::time::Instant>>,
+}
+
+impl Every {
+    fn new(span: Duration) -> Every {
+        Every {
+            span,
+            last: std::sync::Mutex::new(None),
+        }
+    }
+
+    /// Whether a span has passed since the last yes (the first asking is due).
+    fn due(&self) -> bool {
+        let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
+        let now = std::time::Instant::now();
+        match *last {
+            Some(at) if now.duration_since(at) < self.span => false,
+            _ => {
+                *last = Some(now);
+                true
+            }
+        }
+    }
+}
+
 impl Job {
     /// The submission and generation, as the database keys a grading.
     fn key(&self) -> (i64, i64) {
@@ -202,6 +233,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     let progress_job = job.clone();
     let graded = tokio::task::spawn_blocking(move || {
         let stop = AtomicBool::new(false);
+        let written = Every::new(PROGRESS_EVERY);
         let progress = |step: xtask::check::Step| match step {
             xtask::check::Step::Planned { cases } => {
                 progress_state
@@ -214,7 +246,15 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
                     cases,
                 ));
             }
-            xtask::check::Step::Ran => progress_state.live.ran(submission),
+            xtask::check::Step::Ran => {
+                let done = progress_state.live.ran(submission);
+                // The count goes through the database too, for a web server that grades
+                // nothing (its pages read it there), at most every few hundred milliseconds.
+                if let Some(done) = done.filter(|_| written.due()) {
+                    let (db, key) = (progress_state.db.clone(), progress_job.key());
+                    handle.spawn(async move { submissions::set_done(&db, key, done).await });
+                }
+            }
         };
         xtask::grade::grade_one(&options, &id, &dir, &progress_state.seats, &progress, &stop)
     })

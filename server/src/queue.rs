@@ -62,6 +62,8 @@ pub fn queue(backend: &Backend) -> Queue {
 /// another student's one submission by one grading, not ten.
 pub async fn enqueue(queue: &Queue, db: &Db, job: Job) -> Result<(), Fault> {
     let ahead = submissions::waiting_before_of_same_student(db, job.submission).await?;
+    // The pages say how many the queue takes first by the same order.
+    submissions::set_turn(db, job.submission, ahead).await?;
     let key = format!(
         "submission-{}-generation-{}",
         job.submission, job.generation

@@ -31,10 +31,12 @@ impl Live {
     pub fn set(&self, id: i64, status: Status, done: u64, total: u64) {
         self.lock().insert(id, (status, done, total));
     }
-    pub fn ran(&self, id: i64) {
-        if let Some(entry) = self.lock().get_mut(&id) {
-            entry.1 += 1;
-        }
+    /// One more case of `id` ran: how many have now, where `id` is being graded.
+    pub fn ran(&self, id: i64) -> Option<u64> {
+        let mut live = self.lock();
+        let entry = live.get_mut(&id)?;
+        entry.1 += 1;
+        Some(entry.1)
     }
     pub fn done(&self, id: i64) {
         self.lock().remove(&id);

@@ -138,3 +138,42 @@ fn two_hundred_submissions_are_graded_once_through_kills_and_a_database_restart(
         .collect();
     assert_eq!(csv.body, support::grade_csv(&class));
 }
+
+/// A web server that grades nothing shows a submission's progress while a worker on another
+/// machine grades it: the count of cases run goes through the database.
+#[test]
+fn a_web_server_shows_the_progress_of_a_grading_another_process_runs() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    if !installed("gcc") {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]).on(&postgres.url);
+    let links = course.links();
+    let web = Server::start(&course, &["--jobs", "0"]);
+    let _worker = Server::worker(&course, &["--jobs", "1"]);
+    let id = hand_in(&web, &links["ada"], 0);
+    let mut ada = web.client();
+    ada.bearer = Some(links["ada"].clone());
+    let deadline = Instant::now() + Duration::from_secs(300);
+    let (done, total) = loop {
+        let json = ada.get(&format!("/api/v1/submissions/{id}")).json();
+        let (done, total) = (json["cases_done"].as_i64(), json["cases_total"].as_i64());
+        if json["status"] == "running" && done.is_some_and(|done| done > 0) {
+            break (done.unwrap(), total.unwrap());
+        }
+        assert_ne!(
+            json["status"], "graded",
+            "graded before any progress was seen"
+        );
+        assert!(Instant::now() < deadline, "no progress seen: {json}");
+        std::thread::sleep(Duration::from_millis(50));
+    };
+    assert!(done < total, "{done} of {total}");
+    let page = ada.get(&format!("/submissions/{id}"));
+    assert!(page.body.contains("running: case "), "{}", page.body);
+    assert!(page.body.contains(&format!(" of {total}")), "{}", page.body);
+    assert_eq!(ada.wait_final(id)["status"], "graded");
+}

@@ -534,3 +534,40 @@ fn what_a_program_prints_is_shown_as_text_and_a_zip_is_unpacked() {
     assert_eq!(graded["status"], "graded", "{graded}");
     assert_eq!(graded["score"], graded["max_score"]);
 }
+
+/// "N before yours" counts in the queue's own fair order: under a flood by one student,
+/// another student's one submission is next but for the flood's first, and the flood's last
+/// waits for every other submission.
+#[test]
+fn the_queue_page_counts_in_the_queues_fair_order() {
+    let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    // Nothing grades: every submission stays queued, in a known order.
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let hand_in = |student: &str| {
+        let mut client = server.client();
+        client.bearer = Some(links[student].clone());
+        let answer = client.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &go_c())],
+        );
+        assert_eq!(answer.status, 202, "{}", answer.body);
+        (client, answer.json()["id"].as_i64().unwrap())
+    };
+    let flood: Vec<_> = (0..8).map(|_| hand_in("ada")).collect();
+    let (alan, alans) = hand_in("alan");
+    let status = |client: &support::Client, id: i64| {
+        let page = client.get(&format!("/submissions/{id}"));
+        assert_eq!(page.status, 200, "{}", page.body);
+        let start = page.body.find("id=\"status\"").expect("a status line");
+        let text = &page.body[start..];
+        text[text.find('>').unwrap() + 1..text.find("</p>").unwrap()].to_string()
+    };
+    // Ada's first, then Alan's: his first submission is second in the queue.
+    assert_eq!(status(&flood[0].0, flood[0].1), "queued: yours is next");
+    assert_eq!(status(&alan, alans), "queued: 1 before yours");
+    // Ada's second waits for both first submissions; her last for all the others.
+    assert_eq!(status(&flood[1].0, flood[1].1), "queued: 2 before yours");
+    assert_eq!(status(&flood[7].0, flood[7].1), "queued: 8 before yours");
+}

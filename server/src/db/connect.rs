@@ -139,7 +139,8 @@ mod tests {
     /// A column as both databases must agree on it: its kind of value, and its constraints.
     type Columns = BTreeMap<String, Vec<String>>;
 
-    /// The tables and indexes the migrations in `folder` make: each table's columns, by name,
+    /// The tables and indexes the migrations in `folder` make (`CREATE TABLE`, `ALTER TABLE
+    /// ... ADD COLUMN`, `CREATE INDEX`): each table's columns, by name,
     /// with the kind of their type (64-bit integers, text, floats, bytes) and their
     /// constraints; each `CREATE INDEX` as written.
     fn schema(folder: &str) -> (BTreeMap<String, Columns>, Vec<String>) {
@@ -164,6 +165,10 @@ mod tests {
                     let (name, body) = rest.split_once('(').unwrap();
                     let body = body.trim().strip_suffix(')').unwrap();
                     tables.insert(name.trim().to_string(), columns(body));
+                } else if let Some(rest) = statement.strip_prefix("ALTER TABLE ") {
+                    let (name, column) = rest.split_once(" ADD COLUMN ").unwrap();
+                    let table: &mut Columns = tables.get_mut(name.trim()).unwrap();
+                    table.extend(columns(column));
                 } else {
                     assert!(statement.is_empty(), "{}: `{statement}`", file.display());
                 }

@@ -215,12 +215,26 @@ pub async fn waiting_before_of_same_student(db: &Db, id: i64) -> Result<i64, Fau
     Ok(sqlx::query_scalar(query).bind(id).fetch_one(db).await?)
 }
 
-/// The submissions of any student that wait before submission `id`.
+/// Notes submission `id`'s place in the fair queue: `turn`, how many of its student's own
+/// submissions wait before it (`queue::enqueue`).
+pub async fn set_turn(db: &Db, id: i64, turn: i64) -> Result<(), Fault> {
+    sqlx::query("UPDATE submissions SET queue_turn = $1 WHERE id = $2")
+        .bind(turn)
+        .bind(id)
+        .execute(db)
+        .await?;
+    Ok(())
+}
+
+/// The queued submissions the queue takes before submission `id`, in its fair order: by their
+/// turn (how many of their student's own submissions waited before them), then by arrival,
+/// as the queue takes them (priority first, then time). A flooding student's tenth
+/// submission waits for every other student's first.
 pub async fn waiting_before(db: &Db, id: i64) -> Result<i64, Fault> {
-    let query = concat!(
-        "SELECT COUNT(*) FROM submissions WHERE id < $1 AND ",
-        not_final!()
-    );
+    let query = "SELECT COUNT(*) FROM submissions other, submissions mine
+         WHERE mine.id = $1 AND other.status = 'queued' AND other.id <> mine.id
+         AND (other.queue_turn < mine.queue_turn
+              OR (other.queue_turn = mine.queue_turn AND other.id < mine.id))";
     Ok(sqlx::query_scalar(query).bind(id).fetch_one(db).await?)
 }
 
@@ -294,6 +308,21 @@ pub async fn set_status(
         .bind(generation)
         .execute(db)
         .await?;
+    Ok(())
+}
+
+/// Records that `done` cases of submission `id` (of `generation`, being graded) have run; a
+/// count older than the one stored is left alone.
+pub async fn set_done(db: &Db, (id, generation): (i64, i64), done: u64) -> Result<(), Fault> {
+    sqlx::query(
+        "UPDATE submissions SET cases_done = $1 WHERE id = $2 AND generation = $3
+         AND status = 'running' AND cases_done < $1",
+    )
+    .bind(done as i64)
+    .bind(id)
+    .bind(generation)
+    .execute(db)
+    .await?;
     Ok(())
 }
 
