@@ -60,10 +60,80 @@ const ETC_MADE: &[&str] = &[
 /// The entries of `/etc` no case is shown: those that no installed package lists and the
 /// system does not make ([`ETC_MADE`]), such as a course folder an instructor keeps there.
 /// Known from the package database (`/var/lib/dpkg/info/*.list`, on Debian and its kin);
-/// where there is none, nothing (`/etc` is then shown whole). Read once per process.
+/// where there is none, nothing (`/etc` is then shown whole). Worked out once per machine (and
+/// again when the database or `/etc`'s entries change), kept in the harness's cache; looked up
+/// once per process.
 pub(crate) fn etc_unlisted() -> &'static [PathBuf] {
     static UNLISTED: std::sync::OnceLock<Vec<PathBuf>> = std::sync::OnceLock::new();
-    UNLISTED.get_or_init(|| etc_unlisted_in(Path::new("/etc"), Path::new("/var/lib/dpkg/info")))
+    UNLISTED.get_or_init(|| {
+        let cache = crate::files::cache_root().join("etc-mask");
+        remembered_etc_unlisted(Path::new("/etc"), Path::new("/var/lib/dpkg/info"), &cache)
+    })
+}
+
+/// What the mask of `etc` depends on, as a key: the package database's modification time
+/// (dpkg writes every list beside it and renames it into place, which changes the folder's
+/// time), `etc`'s entries by name, and the entries the system makes. None without a database.
+fn etc_mask_key(etc: &Path, database: &Path) -> Option<String> {
+    use sha2::{Digest, Sha256};
+    use std::os::unix::fs::MetadataExt;
+    let meta = std::fs::metadata(database).ok()?;
+    let mut names: Vec<Vec<u8>> = std::fs::read_dir(etc)
+        .ok()?
+        .flatten()
+        .map(|entry| entry.file_name().as_bytes().to_vec())
+        .collect();
+    names.sort();
+    // The system's own entries after a separator no name holds.
+    names.push(b"/".to_vec());
+    names.extend(ETC_MADE.iter().map(|made| made.as_bytes().to_vec()));
+    let mut key = Sha256::new();
+    for number in [
+        meta.dev(),
+        meta.ino(),
+        meta.mtime() as u64,
+        meta.mtime_nsec() as u64,
+    ] {
+        key.update(number.to_le_bytes());
+    }
+    for name in &names {
+        key.update((name.len() as u64).to_le_bytes());
+        key.update(name);
+    }
+    Some(crate::files::to_hex(&key.finalize()[..16]))
+}
+
+/// [`etc_unlisted_in`], kept in the folder `cache` under the key of what it depends on: read
+/// back while that holds, worked out again (and the earlier one removed) when it does not. A
+/// cache that cannot be read or written only costs the reading of the database.
+fn remembered_etc_unlisted(etc: &Path, database: &Path, cache: &Path) -> Vec<PathBuf> {
+    let Some(key) = etc_mask_key(etc, database) else {
+        return etc_unlisted_in(etc, database);
+    };
+    let file = cache.join(&key);
+    if let Ok(text) = std::fs::read_to_string(&file) {
+        return text.lines().map(|name| etc.join(name)).collect();
+    }
+    let unlisted = etc_unlisted_in(etc, database);
+    let names: Vec<String> = unlisted
+        .iter()
+        .filter_map(|path| Some(path.file_name()?.to_str()?.to_string()))
+        .collect();
+    // A name that is not UTF-8 (or holds a line end) is not kept: the mask is worked out anew.
+    if names.len() == unlisted.len() && names.iter().all(|name| !name.contains('\n')) {
+        if let Ok(entries) = std::fs::read_dir(cache) {
+            for entry in entries.flatten() {
+                let _ = std::fs::remove_file(entry.path());
+            }
+        }
+        let _ = std::fs::create_dir_all(cache);
+        let mut text = names.join("\n");
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        let _ = crate::files::write_atomically(&file, text.as_bytes());
+    }
+    unlisted
 }
 
 fn etc_unlisted_in(etc: &Path, database: &Path) -> Vec<PathBuf> {
@@ -487,5 +557,40 @@ mod tests {
         assert_eq!(unlisted, vec![etc.join("answers.txt"), etc.join("course")]);
         // No package database: nothing is judged, /etc is shown whole.
         assert!(etc_unlisted_in(&etc, &dir.path().join("none")).is_empty());
+    }
+
+    #[test]
+    fn the_etc_mask_is_kept_until_the_database_or_etc_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let (etc, database, cache) = (
+            dir.path().join("etc"),
+            dir.path().join("info"),
+            dir.path().join("cache"),
+        );
+        std::fs::create_dir_all(etc.join("course")).unwrap();
+        std::fs::write(etc.join("bash.bashrc"), "").unwrap();
+        std::fs::create_dir(&database).unwrap();
+        std::fs::write(database.join("bash.list"), "/etc/bash.bashrc\n").unwrap();
+        let first = remembered_etc_unlisted(&etc, &database, &cache);
+        assert_eq!(first, vec![etc.join("course")]);
+        // Kept: the next look-up reads the cache, not the database.
+        let kept: Vec<_> = std::fs::read_dir(&cache).unwrap().flatten().collect();
+        assert_eq!(kept.len(), 1);
+        std::fs::write(kept[0].path(), "course\nplanted\n").unwrap();
+        assert_eq!(
+            remembered_etc_unlisted(&etc, &database, &cache),
+            vec![etc.join("course"), etc.join("planted")]
+        );
+        // A new entry of /etc: worked out again, the earlier one removed.
+        std::fs::write(etc.join("answers.txt"), "").unwrap();
+        let again = remembered_etc_unlisted(&etc, &database, &cache);
+        assert_eq!(again, vec![etc.join("answers.txt"), etc.join("course")]);
+        assert_eq!(std::fs::read_dir(&cache).unwrap().count(), 1);
+        // A package installed (its list renamed into the database): worked out again.
+        std::thread::sleep(std::time::Duration::from_millis(20));
+        std::fs::write(dir.path().join("new.list"), "/etc/answers.txt\n").unwrap();
+        std::fs::rename(dir.path().join("new.list"), database.join("answers.list")).unwrap();
+        let installed = remembered_etc_unlisted(&etc, &database, &cache);
+        assert_eq!(installed, vec![etc.join("course")]);
     }
 }
