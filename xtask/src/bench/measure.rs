@@ -41,6 +41,8 @@ pub enum Measure {
     },
     /// What each confinement layer costs a case.
     Layers,
+    /// A check of one case, as a whole process, against one plain run.
+    OneCase,
     /// A synthetic class.
     Class(class::Settings),
 }
@@ -62,6 +64,7 @@ pub fn measure(base: &Options, measure: &Measure) -> Result<Figures, Error> {
             Ok(Figures { text, rows })
         }
         Measure::Layers => layers(300, &base.cases_root),
+        Measure::OneCase => super::one_case::one_case(&base.cases_root, &base.reference),
         Measure::Overhead {
             reference_only,
             jobs,
@@ -74,6 +77,10 @@ pub fn measure(base: &Options, measure: &Measure) -> Result<Figures, Error> {
                 let split = layers(300, &base.cases_root)?;
                 figures.text += &split.text;
                 figures.rows.extend(split.rows);
+                // And what a check of one case costs above the program's own run.
+                let one = super::one_case::one_case(&base.cases_root, &base.reference)?;
+                figures.text += &one.text;
+                figures.rows.extend(one.rows);
             }
             Ok(figures)
         }
@@ -290,7 +297,7 @@ pub(super) fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
 
 /// A copy of `source`, named `name`, in a temporary folder of its own that the sandbox's user
 /// can read (a confined target may see nothing of the checkout).
-fn outside_checkout(
+pub(super) fn outside_checkout(
     source: &std::path::Path,
     name: &str,
 ) -> Result<(tempfile::TempDir, PathBuf), Error> {

@@ -2,11 +2,13 @@
 //!
 //! [`measure`] times `check` against the floor (a C fork/exec loop the bench compiles) and an
 //! in-process baseline, per `--jobs` value and per confinement layer, as text or JSON rows;
-//! [`class`] is the synthetic class of submissions and its spawn floor; `similar` measures the
+//! [`one_case`] a check of one case as a whole process against one plain run; [`class`] is
+//! the synthetic class of submissions and its spawn floor; `similar` measures the
 //! similarity report against Dolos on disguised copies.
 
 mod class;
 mod measure;
+mod one_case;
 #[cfg(feature = "similarity")]
 mod similar;
 

@@ -31,6 +31,10 @@ pub struct BenchArgs {
     /// Measure instead what each confinement layer costs a case.
     #[arg(long)]
     pub layers: bool,
+    /// Measure instead a check of one handout case as a whole process, against one plain run
+    /// of the same program on the same input.
+    #[arg(long)]
+    pub one_case: bool,
     /// Grade instead a synthetic class of N submissions (right, wrong, crashing, hanging and
     /// flooding; Python and native) against the raw spawn floor for the same runs.
     #[arg(long, value_name = "N", value_parser = class_size, allow_hyphen_values = true)]
@@ -83,6 +87,7 @@ impl BenchArgs {
                 spec: self.spec.clone(),
             }),
             None if self.layers => Measure::Layers,
+            None if self.one_case => Measure::OneCase,
             None => Measure::Overhead {
                 reference_only: self.reference_only,
                 jobs,
