@@ -182,8 +182,17 @@ const EXCERPT: usize = 64 << 10;
 
 impl Judgement {
     /// Drops everything derived from the input or the output (a hidden case's): the
-    /// difference, its place, the diff, the expected text, and the target's stdout and stderr.
+    /// difference, its place, the diff, the expected text, and all the run came to (its
+    /// stdout and stderr, its exit status or signal, its CPU and wall time, the sizes it
+    /// reached) with the sentence that told it; the verdict alone stays. A program can make any
+    /// of those carry its input (exit with an input byte as its status, burn CPU in proportion
+    /// to one). A build's or a start's failure says nothing of the input, and stays.
     pub fn redact(&mut self) {
+        if !matches!(self.verdict, Verdict::CouldNotBuild | Verdict::CouldNotRun) {
+            self.detail = None;
+        }
+        self.execution = None;
+        self.elapsed = Duration::ZERO;
         self.difference = None;
         self.location = None;
         self.answers = None;
@@ -193,10 +202,6 @@ impl Judgement {
         self.diff = None;
         self.printed = None;
         self.expected.clear();
-        if let Some(execution) = &mut self.execution {
-            execution.stdout.clear();
-            execution.stderr.clear();
-        }
     }
 
     /// Keeps the memory of a finished judgement bounded, whatever the target printed: renders

@@ -46,3 +46,52 @@ pub fn judge_case(
     }
     judgement
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::corpus::CompareMode;
+    use crate::process::Exit;
+
+    /// A hidden case tells its verdict and nothing a program could make carry its input: no
+    /// exit status or signal, no CPU or wall time, no detail.
+    #[test]
+    fn a_hidden_case_tells_its_verdict_and_nothing_else() {
+        let rules = Rules {
+            compare: CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let hashes = Hashes::of(CompareMode::Exact, b"salt", b"4 4\n");
+        for (exit, verdict) in [
+            (Exit::Code(52), Verdict::RuntimeError),
+            (Exit::Signal(11), Verdict::RuntimeError),
+            (Exit::Code(0), Verdict::WrongOutput),
+        ] {
+            let mut execution = Execution::finished(exit, b"leak 52\n".to_vec(), b"52".to_vec());
+            execution.cpu_time = Duration::from_millis(52);
+            execution.elapsed = Duration::from_millis(520);
+            let judged = judge_case(
+                rules,
+                Expected::Hidden(&hashes),
+                Ok(execution),
+                Duration::from_secs(1),
+                None,
+            );
+            assert_eq!(judged.verdict, verdict);
+            assert!(judged.execution.is_none() && judged.detail.is_none());
+            assert_eq!(judged.elapsed, Duration::ZERO);
+            let told = format!("{} {:?}", judged.cause_text(), judged.consequence());
+            assert!(!told.contains("52") && !told.contains("11"), "{told}");
+        }
+        // The same run of a visible case keeps what it came to.
+        let execution = Execution::finished(Exit::Code(52), b"leak\n".to_vec(), Vec::new());
+        let visible = judge_case(
+            rules,
+            Expected::Output(b"4 4\n".to_vec()),
+            Ok(execution),
+            Duration::from_secs(1),
+            None,
+        );
+        assert!(visible.execution.is_some());
+    }
+}
