@@ -160,41 +160,80 @@ impl Job {
     }
 }
 
+/// Where a submission is graded from: its scratch folder, and the folder it is graded in (the
+/// scratch folder's, or where its lone archive was unpacked).
+struct Materialized {
+    scratch: PathBuf,
+    dir: PathBuf,
+    unpacked: Option<PathBuf>,
+}
+
+impl Materialized {
+    /// Removes what grading the submission needed on disk.
+    fn remove(&self) {
+        let _ = std::fs::remove_dir_all(&self.scratch);
+        if let Some(unpacked) = &self.unpacked {
+            xtask::submission::remove_unpacked(unpacked);
+        }
+    }
+}
+
 /// The submission's files, as a folder the harness grades: an archive alone is unpacked by
-/// the harness's bounded code, as `grade` unpacks one.
-async fn materialize(
-    state: &State,
-    job: &Job,
-    student: &str,
-) -> Result<(PathBuf, PathBuf), String> {
-    let files = submissions::files(&state.db, job.submission)
+/// the harness's bounded code, as `grade` unpacks one. The files are written and unpacked on a
+/// blocking thread: no async thread of the server waits on the disk.
+async fn materialize(state: &State, job: &Job, student: &str) -> Result<Materialized, String> {
+    let names = submissions::files(&state.db, job.submission)
         .await
         .map_err(|err| err.to_string())?;
+    let mut files = Vec::with_capacity(names.len());
+    for (name, hash) in names {
+        let bytes = crate::db::blobs::get(&state.db, &hash)
+            .await
+            .map_err(|err| format!("`{name}`: {err}"))?;
+        files.push((name, bytes));
+    }
     let scratch = state
         .work
         .join(format!("{}-{}", job.submission, job.generation));
-    let _ = std::fs::remove_dir_all(&scratch);
     let folder = scratch.join(student);
+    tokio::task::spawn_blocking(move || write_out(scratch, folder, files))
+        .await
+        .map_err(|err| err.to_string())?
+}
+
+fn write_out(
+    scratch: PathBuf,
+    folder: PathBuf,
+    files: Vec<(String, Vec<u8>)>,
+) -> Result<Materialized, String> {
+    let _ = std::fs::remove_dir_all(&scratch);
     std::fs::create_dir_all(&folder).map_err(|err| err.to_string())?;
-    for (name, hash) in &files {
+    for (name, bytes) in &files {
         // Names were cleaned on the way in: relative, no `..`, nothing hidden.
         let target = folder.join(name);
         if let Some(parent) = target.parent() {
             std::fs::create_dir_all(parent).map_err(|err| format!("`{name}`: {err}"))?;
         }
-        let bytes = crate::db::blobs::get(&state.db, hash)
-            .await
-            .map_err(|err| format!("`{name}`: {err}"))?;
         std::fs::write(&target, bytes).map_err(|err| format!("`{name}`: {err}"))?;
     }
     if let [(only, _)] = files.as_slice() {
         let path = folder.join(only);
         if let Some(extension) = xtask::submission::archive_extension(&path) {
-            let unpacked = xtask::submission::unpack(&path, extension)?;
-            return Ok((scratch, unpacked));
+            let unpacked = xtask::submission::unpack(&path, extension);
+            let _ = std::fs::remove_dir_all(&scratch);
+            let unpacked = unpacked?;
+            return Ok(Materialized {
+                scratch,
+                dir: unpacked.clone(),
+                unpacked: Some(unpacked),
+            });
         }
     }
-    Ok((scratch, folder))
+    Ok(Materialized {
+        scratch,
+        dir: folder,
+        unpacked: None,
+    })
 }
 
 async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
@@ -214,7 +253,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     };
     submissions::set_status(&state.db, job.key(), Status::Building, 0).await?;
     state.live.set(job.submission, Status::Building, 0, 0);
-    let (scratch, dir) = match materialize(state, job, &waiting.student).await {
+    let materialized = match materialize(state, job, &waiting.student).await {
         Ok(found) => found,
         Err(why) => {
             return record_failure(
@@ -227,6 +266,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
         }
     };
     let options = assignment.options.clone();
+    let dir = materialized.dir.clone();
     let (id, submission) = (waiting.student.clone(), job.submission);
     let progress_state = Arc::clone(state);
     let handle = tokio::runtime::Handle::current();
@@ -260,7 +300,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     })
     .await
     .map_err(|err| Fault::Harness(format!("the grading thread: {err}")))?;
-    let _ = std::fs::remove_dir_all(&scratch);
+    materialized.remove();
     let one = match graded {
         Ok(one) => one,
         Err(err) => return record_failure(state, job, Status::CouldNotRun, &err.to_string()).await,

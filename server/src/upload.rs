@@ -12,8 +12,12 @@ use crate::queue::{self, Job};
 use crate::state::State;
 use xtask::submission::clean_name;
 
+/// The parts one upload may have: as many as a submission may hold files.
+const MAX_PARTS: usize = 2000;
+
 /// Reads a multipart body: its `file` fields (name and bytes) and its `csrf` field. A body
-/// over the cap ends here (413), before anything is stored.
+/// over the cap, or of more than [`MAX_PARTS`] parts, ends here (413), before anything is
+/// stored.
 pub async fn read_upload(
     mut multipart: axum::extract::Multipart,
 ) -> Result<(Vec<(String, Vec<u8>)>, Option<String>), Reply> {
@@ -29,8 +33,15 @@ pub async fn read_upload(
             },
         )
     };
-    let (mut files, mut csrf) = (Vec::new(), None);
+    let (mut files, mut csrf, mut parts) = (Vec::new(), None, 0);
     while let Some(field) = multipart.next_field().await.map_err(too_big)? {
+        parts += 1;
+        if parts > MAX_PARTS {
+            return Err(Reply::Status(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                format!("The upload has more than {MAX_PARTS} parts; nothing was stored."),
+            ));
+        }
         match field.name() {
             Some("csrf") => csrf = Some(field.text().await.map_err(too_big)?),
             Some("file") => {

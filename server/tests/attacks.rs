@@ -267,3 +267,52 @@ fn a_student_flooding_the_queue_delays_another_by_their_share_only() {
         "{before} of the flood's 8 were graded before ada's one"
     );
 }
+
+/// An archive of empty folders is counted entry by entry (a zip of 2,001 folders is a few
+/// hundred KiB): refused by the unpacker, nothing of it left where submissions are unpacked,
+/// and the next submission graded. An upload of more than 2,000 parts is refused before
+/// anything is stored.
+#[test]
+fn an_archive_of_folders_or_an_upload_of_many_parts_is_refused() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let mut zipped = std::io::Cursor::new(Vec::new());
+    {
+        let mut writer = zip::ZipWriter::new(&mut zipped);
+        for k in 0..2001 {
+            let options = zip::write::SimpleFileOptions::default();
+            writer.add_directory(format!("d{k}/"), options).unwrap();
+        }
+        writer.finish().unwrap();
+    }
+    let folders = zipped.into_inner();
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("folders.zip", &folders)],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    let error = graded["error"].as_str().unwrap_or_default();
+    assert!(error.contains("files and folders"), "{graded}");
+    let many: Vec<(String, Vec<u8>)> = (0..2001)
+        .map(|k| (format!("f{k}.c"), b"int x;\n".to_vec()))
+        .collect();
+    let parts: Vec<(&str, &[u8])> = many
+        .iter()
+        .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
+        .collect();
+    let answer = ada.post_files("/api/v1/assignments/go/submissions", &[], &parts);
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "1");
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
+    assert_eq!(graded["status"], "graded", "{graded}");
+}

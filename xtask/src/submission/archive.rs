@@ -112,17 +112,42 @@ pub fn unpack(path: &Path, extension: &str) -> Result<PathBuf, String> {
     }
 }
 
+/// What an archive may hold once unpacked: [`MAX_FILES`] entries (files, folders and anything
+/// else, each counted), [`MAX_BYTES`], and paths [`MAX_DEPTH`] folders deep.
 struct Budget {
     files: usize,
     bytes: u64,
 }
 
+/// How deep a path inside an archive may go: each folder on the way is made, so a deep path is
+/// many entries.
+const MAX_DEPTH: usize = 32;
+
+impl Budget {
+    /// One more entry at `path` (relative to the archive's folder), of any kind.
+    fn count(&mut self, name: &Path) -> Result<(), String> {
+        self.files += 1;
+        if self.files > MAX_FILES {
+            return Err(format!("more than {MAX_FILES} files and folders"));
+        }
+        if name.components().count() > MAX_DEPTH {
+            return Err(format!(
+                "`{}` is more than {MAX_DEPTH} folders deep",
+                name.display()
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// Removes a folder [`unpack`] made (and its mark of being whole), once what it held is graded.
+pub fn remove_unpacked(folder: &Path) {
+    let _ = std::fs::remove_file(folder.with_extension("done"));
+    let _ = std::fs::remove_dir_all(folder);
+}
+
 /// Writes one entry's bytes at `path`, within the budget.
 fn write_entry(path: &Path, reader: &mut dyn Read, budget: &mut Budget) -> Result<(), String> {
-    budget.files += 1;
-    if budget.files > MAX_FILES {
-        return Err(format!("more than {MAX_FILES} files"));
-    }
     if let Some(parent) = path.parent() {
         make_folder(parent)?;
     }
@@ -140,10 +165,15 @@ fn write_entry(path: &Path, reader: &mut dyn Read, budget: &mut Budget) -> Resul
 
 fn unzip(file: std::fs::File, folder: &Path, budget: &mut Budget) -> Result<(), String> {
     let mut archive = zip::ZipArchive::new(file).map_err(|err| format!("not a zip file: {err}"))?;
+    // A zip says how many entries it holds before any is read.
+    if archive.len() > MAX_FILES {
+        return Err(format!("more than {MAX_FILES} files and folders"));
+    }
     for k in 0..archive.len() {
         let mut entry = archive.by_index(k).map_err(|err| err.to_string())?;
         let name = PathBuf::from(entry.name().map_err(|err| err.to_string())?.into_owned());
         let path = inside(folder, &name)?;
+        budget.count(&name)?;
         if entry.is_symlink() {
             return Err(format!("`{}` is a link", name.display()));
         }
@@ -165,7 +195,18 @@ fn untar(file: std::fs::File, folder: &Path, budget: &mut Budget) -> Result<(), 
         let mut entry = entry.map_err(|err| format!("not a .tar.gz file: {err}"))?;
         let name = entry.path().map_err(|err| err.to_string())?.into_owned();
         let path = inside(folder, &name)?;
-        match entry.header().entry_type() {
+        let kind = entry.header().entry_type();
+        // Headers that only carry names and times for the entries after them are not entries.
+        if !matches!(
+            kind,
+            tar::EntryType::XHeader
+                | tar::EntryType::XGlobalHeader
+                | tar::EntryType::GNULongName
+                | tar::EntryType::GNULongLink
+        ) {
+            budget.count(&name)?;
+        }
+        match kind {
             tar::EntryType::Directory => make_folder(&path)?,
             tar::EntryType::Regular | tar::EntryType::Continuous => {
                 write_entry(&path, &mut entry, budget)?
@@ -208,5 +249,67 @@ mod tests {
         assert!(why.contains("larger than 64 MiB"), "{why}");
         let why = lone_source(&path).unwrap_err();
         assert!(why.contains("larger than 64 MiB"), "{why}");
+    }
+
+    /// A `.tar.gz` of `entries` (name, folder or a file of one byte).
+    fn tarball(path: &Path, entries: &[(String, bool)]) {
+        let file = std::fs::File::create(path).unwrap();
+        let encoder = flate2::write::GzEncoder::new(file, flate2::Compression::fast());
+        let mut builder = tar::Builder::new(encoder);
+        for (name, folder) in entries {
+            let mut header = tar::Header::new_gnu();
+            header.set_mode(0o755);
+            match folder {
+                true => {
+                    header.set_entry_type(tar::EntryType::Directory);
+                    header.set_size(0);
+                    builder
+                        .append_data(&mut header, name, std::io::empty())
+                        .unwrap();
+                }
+                false => {
+                    header.set_entry_type(tar::EntryType::Regular);
+                    header.set_size(1);
+                    builder.append_data(&mut header, name, &b"x"[..]).unwrap();
+                }
+            }
+        }
+        builder.into_inner().unwrap().finish().unwrap();
+    }
+
+    /// Folders count as entries: an archive of thousands of empty folders is refused, zip or
+    /// tar, and so is a path many folders deep; an archive within the caps unpacks.
+    #[test]
+    fn every_entry_counts_against_the_caps_folders_too() {
+        let dir = tempfile::tempdir().unwrap();
+        let folders: Vec<(String, bool)> = (0..MAX_FILES + 1)
+            .map(|k| (format!("d{k}/"), true))
+            .collect();
+        let tar_path = dir.path().join("folders.tar.gz");
+        tarball(&tar_path, &folders);
+        let why = unpack(&tar_path, ".tar.gz").unwrap_err();
+        assert!(why.contains("files and folders"), "{why}");
+        let zip_path = dir.path().join("folders.zip");
+        let mut zip = zip::ZipWriter::new(std::fs::File::create(&zip_path).unwrap());
+        for (name, _) in &folders {
+            zip.add_directory(name.as_str(), zip::write::SimpleFileOptions::default())
+                .unwrap();
+        }
+        zip.finish().unwrap();
+        let why = unpack(&zip_path, ".zip").unwrap_err();
+        assert!(why.contains("files and folders"), "{why}");
+        let deep = vec![("d/".repeat(MAX_DEPTH) + "go.c", false)];
+        let deep_path = dir.path().join("deep.tar.gz");
+        tarball(&deep_path, &deep);
+        let why = unpack(&deep_path, ".tar.gz").unwrap_err();
+        assert!(why.contains("folders deep"), "{why}");
+        // Within the caps: unpacked, and removed once graded.
+        let fine = vec![("src/".into(), true), ("src/go.c".into(), false)];
+        let fine_path = dir.path().join("fine.tar.gz");
+        tarball(&fine_path, &fine);
+        let folder = unpack(&fine_path, ".tar.gz").unwrap();
+        assert!(folder.join("src/go.c").is_file());
+        remove_unpacked(&folder);
+        assert!(!folder.exists() && !folder.with_extension("done").exists());
     }
 }
