@@ -17,6 +17,7 @@ use crate::error::Fault;
 use crate::flags::Args;
 use crate::state::{Graded, Live, State};
 use crate::{auth, grading, queue, web};
+use xtask::report::csv_text;
 
 /// Runs the server as `args` ask.
 pub async fn run(args: Args) -> Result<(), Fault> {
@@ -29,9 +30,9 @@ pub async fn run(args: Args) -> Result<(), Fault> {
         .map_err(|err| Fault::Course(format!("--course {}: {err}", args.course.display())))?;
     let course = Course::load(&dir)?;
     let state_dir = dir.join(".gridjudge");
-    std::fs::create_dir_all(&state_dir)
-        .map_err(|err| Fault::Io(format!("{}: {err}", state_dir.display())))?;
+    private_folder(&state_dir)?;
     let opened = db::open(args.database.as_deref(), &state_dir.join("course.db")).await?;
+    private_files(&state_dir)?;
     if !args.worker {
         db::students::sync_roster(&opened.db, &course).await?;
     }
@@ -51,6 +52,34 @@ pub async fn run(args: Args) -> Result<(), Fault> {
         true => work_only(state, requeued).await,
         false => serve(&args, state, requeued).await,
     }
+}
+
+/// The server's state folder (the database, its uploads and reports), made or kept readable
+/// by its owner alone: no other user of the machine reads a submission.
+fn private_folder(state_dir: &Path) -> Result<(), Fault> {
+    use std::os::unix::fs::{DirBuilderExt, PermissionsExt};
+    let fault = |err: std::io::Error| Fault::Io(format!("{}: {err}", state_dir.display()));
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(state_dir)
+        .map_err(fault)?;
+    std::fs::set_permissions(state_dir, std::fs::Permissions::from_mode(0o700)).map_err(fault)
+}
+
+/// The files of the state folder (SQLite's database, its journal), its owner's alone.
+fn private_files(state_dir: &Path) -> Result<(), Fault> {
+    use std::os::unix::fs::PermissionsExt;
+    let entries = std::fs::read_dir(state_dir)
+        .map_err(|err| Fault::Io(format!("{}: {err}", state_dir.display())))?;
+    for entry in entries.flatten() {
+        if entry.file_type().is_ok_and(|kind| kind.is_file()) {
+            let path = entry.path();
+            std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o600))
+                .map_err(|err| Fault::Io(format!("{}: {err}", path.display())))?;
+        }
+    }
+    Ok(())
 }
 
 /// What every part of the server shares, with each assignment's harness options.
@@ -239,7 +268,9 @@ async fn print_links(
             continue;
         }
         let token = auth::issue(pool, Some(&student.id)).await?;
-        writer.write_record([&student.id, &student.name, &format!("{base}/login/{token}")])?;
+        // A name or id that begins like a formula is text in a spreadsheet, as in grades.csv.
+        let (id, name) = (csv_text(&student.id), csv_text(&student.name));
+        writer.write_record([&id, &name, &format!("{base}/login/{token}")])?;
     }
     if only.is_none_or(|id| id == "instructor") {
         let token = auth::issue(pool, None).await?;

@@ -316,3 +316,30 @@ fn an_archive_of_folders_or_an_upload_of_many_parts_is_refused() {
     let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
     assert_eq!(graded["status"], "graded", "{graded}");
 }
+
+/// The course's state is its owner's alone (no other user of the machine reads an upload),
+/// and `--links` writes a name that begins like a formula as text.
+#[test]
+fn the_state_folder_is_private_and_links_hold_no_formula() {
+    use std::os::unix::fs::PermissionsExt;
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    std::fs::write(
+        course.path().join("roster.csv"),
+        "id,name,email\nada,\"=HYPERLINK(\"\"http://evil.invalid\"\")\",ada@example.edu\n@bob,Bob,bob@example.edu\n",
+    )
+    .unwrap();
+    let out = course.command().args(["--links"]).output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("ada,\"'=HYPERLINK("), "{text}");
+    assert!(text.contains("\n'@bob,Bob,"), "{text}");
+    let mode =
+        |path: &std::path::Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+    let state = course.path().join(".gridjudge");
+    assert_eq!(mode(&state), 0o700);
+    assert_eq!(mode(&state.join("course.db")), 0o600);
+}
