@@ -177,3 +177,17 @@ fn a_web_server_shows_the_progress_of_a_grading_another_process_runs() {
     assert!(page.body.contains(&format!(" of {total}")), "{}", page.body);
     assert_eq!(ada.wait_final(id)["status"], "graded");
 }
+
+/// The hourly limit holds under 40 uploads at once on PostgreSQL, whose transactions run side
+/// by side: exactly the limit is taken.
+#[test]
+fn forty_uploads_at_once_take_exactly_the_hourly_limit_on_postgres() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]).on(&postgres.url);
+    let links = course.links();
+    let web = Server::start(&course, &["--jobs", "0"]);
+    assert_eq!(support::parallel_uploads(&web, &links["ada"], 40), 6);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
+}

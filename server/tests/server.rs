@@ -571,3 +571,13 @@ fn the_queue_page_counts_in_the_queues_fair_order() {
     assert_eq!(status(&flood[1].0, flood[1].1), "queued: 2 before yours");
     assert_eq!(status(&flood[7].0, flood[7].1), "queued: 8 before yours");
 }
+
+/// The hourly limit holds under 40 uploads at once: exactly the limit is taken.
+#[test]
+fn forty_uploads_at_once_take_exactly_the_hourly_limit() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    assert_eq!(support::parallel_uploads(&server, &links["ada"], 40), 6);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
+}

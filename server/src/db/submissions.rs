@@ -347,10 +347,19 @@ pub struct New<'a> {
 }
 
 /// Inserts `new` with its files in one transaction, queued; none when the student has handed
-/// in `per_hour` times in the last hour. One statement counts and inserts: two uploads at once
-/// cannot both take the last place.
+/// in `per_hour` times in the last hour. One statement counts and inserts, under a lock per
+/// student and assignment: two uploads at once cannot both take the last place.
 pub async fn insert(db: &Db, new: &New<'_>) -> Result<Option<i64>, Fault> {
     let mut tx = db.begin().await?;
+    // PostgreSQL runs concurrent transactions side by side, each counting before the others
+    // commit: one lock per student and assignment, held to the commit, serializes them.
+    // SQLite already writes one transaction at a time.
+    if tx.backend_name() == "PostgreSQL" {
+        sqlx::query("SELECT pg_advisory_xact_lock(hashtext($1))::text")
+            .bind(format!("{}/{}", new.student, new.assignment))
+            .execute(&mut *tx)
+            .await?;
+    }
     let inserted: Option<i64> = sqlx::query_scalar(
         "INSERT INTO submissions (student, assignment, created_at, late, status)
          SELECT $1, $2, $3, $4, 'queued'

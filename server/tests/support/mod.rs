@@ -516,3 +516,34 @@ impl Drop for Postgres {
         self.pg_ctl(&["stop", "-m", "immediate"]);
     }
 }
+
+/// `n` uploads of the Go solution by the student of `token`, all at once (each on a thread of
+/// its own, released together): how many were taken (202).
+pub fn parallel_uploads(server: &Server, token: &str, n: usize) -> usize {
+    let start = std::sync::Barrier::new(n);
+    let bytes = go_c();
+    std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..n)
+            .map(|_| {
+                let (start, bytes) = (&start, &bytes);
+                scope.spawn(move || {
+                    let mut client = server.client();
+                    client.bearer = Some(token.to_string());
+                    start.wait();
+                    let answer = client.post_files(
+                        "/api/v1/assignments/go/submissions",
+                        &[],
+                        &[("go.c", bytes)],
+                    );
+                    assert!([202, 429].contains(&answer.status), "{}", answer.body);
+                    answer.status == 202
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|handle| handle.join().unwrap())
+            .filter(|taken| *taken)
+            .count()
+    })
+}
