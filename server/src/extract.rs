@@ -6,11 +6,13 @@
 
 use std::sync::Arc;
 
-use axum::extract::{FromRequestParts, Path as UrlPath};
+use std::net::{IpAddr, SocketAddr};
+
+use axum::extract::{ConnectInfo, FromRequestParts, Path as UrlPath};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 
-use crate::auth::{hash, token_owner, Who, COOKIE};
+use crate::auth::{hash, limited, token_owner, Who, COOKIE};
 use crate::course::Assignment;
 use crate::db::sessions;
 use crate::error::{not_found, Reply};
@@ -40,17 +42,23 @@ impl FromRequestParts<Arc<State>> for Who {
             .and_then(|value| value.strip_prefix("Bearer "))
             .map(str::trim);
         if let Some(token) = bearer {
-            return match token_owner(pool, token).await? {
-                Some(student) => Ok(Who {
+            if let Some(student) = token_owner(pool, token).await? {
+                return Ok(Who {
                     student,
                     csrf: None,
                     session: None,
-                }),
-                None => Err(Reply::Status(
-                    StatusCode::UNAUTHORIZED,
-                    "that token is not a live one".into(),
-                )),
-            };
+                });
+            }
+            // A wrong token is a guess, counted as a wrong link is.
+            let ClientAddr(addr) = ClientAddr::from_request_parts(parts, state).await?;
+            if limited(pool, &addr, false).await? {
+                return Err(too_many_guesses());
+            }
+            limited(pool, &addr, true).await?;
+            return Err(Reply::Status(
+                StatusCode::UNAUTHORIZED,
+                "that token is not a live one".into(),
+            ));
         }
         let Some(session) = cookie_value(parts) else {
             return Err(Reply::SignIn);
@@ -63,6 +71,61 @@ impl FromRequestParts<Arc<State>> for Who {
             }),
             None => Err(Reply::SignIn),
         }
+    }
+}
+
+/// The answer to an address that has guessed wrong too often.
+pub fn too_many_guesses() -> Reply {
+    Reply::TooMany {
+        retry_after: crate::auth::WINDOW,
+        message: "Too many wrong links from this address: wait ten minutes.".into(),
+    }
+}
+
+/// The client's address, as the limit on wrong links counts it: the peer's, or, where the
+/// peer is the trusted proxy (`--trusted-proxy`), the address the proxy says it forwards for
+/// (the last of `X-Forwarded-For`, which the proxy appended, else `Forwarded: for=`).
+pub struct ClientAddr(pub String);
+
+impl FromRequestParts<Arc<State>> for ClientAddr {
+    type Rejection = Reply;
+
+    async fn from_request_parts(parts: &mut Parts, state: &Arc<State>) -> Result<Self, Reply> {
+        let peer = parts
+            .extensions
+            .get::<ConnectInfo<SocketAddr>>()
+            .map(|ConnectInfo(addr)| addr.ip());
+        let forwarded = || {
+            let header = |name: &str| {
+                parts
+                    .headers
+                    .get_all(name)
+                    .iter()
+                    .filter_map(|value| value.to_str().ok())
+                    .flat_map(|value| value.split(','))
+                    .map(str::trim)
+                    .map(str::to_string)
+                    .collect::<Vec<_>>()
+            };
+            let from_xff = header("x-forwarded-for").into_iter().next_back();
+            let from_forwarded = || {
+                header("forwarded").into_iter().rev().find_map(|element| {
+                    element.split(';').find_map(|pair| {
+                        let value = pair.trim().strip_prefix("for=")?;
+                        Some(value.trim_matches('"').to_string())
+                    })
+                })
+            };
+            from_xff.or_else(from_forwarded)
+        };
+        let addr = match (peer, state.trusted_proxy) {
+            (Some(peer), Some(proxy)) if peer == proxy => forwarded()
+                .and_then(|addr| addr.trim_matches(['[', ']']).parse::<IpAddr>().ok())
+                .unwrap_or(peer),
+            (Some(peer), _) => peer,
+            (None, _) => return Ok(ClientAddr("unknown".into())),
+        };
+        Ok(ClientAddr(addr.to_string()))
     }
 }
 

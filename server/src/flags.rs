@@ -38,6 +38,11 @@ pub struct Args {
     /// https address makes the session cookie Secure.
     #[arg(long, value_name = "URL")]
     pub base_url: Option<String>,
+    /// The address of the TLS proxy in front of the server: from it, and only from it, the
+    /// client's own address is read from `X-Forwarded-For` (or `Forwarded`), for the limit on
+    /// wrong links. Without it every client behind a proxy has the proxy's address.
+    #[arg(long, value_name = "ADDR")]
+    pub trusted_proxy: Option<std::net::IpAddr>,
     /// The largest upload taken, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 10)]
     pub max_upload: usize,

@@ -116,6 +116,7 @@ fn shared_state(
         live: Live::default(),
         work,
         secure: base_url.starts_with("https://"),
+        trusted_proxy: args.trusted_proxy,
         max_upload: args.max_upload << 20,
         stopping: AtomicBool::new(false),
         in_flight: AtomicUsize::new(0),

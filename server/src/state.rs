@@ -58,6 +58,8 @@ pub struct State {
     pub work: PathBuf,
     /// Cookies are Secure (the server is reached over TLS, through a proxy).
     pub secure: bool,
+    /// The proxy whose `X-Forwarded-For` names the client (`--trusted-proxy`).
+    pub trusted_proxy: Option<std::net::IpAddr>,
     /// The largest upload taken, in bytes.
     pub max_upload: usize,
     /// The CPU seats every grading of this server shares (`--jobs`).

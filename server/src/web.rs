@@ -2,10 +2,9 @@
 //! allows no script but the server's own file, no framing by others, no referrer), and logging
 //! in and out.
 
-use std::net::SocketAddr;
 use std::sync::Arc;
 
-use axum::extract::{ConnectInfo, DefaultBodyLimit, Path as UrlPath, State as Shared};
+use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
 use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::{self, Next};
 use axum::response::{IntoResponse, Redirect, Response};
@@ -15,6 +14,7 @@ use axum::Router;
 use crate::auth::{self, check_csrf, CsrfForm, Who};
 use crate::db::sessions;
 use crate::error::{Fault, Reply};
+use crate::extract::{too_many_guesses, ClientAddr};
 use crate::state::State;
 
 /// The policy of every page: scripts from the server only, styles inline (the check report is
@@ -98,21 +98,19 @@ pub fn router(state: Arc<State>) -> Router {
 }
 
 /// `/login/{token}`: a live link opens a fresh session (never one the browser brought: no
-/// session fixation) and goes home; a wrong one counts against the address's limit.
+/// session fixation) and goes home, whatever wrong guesses came from its address (behind a
+/// proxy or a campus network, a whole class shares one); a wrong one counts against the
+/// address's limit, and past it is refused outright.
 async fn login(
     Shared(state): Shared<Arc<State>>,
-    ConnectInfo(addr): ConnectInfo<SocketAddr>,
+    ClientAddr(addr): ClientAddr,
     UrlPath(token): UrlPath<String>,
 ) -> Result<Response, Reply> {
-    let addr = addr.ip().to_string();
-    if auth::limited(&state.db, &addr, false).await? {
-        return Err(Reply::TooMany {
-            retry_after: auth::WINDOW,
-            message: "Too many wrong links from this address: wait ten minutes.".into(),
-        });
-    }
     let live = auth::token_owner(&state.db, &token).await?;
     if live.is_none() {
+        if auth::limited(&state.db, &addr, false).await? {
+            return Err(too_many_guesses());
+        }
         auth::limited(&state.db, &addr, true).await?;
         return Err(Reply::Status(
             StatusCode::NOT_FOUND,

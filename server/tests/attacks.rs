@@ -343,3 +343,43 @@ fn the_state_folder_is_private_and_links_hold_no_formula() {
     assert_eq!(mode(&state), 0o700);
     assert_eq!(mode(&state.join("course.db")), 0o600);
 }
+
+/// Behind the trusted proxy, the limit on wrong links and wrong tokens counts each client's
+/// own address, as the proxy forwards it (documentation addresses, in a header only); without
+/// `--trusted-proxy`, the header is the client's word and counts for nothing.
+#[test]
+fn wrong_guesses_lock_out_their_own_address_only_behind_a_trusted_proxy() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let guess = |server: &Server, from: &str, k: usize| {
+        let mut client = server.client();
+        client.forwarded_for = Some(from.into());
+        client.get(&format!("/login/{k:032x}")).status
+    };
+    let proxied = Server::start(&course, &["--jobs", "0", "--trusted-proxy", "127.0.0.1"]);
+    let statuses: Vec<u16> = (0..11).map(|k| guess(&proxied, "192.0.2.1", k)).collect();
+    assert_eq!(&statuses[..10], &[404; 10]);
+    assert_eq!(statuses[10], 429);
+    // Another client behind the same proxy is not held by them.
+    assert_eq!(guess(&proxied, "198.51.100.2", 99), 404);
+    // Wrong bearer tokens count too.
+    let mut api = proxied.client();
+    api.forwarded_for = Some("203.0.113.3".into());
+    api.bearer = Some(format!("{:032x}", 7));
+    let statuses: Vec<u16> = (0..11)
+        .map(|_| api.get("/api/v1/submissions/1").status)
+        .collect();
+    assert_eq!(&statuses[..10], &[401; 10]);
+    assert_eq!(statuses[10], 429);
+    // A live link from a locked-out address still signs in.
+    let mut ada = proxied.client();
+    ada.forwarded_for = Some("192.0.2.1".into());
+    assert_eq!(ada.get(&format!("/login/{}", links["ada"])).status, 303);
+    drop(proxied);
+    // Without a trusted proxy, the header is ignored: every guess counts for the peer.
+    let direct = Server::start(&course, &["--jobs", "0"]);
+    for k in 0..10 {
+        assert_eq!(guess(&direct, &format!("192.0.2.{k}"), 100 + k), 404);
+    }
+    assert_eq!(guess(&direct, "198.51.100.2", 200), 429);
+}

@@ -173,7 +173,9 @@ fn forms_are_refused_without_their_csrf_token_and_pages_carry_the_policy() {
     }
     assert_eq!(&statuses[..10], &[404; 10]);
     assert_eq!(statuses[11], 429);
-    assert_eq!(guesser.get(&format!("/login/{}", links["ada"])).status, 429);
+    // A live link is never refused for the wrong guesses of its address: behind a proxy or a
+    // campus network, a whole class shares one.
+    assert_eq!(guesser.get(&format!("/login/{}", links["ada"])).status, 303);
 }
 
 #[test]

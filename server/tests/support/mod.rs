@@ -243,6 +243,8 @@ pub struct Client {
     pub base: String,
     pub cookie: Option<String>,
     pub bearer: Option<String>,
+    /// An `X-Forwarded-For` this client's requests carry, as a proxy in front would add.
+    pub forwarded_for: Option<String>,
 }
 
 impl Client {
@@ -258,6 +260,7 @@ impl Client {
             base: base.to_string(),
             cookie: None,
             bearer: None,
+            forwarded_for: None,
         }
     }
 
@@ -283,6 +286,10 @@ impl Client {
     }
 
     fn auth<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
+        let request = match &self.forwarded_for {
+            Some(addr) => request.header("X-Forwarded-For", addr),
+            None => request,
+        };
         let request = match &self.cookie {
             Some(cookie) => request.header("Cookie", format!("gj_session={cookie}")),
             None => request,
