@@ -81,8 +81,40 @@ pub struct Tokens {
     pub unparsed_bytes: usize,
 }
 
-/// The tokens of `source`, read as `grammar`.
+/// How deep brackets may nest in a file that is read: deeper, a file is counted as unparsed
+/// (no program of a course nests so deep, and a hostile one would cost the parser).
+pub const MAX_NESTING: usize = 256;
+
+/// How many tokens a file may make: more, it is counted as unparsed, so that one file costs
+/// the class's analysis what any file costs.
+pub const MAX_TOKENS: usize = 100_000;
+
+/// How deep `source`'s brackets nest, counted without reading it (strings and comments too).
+fn nesting(source: &str) -> usize {
+    let (mut depth, mut deepest) = (0usize, 0usize);
+    for byte in source.bytes() {
+        match byte {
+            b'(' | b'[' | b'{' => {
+                depth += 1;
+                deepest = deepest.max(depth);
+            }
+            b')' | b']' | b'}' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+    }
+    deepest
+}
+
+/// The tokens of `source`, read as `grammar`; none, the whole file counted as unparsed, for a
+/// file nested deeper than [`MAX_NESTING`] or of more than [`MAX_TOKENS`] tokens.
 pub fn tokenize(grammar: Grammar, source: &str) -> Tokens {
+    let unparsed = || Tokens {
+        tokens: Vec::new(),
+        unparsed_bytes: source.len(),
+    };
+    if nesting(source) > MAX_NESTING {
+        return unparsed();
+    }
     let mut parser = Parser::new();
     let mut out = Tokens::default();
     // Fails only for a grammar of another ABI than the library's; a test tokenises each one.
@@ -112,6 +144,9 @@ pub fn tokenize(grammar: Grammar, source: &str) -> Tokens {
                     stack.extend(children.into_iter().rev());
                 }
             }
+        }
+        if out.tokens.len() > MAX_TOKENS {
+            return unparsed();
         }
     }
     out
@@ -246,5 +281,28 @@ mod tests {
     fn fnv1a_is_the_published_function() {
         assert_eq!(fnv1a(b""), 0xcbf2_9ce4_8422_2325);
         assert_eq!(fnv1a(b"a"), 0xaf63_dc4c_8601_ec8c);
+    }
+}
+
+#[cfg(test)]
+mod hostile {
+    use super::*;
+
+    /// A hostile file (brackets nested a million deep, or a million tokens) is counted as
+    /// unparsed and makes no token; a file nested as programs are is read.
+    #[test]
+    fn a_hostile_file_is_unparsed_and_makes_no_token() {
+        let deep = "int f() ".to_string() + &"{".repeat(1 << 20);
+        let read = tokenize(Grammar::C, &deep);
+        assert!(read.tokens.is_empty());
+        assert_eq!(read.unparsed_bytes, deep.len());
+        let long = "x = 1\n".repeat(MAX_TOKENS);
+        let read = tokenize(Grammar::Python, &long);
+        assert!(read.tokens.is_empty());
+        assert_eq!(read.unparsed_bytes, long.len());
+        let fine = "int f() { return g((1 + 2) * h[3]); }\n";
+        let read = tokenize(Grammar::C, fine);
+        assert!(read.tokens.len() > 10 && read.unparsed_bytes == 0);
+        assert_eq!(nesting(fine), 3);
     }
 }
