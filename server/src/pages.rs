@@ -20,7 +20,7 @@ use crate::course::{Assignment, Late, ShowHidden};
 use crate::db::{now, submissions, Audience, Status, Sub};
 use crate::error::{not_found, Fault, Reply};
 use crate::extract::{AssignmentOf, SubmissionId};
-use crate::state::State;
+use crate::state::{State, Streaming, STREAMS_PER_SESSION};
 use crate::view::{points, when, STYLE};
 
 /// A page of the server: the course's title, the signed-in person, and sign out.
@@ -301,11 +301,26 @@ pub async fn events(
     SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
     visible(&state, &who, id).await?;
-    // Bounded: an hour of looks, or the server stopping.
+    let owner = who
+        .session
+        .clone()
+        .unwrap_or_else(|| format!("{:?}", who.student));
+    let Some(streaming) = Streaming::open(&state, owner) else {
+        return Err(Reply::TooMany {
+            retry_after: 60,
+            message: format!(
+                "This session follows {STREAMS_PER_SESSION} submissions already: close a page first."
+            ),
+        });
+    };
+    // Bounded: an hour of looks, or the server stopping. A look follows a change of a grading
+    // in this process at once, and a grading elsewhere (a worker) within two seconds; never
+    // more than four a second.
     let until = std::time::Instant::now() + Duration::from_secs(3600);
+    let changed = state.live.subscribe();
     let stream = futures::stream::unfold(
-        (state, String::new(), false),
-        move |(state, last, ended)| async move {
+        (state, String::new(), false, changed, streaming),
+        move |(state, last, ended, mut changed, streaming)| async move {
             while !ended
                 && std::time::Instant::now() < until
                 && !state.stopping.load(std::sync::atomic::Ordering::Relaxed)
@@ -314,13 +329,16 @@ pub async fn events(
                 let text = status_text(&state, &sub).await.ok()?;
                 if sub.status.is_final() {
                     let event = Event::default().event("final").data(text);
-                    return Some((Ok::<Event, Infallible>(event), (state, last, true)));
+                    let next = (state, last, true, changed, streaming);
+                    return Some((Ok::<Event, Infallible>(event), next));
                 }
                 if text != last {
                     let event = Event::default().event("progress").data(text.clone());
-                    return Some((Ok(event), (state, text, false)));
+                    return Some((Ok(event), (state, text, false, changed, streaming)));
                 }
-                tokio::time::sleep(Duration::from_millis(250)).await;
+                let looked = tokio::time::Instant::now();
+                let _ = tokio::time::timeout(Duration::from_secs(2), changed.changed()).await;
+                tokio::time::sleep_until(looked + Duration::from_millis(250)).await;
             }
             None
         },

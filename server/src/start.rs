@@ -120,6 +120,7 @@ fn shared_state(
         max_upload: args.max_upload << 20,
         stopping: AtomicBool::new(false),
         in_flight: AtomicUsize::new(0),
+        streams: std::sync::Mutex::default(),
         seats: xtask::process::SharedSeats::new(jobs),
     })
 }

@@ -18,15 +18,32 @@ pub struct Graded {
 }
 
 /// Where each submission being graded stands, between the database's status changes: the
-/// cases run so far.
-#[derive(Default)]
-pub struct Live(Mutex<HashMap<i64, (Status, u64, u64)>>);
+/// cases run so far; and a signal that something here changed, which the event streams wait
+/// on instead of looking at the database again and again.
+pub struct Live {
+    graded: Mutex<HashMap<i64, (Status, u64, u64)>>,
+    changed: tokio::sync::watch::Sender<u64>,
+}
+
+impl Default for Live {
+    fn default() -> Live {
+        Live {
+            graded: Mutex::default(),
+            changed: tokio::sync::watch::Sender::new(0),
+        }
+    }
+}
 
 impl Live {
     fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<i64, (Status, u64, u64)>> {
-        self.0
+        self.changed.send_modify(|n| *n = n.wrapping_add(1));
+        self.graded
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+    /// A receiver told of every change of a grading in this process.
+    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+        self.changed.subscribe()
     }
     pub fn set(&self, id: i64, status: Status, done: u64, total: u64) {
         self.lock().insert(id, (status, done, total));
@@ -42,7 +59,11 @@ impl Live {
         self.lock().remove(&id);
     }
     pub fn get(&self, id: i64) -> Option<(Status, u64, u64)> {
-        self.lock().get(&id).copied()
+        self.graded
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .get(&id)
+            .copied()
     }
 }
 
@@ -68,4 +89,43 @@ pub struct State {
     pub in_flight: std::sync::atomic::AtomicUsize,
     /// SIGTERM came: event streams end, so that the server can stop.
     pub stopping: std::sync::atomic::AtomicBool,
+    /// The event streams open, by whom (a session's or a token's hash).
+    pub streams: Mutex<HashMap<String, usize>>,
+}
+
+/// Event streams one session (or token) may hold open at once.
+pub const STREAMS_PER_SESSION: usize = 4;
+
+/// An event stream counted against its owner while it lives.
+pub struct Streaming {
+    state: std::sync::Arc<State>,
+    owner: String,
+}
+
+impl Streaming {
+    /// Counts a new stream of `owner`; none where it holds [`STREAMS_PER_SESSION`] already.
+    pub fn open(state: &std::sync::Arc<State>, owner: String) -> Option<Streaming> {
+        let mut streams = state.streams.lock().unwrap_or_else(|p| p.into_inner());
+        let open = streams.entry(owner.clone()).or_default();
+        if *open >= STREAMS_PER_SESSION {
+            return None;
+        }
+        *open += 1;
+        Some(Streaming {
+            state: std::sync::Arc::clone(state),
+            owner,
+        })
+    }
+}
+
+impl Drop for Streaming {
+    fn drop(&mut self) {
+        let mut streams = self.state.streams.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(open) = streams.get_mut(&self.owner) {
+            *open = open.saturating_sub(1);
+            if *open == 0 {
+                streams.remove(&self.owner);
+            }
+        }
+    }
 }

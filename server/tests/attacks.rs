@@ -383,3 +383,45 @@ fn wrong_guesses_lock_out_their_own_address_only_behind_a_trusted_proxy() {
     }
     assert_eq!(guess(&direct, "198.51.100.2", 200), 429);
 }
+
+/// Event streams are capped per session: a page that opens hundreds of them gets four.
+#[test]
+fn a_session_holds_at_most_four_event_streams() {
+    use std::io::{BufRead, BufReader};
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    // Nothing grades: the submission stays queued and its streams stay open.
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c())],
+    );
+    let id = answer.json()["id"].as_i64().unwrap();
+    let address = server.base.trim_start_matches("http://").to_string();
+    let open = || {
+        let mut stream = TcpStream::connect(&address).unwrap();
+        stream
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        write!(
+            stream,
+            "GET /submissions/{id}/events HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\r\n",
+            links["ada"]
+        )
+        .unwrap();
+        let mut status = String::new();
+        BufReader::new(stream.try_clone().unwrap())
+            .read_line(&mut status)
+            .unwrap();
+        (stream, status)
+    };
+    let held: Vec<_> = (0..4).map(|_| open()).collect();
+    for (_, status) in &held {
+        assert!(status.contains(" 200 "), "{status}");
+    }
+    let (_, fifth) = open();
+    assert!(fifth.contains(" 429 "), "{fifth}");
+}
