@@ -23,6 +23,12 @@ use crate::state::State;
 /// Queues again every submission not graded yet (after any stop: its job may be gone with
 /// the database's last moments, or never written).
 pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
+    // On SQLite this process is the course's only grader: whatever the database says is under
+    // way was under way in a run that has stopped. On PostgreSQL a worker elsewhere may be
+    // grading it; the queue gives its job to another when that worker's heartbeats stop.
+    if matches!(state.queue, Queue::Sqlite(_)) {
+        submissions::reset_unfinished(&state.db).await?;
+    }
     let unfinished = submissions::unfinished(&state.db).await?;
     for &(submission, generation) in &unfinished {
         let job = Job {

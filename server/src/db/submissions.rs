@@ -250,6 +250,18 @@ pub async fn still_to_grade(db: &Db, assignment: &str) -> Result<i64, Fault> {
         .await?)
 }
 
+/// Puts every submission not graded yet back in the queue's state, its count of cases run
+/// cleared: what a server that is the only grader of its database does at start, since no
+/// grading of its earlier run is under way.
+pub async fn reset_unfinished(db: &Db) -> Result<(), Fault> {
+    let query = concat!(
+        "UPDATE submissions SET status = 'queued', cases_done = 0 WHERE ",
+        not_final!()
+    );
+    sqlx::query(query).execute(db).await?;
+    Ok(())
+}
+
 /// Every submission not graded yet, with its generation.
 pub async fn unfinished(db: &Db) -> Result<Vec<(i64, i64)>, Fault> {
     let query = concat!(
@@ -297,8 +309,11 @@ pub async fn set_status(
     status: Status,
     total: u64,
 ) -> Result<(), Fault> {
+    // A grading (re)started counts its cases from none.
     let query = concat!(
-        "UPDATE submissions SET status = $1, cases_total = $2 WHERE id = $3 AND generation = $4 AND ",
+        "UPDATE submissions SET status = $1, cases_total = $2,
+         cases_done = CASE WHEN $1 = 'building' THEN 0 ELSE cases_done END
+         WHERE id = $3 AND generation = $4 AND ",
         not_final!()
     );
     sqlx::query(query)
