@@ -43,6 +43,9 @@ pub struct Args {
     /// wrong links. Without it every client behind a proxy has the proxy's address.
     #[arg(long, value_name = "ADDR")]
     pub trusted_proxy: Option<std::net::IpAddr>,
+    /// Seconds a client has to send a request's headers; past them its connection is closed.
+    #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = header_timeout)]
+    pub header_timeout: f64,
     /// The largest upload taken, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 10)]
     pub max_upload: usize,
@@ -63,4 +66,14 @@ pub struct Args {
     /// number of them, on any machine with the course folder's cases).
     #[arg(long, requires = "database", conflicts_with_all = ["links", "revoke", "init"])]
     pub worker: bool,
+}
+
+/// A header timeout: a number of seconds from 0.1 to an hour.
+fn header_timeout(text: &str) -> Result<f64, String> {
+    match text.parse::<f64>() {
+        Ok(secs) if (0.1..=3600.0).contains(&secs) => Ok(secs),
+        _ => Err(format!(
+            "`{text}` is not a number of seconds from 0.1 to 3600"
+        )),
+    }
 }

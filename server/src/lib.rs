@@ -7,7 +7,8 @@
 //! database.
 //!
 //! The modules, from the top: [`flags`] (the command line) and [`start`] (what it does, step
-//! by step); [`web`] (the routes, headers, logging in and out), [`pages`] (the students'),
+//! by step); [`listen`] (the connections: hyper with a header read
+//! timeout, a graceful stop), [`web`] (the routes, headers, logging in and out), [`pages`] (the students'),
 //! [`class`] (the instructor's), [`api`]; [`upload`] (taking work in) and [`grading`] (the
 //! queue's worker); [`extract`] (who is asking and what about), [`auth`] (links, sessions,
 //! CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
@@ -24,6 +25,7 @@ pub mod extract;
 pub mod flags;
 pub mod grading;
 pub mod init;
+pub mod listen;
 pub mod pages;
 pub mod queue;
 pub mod roster;

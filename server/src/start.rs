@@ -5,7 +5,6 @@
 //! constructor, with `grade`'s defaults.
 
 use std::collections::HashMap;
-use std::net::SocketAddr;
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -191,11 +190,6 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
     });
     println!("listening on http://{address} ({requeued} waiting to be graded)");
     let app = web::router(Arc::clone(&state));
-    let served = axum::serve(
-        listener,
-        app.into_make_service_with_connect_info::<SocketAddr>(),
-    )
-    .with_graceful_shutdown(until_stopped(stop_rx));
     let signals = {
         let state = Arc::clone(&state);
         async move {
@@ -206,7 +200,16 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
         }
     };
     tokio::spawn(signals);
-    served.await.map_err(|err| Fault::Listen(err.to_string()))?;
+    let header_timeout = Duration::from_secs_f64(args.header_timeout);
+    let patience = Duration::from_secs(60);
+    crate::listen::serve(
+        listener,
+        app,
+        header_timeout,
+        until_stopped(stop_rx),
+        patience,
+    )
+    .await;
     if let Some(grader) = grader {
         let _ = grader.await;
     }

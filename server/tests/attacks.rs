@@ -425,3 +425,28 @@ fn a_session_holds_at_most_four_event_streams() {
     let (_, fifth) = open();
     assert!(fifth.contains(" 429 "), "{fifth}");
 }
+
+/// A client that never finishes its request's headers is dropped once the header timeout has
+/// passed, and the server answers others meanwhile.
+#[test]
+fn headers_that_never_end_are_cut_off() {
+    use std::io::Read;
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let server = Server::start(&course, &["--jobs", "0", "--header-timeout", "1"]);
+    let address = server.base.trim_start_matches("http://").to_string();
+    let mut slow = TcpStream::connect(&address).unwrap();
+    write!(slow, "GET / HTTP/1.1\r\nHost: {address}\r\nX-Slow: 1\r\n").unwrap();
+    slow.set_read_timeout(Some(Duration::from_secs(60)))
+        .unwrap();
+    assert_eq!(server.client().get("/static/live.js").status, 200);
+    // The server ends the connection (an error answer, or none), well within the 30 s this
+    // client waits: the read ends, rather than timing out.
+    let mut answer = Vec::new();
+    let ended = slow.read_to_end(&mut answer);
+    assert!(ended.is_ok(), "the connection is still open: {ended:?}");
+    let answer = String::from_utf8_lossy(&answer);
+    assert!(
+        answer.is_empty() || answer.starts_with("HTTP/1.1 408"),
+        "{answer}"
+    );
+}
