@@ -14,6 +14,9 @@ pub const COOKIE: &str = "gj_session";
 pub const FAILURES_ALLOWED: i64 = 10;
 pub const WINDOW: i64 = 600;
 
+/// How long a session lasts at most: a term (about four months), then the link signs in again.
+pub const TERM: i64 = 120 * 24 * 3600;
+
 /// A random 128-bit token in hex, and the hash that is kept of it.
 pub fn new_token() -> (String, String) {
     let mut bytes = [0u8; 16];
@@ -70,7 +73,7 @@ pub async fn open_session(pool: &Db, token_hash: &str) -> Result<String, Fault> 
 /// The cookie that carries `session`.
 pub fn cookie(session: &str, secure: bool) -> String {
     format!(
-        "{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age=15552000{}",
+        "{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age={TERM}{}",
         if secure { "; Secure" } else { "" }
     )
 }

@@ -63,7 +63,8 @@ impl FromRequestParts<Arc<State>> for Who {
         let Some(session) = cookie_value(parts) else {
             return Err(Reply::SignIn);
         };
-        match sessions::live(pool, &hash(&session)).await? {
+        let since = crate::db::now() - crate::auth::TERM;
+        match sessions::live(pool, &hash(&session), since).await? {
             Some((student, csrf)) => Ok(Who {
                 student,
                 csrf: Some(csrf),

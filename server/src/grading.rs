@@ -330,12 +330,88 @@ fn grader_paths(state: &State) -> [String; 2] {
 }
 
 /// `text` with the grader's own folders (the harness's cache, where submissions are built and
-/// run, and the course folder) written as `…`: no student page names a path of the grader.
+/// run, and the course folder) left out: no student page names a path of the grader, nor how
+/// its cache is laid out. A path into the cache keeps only what lies inside the submission's
+/// own folder there (`go.c:3:1: error`, not `…/builds/3f2a…/go.c:3:1: error`); any other
+/// path of the grader's is written `…`, whole.
 pub fn without_paths(text: String, paths: &[String]) -> String {
     paths
         .iter()
         .filter(|path| path.len() > 1)
-        .fold(text, |text, path| text.replace(path.as_str(), "…"))
+        .fold(text, |text, path| without_path(&text, path))
+}
+
+/// The folders of the cache's layout under its root, each with the components that name one
+/// submission's folder there: `builds/KEY/`, `unpacked/HASH/`, `copied/KEY/`,
+/// `server/COURSE/SUBMISSION/STUDENT/`.
+const LAYOUT: &[(&str, usize)] = &[("builds", 1), ("unpacked", 1), ("copied", 1), ("server", 3)];
+
+fn without_path(text: &str, path: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(path) {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + path.len()..];
+        // The components that follow, up to the end of the path (a space, a quote, a colon,
+        // markup).
+        let end = after
+            .find(|c: char| c.is_whitespace() || "`'\":,;()<>&".contains(c))
+            .unwrap_or(after.len());
+        let parts: Vec<&str> = after[..end].split('/').collect();
+        // Inside a submission's folder of the cache: the path from there; else nothing of it.
+        let inside = match parts.as_slice() {
+            ["", kind, named @ ..] => LAYOUT
+                .iter()
+                .find(|(folder, _)| folder == kind)
+                .filter(|(_, depth)| named.len() > *depth)
+                .map(|(_, depth)| depth + 2),
+            _ => None,
+        };
+        let kept = inside
+            .map(|inside| parts[inside..].join("/"))
+            .unwrap_or_default();
+        out.push_str(if kept.is_empty() { "…" } else { &kept });
+        rest = &after[end..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_paths;
+
+    #[test]
+    fn no_text_names_the_graders_folders_or_the_caches_layout() {
+        let paths = [
+            "/root/.cache/gridjudge".to_string(),
+            "/srv/course".to_string(),
+        ];
+        let cases = [
+            (
+                "/root/.cache/gridjudge/builds/3f2a9c/go.c:3:1: error: expected ';'",
+                "go.c:3:1: error: expected ';'",
+            ),
+            (
+                "cannot make `/root/.cache/gridjudge/unpacked/77aa/src/deep`: denied",
+                "cannot make `src/deep`: denied",
+            ),
+            (
+                "in /root/.cache/gridjudge/server/00ff/17-0/ada/Main.java line 2",
+                "in Main.java line 2",
+            ),
+            (
+                "the folder /root/.cache/gridjudge/builds/3f2a9c is gone",
+                "the folder … is gone",
+            ),
+            ("/srv/course/.gridjudge/course.db: locked", "…: locked"),
+            ("/srv/course: gone", "…: gone"),
+            ("<td>/srv/course/roster.csv</td>", "<td>…</td>"),
+        ];
+        for (text, shown) in cases {
+            assert_eq!(without_paths(text.to_string(), &paths), shown, "{text}");
+        }
+    }
 }
 
 fn reports(

@@ -450,3 +450,25 @@ fn headers_that_never_end_are_cut_off() {
         "{answer}"
     );
 }
+
+/// A session lasts a term at most: one opened longer ago signs no one in, and its cookie says
+/// so by its age.
+#[test]
+fn a_session_lasts_a_term_at_most() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut browser = server.client();
+    let login = browser.login(&links["ada"]);
+    let cookie = &login.headers["set-cookie"];
+    assert!(
+        cookie.contains(&format!("Max-Age={}", 120 * 24 * 3600)),
+        "{cookie}"
+    );
+    assert_eq!(browser.get("/").status, 200);
+    course.sql(&format!(
+        "UPDATE sessions SET created_at = created_at - {} RETURNING hash",
+        121 * 24 * 3600
+    ));
+    assert_eq!(browser.get("/").status, 401);
+}

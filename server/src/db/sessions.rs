@@ -91,13 +91,20 @@ pub async fn open(pool: &Db, hash: &str, token_hash: &str, csrf: &str) -> Result
     Ok(())
 }
 
-/// The live session stored as `hash`: whose it is (none: the instructor's) and its CSRF token.
-pub async fn live(pool: &Db, hash: &str) -> Result<Option<(Option<String>, String)>, Fault> {
+/// The live session stored as `hash`, opened after `since`: whose it is (none: the
+/// instructor's) and its CSRF token.
+pub async fn live(
+    pool: &Db,
+    hash: &str,
+    since: i64,
+) -> Result<Option<(Option<String>, String)>, Fault> {
     let row = sqlx::query(
         "SELECT tokens.student, sessions.csrf FROM sessions JOIN tokens ON sessions.token = tokens.hash
-         WHERE sessions.hash = $1 AND sessions.ended_at IS NULL AND tokens.revoked_at IS NULL",
+         WHERE sessions.hash = $1 AND sessions.ended_at IS NULL AND tokens.revoked_at IS NULL
+         AND sessions.created_at > $2",
     )
     .bind(hash)
+    .bind(since)
     .fetch_optional(pool)
     .await?;
     Ok(row.map(|row| (row.get(0), row.get(1))))
