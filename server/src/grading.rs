@@ -377,43 +377,6 @@ fn without_path(text: &str, path: &str) -> String {
     out
 }
 
-#[cfg(test)]
-mod tests {
-    use super::without_paths;
-
-    #[test]
-    fn no_text_names_the_graders_folders_or_the_caches_layout() {
-        let paths = [
-            "/root/.cache/gridjudge".to_string(),
-            "/srv/course".to_string(),
-        ];
-        let cases = [
-            (
-                "/root/.cache/gridjudge/builds/3f2a9c/go.c:3:1: error: expected ';'",
-                "go.c:3:1: error: expected ';'",
-            ),
-            (
-                "cannot make `/root/.cache/gridjudge/unpacked/77aa/src/deep`: denied",
-                "cannot make `src/deep`: denied",
-            ),
-            (
-                "in /root/.cache/gridjudge/server/00ff/17-0/ada/Main.java line 2",
-                "in Main.java line 2",
-            ),
-            (
-                "the folder /root/.cache/gridjudge/builds/3f2a9c is gone",
-                "the folder … is gone",
-            ),
-            ("/srv/course/.gridjudge/course.db: locked", "…: locked"),
-            ("/srv/course: gone", "…: gone"),
-            ("<td>/srv/course/roster.csv</td>", "<td>…</td>"),
-        ];
-        for (text, shown) in cases {
-            assert_eq!(without_paths(text.to_string(), &paths), shown, "{text}");
-        }
-    }
-}
-
 fn reports(
     run: Option<&xtask::judge::Run>,
     hidden: &[String],
@@ -537,4 +500,41 @@ pub fn work_root(course: &Path) -> PathBuf {
     xtask::files::cache_root()
         .join("server")
         .join(format!("{key:016x}"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::without_paths;
+
+    #[test]
+    fn no_text_names_the_graders_folders_or_the_caches_layout() {
+        let paths = [
+            "/root/.cache/gridjudge".to_string(),
+            "/srv/course".to_string(),
+        ];
+        let cases = [
+            (
+                "/root/.cache/gridjudge/builds/3f2a9c/go.c:3:1: error: expected ';'",
+                "go.c:3:1: error: expected ';'",
+            ),
+            (
+                "cannot make `/root/.cache/gridjudge/unpacked/77aa/src/deep`: denied",
+                "cannot make `src/deep`: denied",
+            ),
+            (
+                "in /root/.cache/gridjudge/server/00ff/17-0/ada/Main.java line 2",
+                "in Main.java line 2",
+            ),
+            (
+                "the folder /root/.cache/gridjudge/builds/3f2a9c is gone",
+                "the folder … is gone",
+            ),
+            ("/srv/course/.gridjudge/course.db: locked", "…: locked"),
+            ("/srv/course: gone", "…: gone"),
+            ("<td>/srv/course/roster.csv</td>", "<td>…</td>"),
+        ];
+        for (text, shown) in cases {
+            assert_eq!(without_paths(text.to_string(), &paths), shown, "{text}");
+        }
+    }
 }
