@@ -391,3 +391,56 @@ fn a_rare_shared_wrong_output_is_flagged_and_a_mistake_half_the_class_makes_is_n
         assert!(!text.contains(TITLE) && !text.contains("s01"), "{name}");
     }
 }
+
+/// The report goes to a folder of its own, never into a source folder: by default
+/// `similarity-report` under the current folder; a folder holding anything but an earlier
+/// report is refused; an empty class is a usage error that leaves the last report as it was.
+#[test]
+fn the_report_is_written_only_where_a_report_belongs() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    write(&class.join("alice/collapse.py"), ALICE);
+    write(&class.join("bob/collapse.py"), BOB);
+    xtask()
+        .current_dir(dir.path())
+        .args(["similar", "--submissions"])
+        .arg(&class)
+        .assert()
+        .code(0);
+    let report = dir.path().join("similarity-report");
+    assert!(report.join("similarity.html").is_file());
+    // Again over it: an earlier report is replaced.
+    xtask()
+        .current_dir(dir.path())
+        .args(["similar", "--submissions"])
+        .arg(&class)
+        .assert()
+        .code(0);
+    // A source folder named as --out is refused, and nothing is written into it.
+    let sources = dir.path().join("similarity");
+    write(&sources.join("Cargo.toml"), "[package]\n");
+    xtask()
+        .args(["similar", "--submissions"])
+        .arg(&class)
+        .arg("--out")
+        .arg(&sources)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("holds `Cargo.toml`"));
+    assert!(!sources.join("similarity.html").exists());
+    // An empty class: exit 2, the last report kept whole.
+    let before = std::fs::read(report.join("similarity.html")).unwrap();
+    let empty = dir.path().join("empty");
+    std::fs::create_dir(&empty).unwrap();
+    xtask()
+        .current_dir(dir.path())
+        .args(["similar", "--submissions"])
+        .arg(&empty)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("holds no submission"));
+    assert_eq!(
+        std::fs::read(report.join("similarity.html")).unwrap(),
+        before
+    );
+}

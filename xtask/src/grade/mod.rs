@@ -27,5 +27,7 @@ pub use one::{empty_gradebook, grade_one, Failure, One};
 pub use options::Options;
 pub use preflight::out_folder;
 #[cfg(feature = "similarity")]
-pub use similar::{similar, write_similarity, SimilarOptions, COMMON};
+pub use similar::{
+    report_folder, similar, write_similarity, SimilarOptions, COMMON, SIMILARITY_OUT,
+};
 pub use summary::Summary;

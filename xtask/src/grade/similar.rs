@@ -41,6 +41,13 @@ const MOST_BYTES: u64 = 16 << 20;
 /// The similarity report of the class of `options`.
 pub fn similar(options: &SimilarOptions) -> Result<Similarity, Error> {
     let found = scan(&options.submissions, options.shard.as_ref())?;
+    // No class, no report: the last one stays as it was.
+    if found.found.is_empty() {
+        return Err(Error::Usage(format!(
+            "--submissions `{}` holds no submission (a folder, archive or source file per              student)",
+            options.submissions.display()
+        )));
+    }
     let mut notes: Vec<String> = found
         .skipped
         .iter()
@@ -211,6 +218,31 @@ fn read_sources(folder: &Path) -> (Vec<Source>, Option<String>) {
 }
 
 /// Writes `similarity.html`, `similarity.csv` and `similarity.json` into `out`; their paths.
+/// Where `similar` writes its report by default: a folder of its own under the current one,
+/// named so as never to be a source folder.
+pub const SIMILARITY_OUT: &str = "similarity-report";
+
+/// The files of a similarity report.
+const REPORT_FILES: [&str; 3] = ["similarity.html", "similarity.csv", "similarity.json"];
+
+/// Refuses a report folder `out` that holds anything but an earlier report (a source folder
+/// named by mistake would be written into).
+pub fn report_folder(out: &Path) -> Result<(), Error> {
+    let Ok(entries) = std::fs::read_dir(out) else {
+        return Ok(());
+    };
+    for entry in entries.flatten() {
+        let name = entry.file_name().to_string_lossy().into_owned();
+        if !REPORT_FILES.contains(&name.as_str()) {
+            return Err(Error::Usage(format!(
+                "--out `{}` holds `{name}`, which is not part of a similarity report: name an                  empty folder, or an earlier report's",
+                out.display()
+            )));
+        }
+    }
+    Ok(())
+}
+
 pub fn write_similarity(report: &Similarity, out: &Path) -> Result<Vec<PathBuf>, Error> {
     std::fs::create_dir_all(out).map_err(|err| Error::io(out, err))?;
     let files = [
