@@ -45,11 +45,89 @@ pub async fn run(args: Args) -> Result<(), Fault> {
     if let Some(id) = &args.revoke {
         return revoke(&opened.db, &course, id).await;
     }
+    // One web server per course; workers are not locked out. Held until this run ends.
+    let _serving = match args.worker {
+        true => None,
+        false => Some(ServeLock::take(&state_dir, &opened.backend).await?),
+    };
     let state = Arc::new(shared_state(&args, course, &dir, opened, &base_url)?);
     let requeued = grading::requeue_unfinished(&state).await?;
     match args.worker {
         true => work_only(state, requeued).await,
         false => serve(&args, state, requeued).await,
+    }
+}
+
+/// What makes a web server the course's only one while it runs: an exclusive lock on a file
+/// of the state folder (SQLite), or a session advisory lock of the course's database
+/// (PostgreSQL, whose web server may be on another machine). Both go with the process, however
+/// it ends.
+#[allow(
+    dead_code,
+    reason = "held, never read: the lock lives as long as the value"
+)]
+enum ServeLock {
+    File(std::fs::File),
+    Postgres(sqlx::pool::PoolConnection<sqlx::Postgres>),
+}
+
+/// The advisory lock's key: "gridjudge" in ASCII, the serving of one course's database.
+const SERVE_KEY: i64 = 0x6772_6964_6a75_6467;
+
+impl ServeLock {
+    async fn take(state_dir: &Path, backend: &db::Backend) -> Result<ServeLock, Fault> {
+        match backend {
+            db::Backend::Sqlite(_) => Self::file(state_dir),
+            db::Backend::Postgres(pool) => Self::postgres(pool).await,
+        }
+    }
+
+    fn file(state_dir: &Path) -> Result<ServeLock, Fault> {
+        use std::io::{Read, Seek, Write};
+        let path = state_dir.join("serve.lock");
+        let io = |err: std::io::Error| Fault::Io(format!("{}: {err}", path.display()));
+        let mut file = std::fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(&path)
+            .map_err(io)?;
+        if file.try_lock().is_err() {
+            let mut pid = String::new();
+            let _ = file.read_to_string(&mut pid);
+            return Err(Fault::Database(format!(
+                "this course is served already, by process {}: one server per course folder                  (a worker grades beside it: --worker)",
+                pid.trim()
+            )));
+        }
+        file.set_len(0).map_err(io)?;
+        file.rewind().map_err(io)?;
+        write!(file, "{}", std::process::id()).map_err(io)?;
+        Ok(ServeLock::File(file))
+    }
+
+    async fn postgres(pool: &sqlx::PgPool) -> Result<ServeLock, Fault> {
+        // A web server killed a moment ago holds its lock until its database session notices.
+        let until = Instant::now() + Duration::from_secs(10);
+        loop {
+            let mut connection = pool.acquire().await?;
+            let taken: bool = sqlx::query_scalar("SELECT pg_try_advisory_lock($1)")
+                .bind(SERVE_KEY)
+                .fetch_one(&mut *connection)
+                .await?;
+            if taken {
+                return Ok(ServeLock::Postgres(connection));
+            }
+            drop(connection);
+            if Instant::now() >= until {
+                return Err(Fault::Database(
+                    "this course's database is served already, by another web server: one per                      course (workers grade beside it: --worker)"
+                        .into(),
+                ));
+            }
+            tokio::time::sleep(Duration::from_millis(200)).await;
+        }
     }
 }
 

@@ -191,3 +191,22 @@ fn forty_uploads_at_once_take_exactly_the_hourly_limit_on_postgres() {
     assert_eq!(support::parallel_uploads(&web, &links["ada"], 40), 6);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
 }
+
+/// One web server per course database; workers join it.
+#[test]
+fn a_second_web_server_on_one_database_is_refused() {
+    let Some(postgres) = Postgres::start() else {
+        return;
+    };
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]).on(&postgres.url);
+    let _web = Server::start(&course, &["--jobs", "0"]);
+    let _worker = Server::worker(&course, &["--jobs", "1"]);
+    let second = course
+        .command()
+        .args(["--listen", "127.0.0.1:0", "--jobs", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(4));
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(said.contains("served already"), "{said}");
+}

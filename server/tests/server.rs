@@ -583,3 +583,25 @@ fn forty_uploads_at_once_take_exactly_the_hourly_limit() {
     assert_eq!(support::parallel_uploads(&server, &links["ada"], 40), 6);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
 }
+
+/// One server per course folder: a second one exits with status 4, naming the first's
+/// process; once the first is gone, the course can be served again.
+#[test]
+fn a_second_server_on_one_course_folder_is_refused() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let first = Server::start(&course, &["--jobs", "0"]);
+    let second = course
+        .command()
+        .args(["--listen", "127.0.0.1:0", "--jobs", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(4));
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains(&format!("by process {}", first.child.id())),
+        "{said}"
+    );
+    first.kill();
+    let again = Server::start(&course, &["--jobs", "0"]);
+    assert_eq!(again.client().get("/static/live.js").status, 200);
+}
