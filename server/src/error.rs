@@ -101,8 +101,42 @@ pub fn not_found() -> Reply {
     Reply::Status(StatusCode::NOT_FOUND, "there is nothing here".into())
 }
 
+/// The sentence of an answer other than a page, kept with its response: what the JSON API
+/// answers in place of the page ([`as_json`]).
+#[derive(Clone)]
+pub struct Said(pub String);
+
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
+        let said = Said(match &self {
+            Reply::Status(_, text) | Reply::TooMany { message: text, .. } => text.clone(),
+            Reply::SignIn => "sign in: send the token of your link as a bearer token".into(),
+        });
+        let mut response = self.page();
+        response.extensions_mut().insert(said);
+        response
+    }
+}
+
+/// An answer of the JSON API: one that carries a [`Said`] (an error) is given as
+/// `{"error": "..."}` with the same status and headers, not as a page.
+pub async fn as_json(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+    let response = next.run(request).await;
+    let Some(Said(text)) = response.extensions().get::<Said>().cloned() else {
+        return response;
+    };
+    let (mut parts, _) = response.into_parts();
+    parts.headers.insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    let body = serde_json::json!({ "error": text }).to_string();
+    Response::from_parts(parts, axum::body::Body::from(body))
+}
+
+impl Reply {
+    /// The answer as a page.
+    fn page(self) -> Response {
         match self {
             Reply::Status(status, text) => {
                 (status, message(status.as_str(), &text)).into_response()

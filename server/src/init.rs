@@ -54,8 +54,9 @@ late = "accept"
 late_penalty = 0.1
 # Submissions a student may make per hour.
 per_hour = 10
-# The languages of the table accepted (c, cpp, java, csharp, rust, python, javascript); none: any.
-languages = ["java", "cpp", "csharp"]
+# The languages of the table accepted (c, cpp, java, csharp, rust, python, javascript); without
+# this line, any. For a course taught in Java, C++ and C#:
+# languages = ["java", "cpp", "csharp"]
 # Groups whose cases students never see: only their verdicts ("verdicts"), or nothing of them
 # before the deadline ("after-deadline").
 hidden = ["generated"]

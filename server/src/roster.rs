@@ -16,8 +16,10 @@ pub struct Student {
 /// The students of `roster.csv`: a header `id,name,email`, then one row each.
 pub fn read(path: &Path) -> Result<Vec<Student>, Fault> {
     let fault = |line: u64, why: String| Fault::Course(format!("{}:{line}: {why}", path.display()));
+    // Rows of any length: a missing field is named by the check below, not by the CSV reader.
     let mut reader = csv::ReaderBuilder::new()
         .trim(csv::Trim::All)
+        .flexible(true)
         .from_path(path)
         .map_err(|err| Fault::Course(format!("{}: {err}", path.display())))?;
     let headers = reader
@@ -42,11 +44,14 @@ pub fn read(path: &Path) -> Result<Vec<Student>, Fault> {
             fault(line, err.to_string())
         })?;
         let line = record.position().map_or(0, |p| p.line());
-        let field = |k: usize| record.get(k).unwrap_or_default().to_string();
+        let field = |k: usize, column: &str| match record.get(k) {
+            Some(value) if !value.is_empty() => Ok(value.to_string()),
+            _ => Err(fault(line, format!("`{column}`: missing"))),
+        };
         let student = Student {
-            id: field(id),
-            name: field(name),
-            email: field(email),
+            id: field(id, "id")?,
+            name: field(name, "name")?,
+            email: field(email, "email")?,
         };
         let good_id = !student.id.is_empty()
             && student.id.len() <= 64

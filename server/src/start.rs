@@ -266,13 +266,16 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
         let stop = until_stopped(stop_rx.clone());
         tokio::spawn(grading::work(Arc::clone(&state), stop))
     });
-    println!("listening on http://{address} ({requeued} waiting to be graded)");
+    println!(
+        "listening on http://{address} ({requeued} waiting to be graded); the instructor signs \
+         in with the last link of --links"
+    );
     let app = web::router(Arc::clone(&state));
     let signals = {
         let state = Arc::clone(&state);
         async move {
             stopped().await;
-            eprintln!("stopping: the submission being graded finishes first");
+            eprintln!("{}", stopping_words(&state));
             state.stopping.store(true, Ordering::Relaxed);
             let _ = stop_tx.send(true);
         }
@@ -298,13 +301,23 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
 /// `--worker`: grades from the queue until SIGTERM, then lets the gradings under way finish.
 async fn work_only(state: Arc<State>, requeued: usize) -> Result<(), Fault> {
     println!("grading ({requeued} waiting to be graded)");
-    grading::work(Arc::clone(&state), async {
+    let words = Arc::clone(&state);
+    grading::work(Arc::clone(&state), async move {
         stopped().await;
-        eprintln!("stopping: the submission being graded finishes first");
+        eprintln!("{}", stopping_words(&words));
     })
     .await;
     finish_in_flight(&state).await;
     Ok(())
+}
+
+/// What the server says when it is asked to stop: whether a grading finishes first.
+fn stopping_words(state: &State) -> String {
+    match state.in_flight.load(Ordering::SeqCst) {
+        0 => "stopping".into(),
+        1 => "stopping: the submission being graded finishes first".into(),
+        n => format!("stopping: the {n} submissions being graded finish first"),
+    }
 }
 
 /// Waits for the gradings under way to record their results (each is bounded by its cases'

@@ -86,15 +86,20 @@ pub fn router(state: Arc<State>) -> Router {
             "/instructor/assignments/{name}/regrades",
             get(crate::class::regrades),
         )
-        .route(
-            "/api/v1/assignments/{name}/submissions",
-            post(crate::api::submit),
-        )
-        .route("/api/v1/submissions/{id}", get(crate::api::submission))
-        .route("/api/v1/grades.csv", get(crate::api::grades_csv))
+        .nest("/api/v1", api_routes())
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(middleware::from_fn(headers))
         .with_state(state)
+}
+
+/// The JSON API's routes: their errors are JSON too, and so is an address that is none of them.
+fn api_routes() -> Router<Arc<State>> {
+    Router::new()
+        .route("/assignments/{name}/submissions", post(crate::api::submit))
+        .route("/submissions/{id}", get(crate::api::submission))
+        .route("/grades.csv", get(crate::api::grades_csv))
+        .fallback(|| async { crate::error::not_found() })
+        .layer(middleware::from_fn(crate::error::as_json))
 }
 
 /// `/login/{token}`: a live link opens a fresh session (never one the browser brought: no

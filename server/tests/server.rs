@@ -605,3 +605,89 @@ fn a_second_server_on_one_course_folder_is_refused() {
     let again = Server::start(&course, &["--jobs", "0"]);
     assert_eq!(again.client().get("/static/live.js").status, 200);
 }
+
+/// The JSON API answers its errors in JSON, an address that is none of its routes included;
+/// a roster line without a field is named by its line and field.
+#[test]
+fn the_api_answers_errors_in_json_and_the_roster_names_a_missing_field() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    for (path, status) in [
+        ("/api/v1/submissions/9999", 404),
+        ("/api/v1/submissions/%3Cb%3E", 404),
+        ("/api/v1/nothing", 404),
+        ("/api/v1/grades.csv", 404),
+    ] {
+        let answer = ada.get(path);
+        assert_eq!(answer.status, status, "{path}: {}", answer.body);
+        assert!(
+            answer.headers["content-type"].starts_with("application/json"),
+            "{path}: {:?}",
+            answer.headers
+        );
+        assert!(
+            answer.json()["error"].is_string(),
+            "{path}: {}",
+            answer.body
+        );
+    }
+    let stranger = server.client();
+    let answer = stranger.get("/api/v1/submissions/1");
+    assert_eq!(answer.status, 401);
+    assert!(answer.json()["error"].is_string(), "{}", answer.body);
+    // The pages still answer with pages.
+    let page = stranger.get("/assignments/go");
+    assert!(page.headers["content-type"].starts_with("text/html"));
+    std::fs::write(
+        course.path().join("roster.csv"),
+        "id,name,email\nada,Ada,ada@example.edu\nalan,Alan\n",
+    )
+    .unwrap();
+    let out = course.command().arg("--links").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("roster.csv:3: `email`: missing"), "{said}");
+}
+
+/// `--init`'s example serves as it is written, and takes a Python program: it names no
+/// languages unless the instructor does.
+#[test]
+fn the_init_example_serves_and_takes_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let course_dir = dir.path().join("course");
+    let init = std::process::Command::new(support::SERVER)
+        .arg("--course")
+        .arg(&course_dir)
+        .arg("--init")
+        .output()
+        .unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    // The example's deadline has passed by the time anyone reads this: move it on.
+    let toml = std::fs::read_to_string(course_dir.join("course.toml")).unwrap();
+    let toml = toml.replace("2026-12-10T23:59:00+01:00", "2099-12-10T23:59:00+01:00");
+    std::fs::write(course_dir.join("course.toml"), toml).unwrap();
+    let course = Course {
+        dir: tempfile::TempDir::new_in(dir.path()).unwrap(),
+        database: None,
+    };
+    std::fs::remove_dir(course.path()).unwrap();
+    std::fs::rename(&course_dir, course.path()).unwrap();
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.py", &python)],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+}

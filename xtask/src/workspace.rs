@@ -249,6 +249,13 @@ pub fn exec_server_program(program: &str, args: &[std::ffi::OsString]) -> Error 
         "{} build --package gridjudge-server",
         cargo.to_string_lossy()
     );
+    let path = target_dir().join("debug").join(program);
+    if !path.exists() {
+        eprintln!(
+            "building the course server first (its web stack is a crate of its own: a few \
+             minutes, the first time only)"
+        );
+    }
     let built = std::process::Command::new(&cargo)
         .args(["build", "--package", "gridjudge-server", "--bins"])
         .arg("--manifest-path")
@@ -269,7 +276,6 @@ pub fn exec_server_program(program: &str, args: &[std::ffi::OsString]) -> Error 
             }
         }
     }
-    let path = target_dir().join("debug").join(program);
     let err = std::process::Command::new(&path).args(args).exec();
     Error::CouldNotRun {
         command: path.display().to_string(),
