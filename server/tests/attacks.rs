@@ -50,13 +50,7 @@ fn a_zip_bomb_is_refused_by_the_unpacker_and_the_server_goes_on() {
     let error = graded["error"].as_str().unwrap_or_default();
     assert!(error.contains("MiB once unpacked"), "{graded}");
     // Nothing of it stays where submissions are unpacked, and the server grades the next one.
-    let answer = ada.post_files(
-        "/api/v1/assignments/go/submissions",
-        &[],
-        &[("go.c", &go_c())],
-    );
-    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
-    assert_eq!(graded["status"], "graded", "{graded}");
+    ada.the_next_is_graded();
 }
 
 #[test]
@@ -249,13 +243,7 @@ fn a_student_flooding_the_queue_delays_another_by_their_share_only() {
     // Ada hands in once, after all eight: hers is graded next, not after the flood.
     let mut ada = server.client();
     ada.bearer = Some(links["ada"].clone());
-    let answer = ada.post_files(
-        "/api/v1/assignments/go/submissions",
-        &[],
-        &[("go.c", &go_c())],
-    );
-    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
-    assert_eq!(graded["status"], "graded", "{graded}");
+    ada.the_next_is_graded();
     let before: usize = course
         .sql("SELECT COUNT(*) FROM submissions WHERE student = 'flood' AND status = 'graded'")
         .parse()
@@ -308,13 +296,7 @@ fn an_archive_of_folders_or_an_upload_of_many_parts_is_refused() {
     let answer = ada.post_files("/api/v1/assignments/go/submissions", &[], &parts);
     assert_eq!(answer.status, 413, "{}", answer.body);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "1");
-    let answer = ada.post_files(
-        "/api/v1/assignments/go/submissions",
-        &[],
-        &[("go.c", &go_c())],
-    );
-    let graded = ada.wait_final(answer.json()["id"].as_i64().unwrap());
-    assert_eq!(graded["status"], "graded", "{graded}");
+    ada.the_next_is_graded();
 }
 
 /// The course's state is its owner's alone (no other user of the machine reads an upload),

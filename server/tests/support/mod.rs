@@ -364,6 +364,19 @@ impl Client {
         answer
     }
 
+    /// Hands in the right Go solution and waits for its grade: the server grades the next
+    /// submission, whatever came before.
+    pub fn the_next_is_graded(&self) {
+        let answer = self.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &go_c())],
+        );
+        assert_eq!(answer.status, 202, "{}", answer.body);
+        let graded = self.wait_final(answer.json()["id"].as_i64().unwrap());
+        assert_eq!(graded["status"], "graded", "{graded}");
+    }
+
     /// The CSRF token of the page at `path`.
     pub fn csrf(&self, path: &str) -> String {
         let page = self.get(path).body;
