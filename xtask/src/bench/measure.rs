@@ -9,6 +9,7 @@
 //! a full run, what each confinement layer costs a case ([`layers`]).
 
 use super::class;
+use super::figures::{outside_checkout, Figures};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -45,14 +46,6 @@ pub enum Measure {
     OneCase,
     /// A synthetic class.
     Class(class::Settings),
-}
-
-/// What a measurement found: the report for the terminal, and its figures as rows for
-/// `--json` (to compare a change with the last one).
-#[derive(Debug, Default)]
-pub struct Figures {
-    pub text: String,
-    pub rows: Vec<serde_json::Value>,
 }
 
 /// The figures of `measure`, from the settings every measured run starts from.
@@ -293,24 +286,6 @@ pub(super) fn bench(
 /// confined target may see) into a temporary folder of its own, removed with it.
 pub(super) fn python_go() -> Result<(tempfile::TempDir, PathBuf), Error> {
     outside_checkout(&crate::workspace::root().join("xtask/bench/go.py"), "go.py")
-}
-
-/// A copy of `source`, named `name`, in a temporary folder of its own that the sandbox's user
-/// can read (a confined target may see nothing of the checkout).
-pub(super) fn outside_checkout(
-    source: &std::path::Path,
-    name: &str,
-) -> Result<(tempfile::TempDir, PathBuf), Error> {
-    use std::os::unix::fs::PermissionsExt;
-    let dir = tempfile::Builder::new()
-        .prefix("gridjudge-bench-")
-        .tempdir()
-        .map_err(|err| Error::Measure(err.to_string()))?;
-    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755))
-        .map_err(|err| Error::io(dir.path(), err))?;
-    let copy = dir.path().join(name);
-    std::fs::copy(source, &copy).map_err(|err| Error::io(source, err))?;
-    Ok((dir, copy))
 }
 
 /// The argument that makes the xtask binary the plain spawner of the benchmark.

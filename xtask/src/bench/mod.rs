@@ -2,17 +2,20 @@
 //!
 //! [`measure`] times `check` against the floor (a C fork/exec loop the bench compiles) and an
 //! in-process baseline, per `--jobs` value and per confinement layer, as text or JSON rows;
+//! [`figures`] what they share (the figures, copies of programs outside the checkout);
 //! [`one_case`] a check of one case as a whole process against one plain run; [`class`] is
 //! the synthetic class of submissions and its spawn floor; `similar` measures the
 //! similarity report against Dolos on disguised copies.
 
 mod class;
+mod figures;
 mod measure;
 mod one_case;
 #[cfg(feature = "similarity")]
 mod similar;
 
 pub use class::Settings;
+pub use figures::Figures;
 pub use measure::{measure, spawn_main, write_json, Measure, SPAWN_ARG};
 #[cfg(feature = "similarity")]
 pub use similar::{similar_bench, SimilarFigures};

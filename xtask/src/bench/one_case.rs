@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::measure::{outside_checkout, Figures};
+use super::figures::{outside_checkout, Figures};
 use crate::error::Error;
 
 /// The case checked: the go handout's example.

@@ -181,12 +181,9 @@ pub struct Judgement {
 const EXCERPT: usize = 64 << 10;
 
 impl Judgement {
-    /// Drops everything derived from the input or the output (a hidden case's): the
-    /// difference, its place, the diff, the expected text, and all the run came to (its
-    /// stdout and stderr, its exit status or signal, its CPU and wall time, the sizes it
-    /// reached) with the sentence that told it; the verdict alone stays. A program can make any
-    /// of those carry its input (exit with an input byte as its status, burn CPU in proportion
-    /// to one). A build's or a start's failure says nothing of the input, and stays.
+    /// Keeps the verdict of a hidden case and drops all else a program could make carry its
+    /// input (its difference, diff, output, exit status or signal, times, sizes, and the
+    /// sentence telling them); a build's or a start's failure says nothing of it, and stays.
     pub fn redact(&mut self) {
         if !matches!(self.verdict, Verdict::CouldNotBuild | Verdict::CouldNotRun) {
             self.detail = None;

@@ -1,0 +1,163 @@
+//! The course server as students and instructors meet it day to day, over HTTP on a free
+//! loopback port in a temporary course folder: the queue's page in its fair order, the hourly
+//! limit under uploads at once, one server per course folder, the JSON API's errors and the
+//! roster's, and `--init`'s example.
+
+mod support;
+
+use support::{go_assignment, go_c, Course, Server};
+
+/// "N before yours" counts in the queue's own fair order: under a flood by one student,
+/// another student's one submission is next but for the flood's first, and the flood's last
+/// waits for every other submission.
+#[test]
+fn the_queue_page_counts_in_the_queues_fair_order() {
+    let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    // Nothing grades: every submission stays queued, in a known order.
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let hand_in = |student: &str| {
+        let mut client = server.client();
+        client.bearer = Some(links[student].clone());
+        let answer = client.post_files(
+            "/api/v1/assignments/go/submissions",
+            &[],
+            &[("go.c", &go_c())],
+        );
+        assert_eq!(answer.status, 202, "{}", answer.body);
+        (client, answer.json()["id"].as_i64().unwrap())
+    };
+    let flood: Vec<_> = (0..8).map(|_| hand_in("ada")).collect();
+    let (alan, alans) = hand_in("alan");
+    let status = |client: &support::Client, id: i64| {
+        let page = client.get(&format!("/submissions/{id}"));
+        assert_eq!(page.status, 200, "{}", page.body);
+        let start = page.body.find("id=\"status\"").expect("a status line");
+        let text = &page.body[start..];
+        text[text.find('>').unwrap() + 1..text.find("</p>").unwrap()].to_string()
+    };
+    // Ada's first, then Alan's: his first submission is second in the queue.
+    assert_eq!(status(&flood[0].0, flood[0].1), "queued: yours is next");
+    assert_eq!(status(&alan, alans), "queued: 1 before yours");
+    // Ada's second waits for both first submissions; her last for all the others.
+    assert_eq!(status(&flood[1].0, flood[1].1), "queued: 2 before yours");
+    assert_eq!(status(&flood[7].0, flood[7].1), "queued: 8 before yours");
+}
+
+/// The hourly limit holds under 40 uploads at once: exactly the limit is taken.
+#[test]
+fn forty_uploads_at_once_take_exactly_the_hourly_limit() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    assert_eq!(support::parallel_uploads(&server, &links["ada"], 40), 6);
+    assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
+}
+
+/// One server per course folder: a second one exits with status 4, naming the first's
+/// process; once the first is gone, the course can be served again.
+#[test]
+fn a_second_server_on_one_course_folder_is_refused() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let first = Server::start(&course, &["--jobs", "0"]);
+    let second = course
+        .command()
+        .args(["--listen", "127.0.0.1:0", "--jobs", "0"])
+        .output()
+        .unwrap();
+    assert_eq!(second.status.code(), Some(4));
+    let said = String::from_utf8_lossy(&second.stderr);
+    assert!(
+        said.contains(&format!("by process {}", first.child.id())),
+        "{said}"
+    );
+    first.kill();
+    let again = Server::start(&course, &["--jobs", "0"]);
+    assert_eq!(again.client().get("/static/live.js").status, 200);
+}
+
+/// The JSON API answers its errors in JSON, an address that is none of its routes included;
+/// a roster line without a field is named by its line and field.
+#[test]
+fn the_api_answers_errors_in_json_and_the_roster_names_a_missing_field() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    for (path, status) in [
+        ("/api/v1/submissions/9999", 404),
+        ("/api/v1/submissions/%3Cb%3E", 404),
+        ("/api/v1/nothing", 404),
+        ("/api/v1/grades.csv", 404),
+    ] {
+        let answer = ada.get(path);
+        assert_eq!(answer.status, status, "{path}: {}", answer.body);
+        assert!(
+            answer.headers["content-type"].starts_with("application/json"),
+            "{path}: {:?}",
+            answer.headers
+        );
+        assert!(
+            answer.json()["error"].is_string(),
+            "{path}: {}",
+            answer.body
+        );
+    }
+    let stranger = server.client();
+    let answer = stranger.get("/api/v1/submissions/1");
+    assert_eq!(answer.status, 401);
+    assert!(answer.json()["error"].is_string(), "{}", answer.body);
+    // The pages still answer with pages.
+    let page = stranger.get("/assignments/go");
+    assert!(page.headers["content-type"].starts_with("text/html"));
+    std::fs::write(
+        course.path().join("roster.csv"),
+        "id,name,email\nada,Ada,ada@example.edu\nalan,Alan\n",
+    )
+    .unwrap();
+    let out = course.command().arg("--links").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let said = String::from_utf8_lossy(&out.stderr);
+    assert!(said.contains("roster.csv:3: `email`: missing"), "{said}");
+}
+
+/// `--init`'s example serves as it is written, and takes a Python program: it names no
+/// languages unless the instructor does.
+#[test]
+fn the_init_example_serves_and_takes_python() {
+    let dir = tempfile::tempdir().unwrap();
+    let course_dir = dir.path().join("course");
+    let init = std::process::Command::new(support::SERVER)
+        .arg("--course")
+        .arg(&course_dir)
+        .arg("--init")
+        .output()
+        .unwrap();
+    assert!(
+        init.status.success(),
+        "{}",
+        String::from_utf8_lossy(&init.stderr)
+    );
+    // The example's deadline has passed by the time anyone reads this: move it on.
+    let toml = std::fs::read_to_string(course_dir.join("course.toml")).unwrap();
+    let toml = toml.replace("2026-12-10T23:59:00+01:00", "2099-12-10T23:59:00+01:00");
+    std::fs::write(course_dir.join("course.toml"), toml).unwrap();
+    let course = Course {
+        dir: tempfile::TempDir::new_in(dir.path()).unwrap(),
+        database: None,
+    };
+    std::fs::remove_dir(course.path()).unwrap();
+    std::fs::rename(&course_dir, course.path()).unwrap();
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.py", &python)],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+}
