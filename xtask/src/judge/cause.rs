@@ -196,7 +196,7 @@ impl Judgement {
             (crate::process::Exit::Signal(signal), _) => {
                 format!("then it crashed ({})", crate::process::killed_by(signal))
             }
-            (_, true) => format!("then it crashed ({})", self.last_stderr_line()),
+            (_, true) => format!("then it crashed ({})", exception_of(&stderr)),
             (crate::process::Exit::Code(code), false) => {
                 format!("then it exited with status {code}")
             }
@@ -325,6 +325,43 @@ pub fn build_headline(message: &str) -> String {
     super::diff::line(line)
 }
 
+/// The exception an uncaught-exception report on stderr names, as its runtime words it: Java's
+/// `java.lang.ArrayIndexOutOfBoundsException: ...` (not the stack's last frame), .NET's and
+/// Mono's, Rust's panic message, C++'s `terminate called ...`; else (Python's traceback, whose
+/// last line it is) the last line.
+fn exception_of(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
+    let after = |k: usize| lines[k + 1..].iter().find(|line| !line.is_empty()).copied();
+    let named = lines.iter().enumerate().find_map(|(k, line)| {
+        if let Some(rest) = line.strip_prefix("Exception in thread ") {
+            // `"main" java.lang.X: message`: the thread's quoted name, then the exception.
+            let exception = rest.strip_prefix('"').and_then(|r| r.split_once("\" "));
+            return Some(exception.map_or(rest, |(_, exception)| exception));
+        }
+        if let Some(rest) = line.strip_prefix("Unhandled exception. ") {
+            return Some(rest);
+        }
+        if *line == "Unhandled Exception:" {
+            return after(k);
+        }
+        if line.starts_with("Unhandled Exception: ") {
+            return line.strip_prefix("Unhandled Exception: ");
+        }
+        if line.contains("panicked at") {
+            return after(k).or(Some(line));
+        }
+        line.starts_with("terminate called").then_some(*line)
+    });
+    match named {
+        Some(line) => super::diff::line(line),
+        None => lines
+            .iter()
+            .rev()
+            .find(|line| !line.is_empty())
+            .map_or_else(|| "no output at all".into(), |line| super::diff::line(line)),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -411,6 +448,25 @@ mod tests {
             Some("then it crashed (EOFError: EOF when reading a line)")
         );
         assert_eq!(wrong.consequence(), None);
+        // Java names its exception on the first line of its report, not the last.
+        let java = judged(
+            "|X|\n|Z|\n",
+            "|Y|\n",
+            Exit::Code(1),
+            "Exception in thread \"main\" java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 5\n\tat Go.liberties(Go.java:41)\n\tat Go.main(Go.java:12)\n",
+            "R",
+        );
+        assert_eq!(
+            java.consequence().as_deref(),
+            Some("then it crashed (java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 5)")
+        );
+        for (stderr, named) in [
+            ("Unhandled Exception:\nSystem.IndexOutOfRangeException: Index was outside the bounds of the array.\n  at Go.Main ()\n", "System.IndexOutOfRangeException: Index was outside the bounds of the array."),
+            ("Unhandled exception. System.FormatException: bad\n   at Go.Main()\n", "System.FormatException: bad"),
+            ("thread 'main' panicked at src/main.rs:3:5:\nindex out of bounds: the len is 3 but the index is 5\nnote: run with `RUST_BACKTRACE=1`\n", "index out of bounds: the len is 3 but the index is 5"),
+        ] {
+            assert_eq!(super::exception_of(stderr), named);
+        }
         // A crash that cut a right output short is the crash itself.
         let cut_short = judged(
             "|X|\n|Z|\n",
