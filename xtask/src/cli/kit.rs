@@ -16,7 +16,7 @@ pub struct KitArgs {
     /// GROUP a graded group of the spec. The kit holds their hashes, never their outputs.
     #[arg(long, value_name = "DIR")]
     pub hidden: Option<PathBuf>,
-    /// Where to write the kit (default: `check-<spec>`).
+    /// Where to write the kit (default: `target/check-<spec>`).
     #[arg(long, value_name = "FILE")]
     pub out: Option<PathBuf>,
     #[command(flatten)]
@@ -42,7 +42,9 @@ impl KitArgs {
 }
 
 pub(super) fn run(args: KitArgs) -> Result<ExitCode, Error> {
-    let built = crate::kit::build(&args.plan(format!("check-{}", args.spec).into())?)?;
+    // Not into the checkout's root, where `cargo xtask` runs: beside the builds.
+    let default_out = crate::workspace::target_dir().join(format!("check-{}", args.spec));
+    let built = crate::kit::build(&args.plan(default_out)?)?;
     done(&kit_report(
         &built.path,
         built.bytes,
