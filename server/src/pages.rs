@@ -226,13 +226,25 @@ pub async fn report_of(state: &State, who: &Who, sub: &Sub) -> Result<Option<Jso
     Ok(text.and_then(|text| serde_json::from_str(&text).ok()))
 }
 
-/// The failing causes of a report, each with its first case's first difference.
-fn differences(report: &JsonReport) -> Markup {
+/// The failing causes of a report, each with its first case's first difference: a student's
+/// way, the causes of cases they can see first, and the cases of `hidden` groups last, as one
+/// line ("3 hidden cases failed"), since they say nothing more than their verdict.
+fn differences(report: &JsonReport, hidden: &[String]) -> Markup {
+    let is_hidden = |case: &&xtask::report::JsonCase| hidden.contains(&case.group);
     let mut seen = std::collections::HashSet::new();
-    let firsts = report.cases.iter().filter(|case| {
-        let cause = case.cause_id.as_deref().unwrap_or_default();
-        !cause.is_empty() && seen.insert(cause.to_string())
-    });
+    let firsts = report
+        .cases
+        .iter()
+        .filter(|case| !is_hidden(case))
+        .filter(|case| {
+            let cause = case.cause_id.as_deref().unwrap_or_default();
+            !cause.is_empty() && seen.insert(cause.to_string())
+        });
+    let hidden_failed = report
+        .cases
+        .iter()
+        .filter(|case| is_hidden(case) && case.graded && case.cause_id.is_some())
+        .count();
     html! {
         @for case in firsts {
             section.cause {
@@ -243,6 +255,11 @@ fn differences(report: &JsonReport) -> Markup {
                     pre.difference { "expected: " (diff.expected_line.as_deref().unwrap_or("(nothing)")) "\n" "actual:   " (diff.actual_line.as_deref().unwrap_or("(nothing)")) }
                 }
             }
+        }
+        @match hidden_failed {
+            0 => {},
+            1 => p #hidden { "1 hidden case failed." },
+            n => p #hidden { (n) " hidden cases failed." },
         }
     }
 }
@@ -256,6 +273,11 @@ pub async fn submission(
     let sub = visible(&state, &who, id).await?;
     let status = status_text(&state, &sub).await?;
     let report = report_of(&state, &who, &sub).await?;
+    // The instructor sees every case whole; a student, the hidden groups' by verdict.
+    let hidden = match (who.instructor(), state.course.assignment(&sub.assignment)) {
+        (false, Some(assignment)) => assignment.hidden.clone(),
+        _ => Vec::new(),
+    };
     let title = format!("Submission {} to {}", sub.id, sub.assignment);
     let body = html! {
         p { "Handed in " (when(sub.created_at)) " by " (sub.student) @if sub.late { " " span.late { "(late)" } } }
@@ -267,7 +289,7 @@ pub async fn submission(
         @if let Some(error) = &sub.error { pre.bad { (error) } }
         @if let Some(report) = &report {
             p #totals { (report.passed) " passed, " (report.failed) " failed" }
-            (differences(report))
+            (differences(report, &hidden))
             h2 { "The report" }
             iframe src={ "/submissions/" (sub.id) "/report" } sandbox="" title="the check report" {}
         }

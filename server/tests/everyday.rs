@@ -161,3 +161,36 @@ fn the_init_example_serves_and_takes_python() {
     );
     assert_eq!(answer.status, 202, "{}", answer.body);
 }
+
+/// A student's result page gives the causes they can see first, and the hidden cases last, as
+/// one line; the instructor's gives every cause.
+#[test]
+fn the_result_page_puts_hidden_cases_last_as_one_line() {
+    let course = Course::new(
+        &["alan"],
+        &[&go_assignment("go", "hidden = [\"error-character\"]")],
+    );
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let mut alan = server.client();
+    alan.bearer = Some(links["alan"].clone());
+    let answer = alan.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &support::go_c_wrong())],
+    );
+    let id = answer.json()["id"].as_i64().unwrap();
+    assert_eq!(alan.wait_final(id)["status"], "graded");
+    let page = alan.get(&format!("/submissions/{id}")).body;
+    // The visible cases' cause first; the hidden group's cases last, as one line, and no
+    // cause of theirs.
+    let cause = page.find("class=\"cause\"").expect("a visible cause");
+    let hidden = page.find("hidden cases failed.").expect("one line for the hidden");
+    assert!(cause < hidden, "{page}");
+    assert!(!page.contains("<code>go/error-character/"), "{page}");
+    let mut instructor = server.client();
+    instructor.bearer = Some(links["instructor"].clone());
+    let theirs = instructor.get(&format!("/submissions/{id}")).body;
+    assert!(theirs.contains("<code>go/error-character/"), "{theirs}");
+    assert!(!theirs.contains("hidden cases failed"), "{theirs}");
+}
