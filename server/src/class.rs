@@ -19,7 +19,7 @@ use crate::extract::{AssignmentOf, Instructor};
 use crate::pages::{counted, page};
 use crate::queue::{self, Job};
 use crate::state::State;
-use crate::view::{points, when};
+use crate::view::{deadline, points, when};
 
 /// Every submission to `assignment`, by student, newest first.
 async fn by_student(state: &State, assignment: &str) -> Result<BTreeMap<String, Vec<Sub>>, Fault> {
@@ -53,7 +53,7 @@ pub async fn overview(
     let body = html! {
         @for (assignment, subs) in &tables {
             h2 { (assignment.title) }
-            p { "Due " (when(assignment.deadline.timestamp())) " · "
+            p { "Due " (deadline(&assignment.deadline)) " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/grades.csv" } { "grades.csv" } " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/canvas.csv" } { "Canvas import" } " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/report" } { "class report" } " · "

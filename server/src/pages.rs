@@ -21,7 +21,7 @@ use crate::db::{now, submissions, Audience, Status, Sub};
 use crate::error::{not_found, Fault, Reply};
 use crate::extract::{AssignmentOf, SubmissionId};
 use crate::state::{State, Streaming, STREAMS_PER_SESSION};
-use crate::view::{points, when, STYLE};
+use crate::view::{deadline, points, when, STYLE};
 
 /// A page of the server: the course's title, the signed-in person, and sign out.
 pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html<String> {
@@ -127,7 +127,7 @@ pub async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Respons
             @for (assignment, latest, best, attempts) in &rows {
                 tr {
                     td { a href={ "/assignments/" (assignment.name) } { (assignment.title) } }
-                    td { (when(assignment.deadline.timestamp()))
+                    td { (deadline(&assignment.deadline))
                         @if now() > assignment.deadline.timestamp() { " " span.late { "(passed)" } } }
                     td { (attempts) }
                     td { @match latest { Some(sub) => { a href={ "/submissions/" (sub.id) } { (points(sub.score)) " (" (sub.status) ")" } }, None => "–" } }
@@ -154,7 +154,7 @@ pub async fn assignment(
     let at = now();
     let passed = at > assignment.deadline.timestamp();
     let body = html! {
-        p { "Due " strong { (when(assignment.deadline.timestamp())) } "."
+        p { "Due " strong { (deadline(&assignment.deadline)) } "."
             @if passed { " " span.late { "The deadline has passed: "
                 @match assignment.late {
                     Late::Refused => "no more work is taken.",
@@ -373,7 +373,11 @@ pub async fn events(
 /// The one script of the pages: a submission's page follows its events, and shows the result
 /// when grading ends.
 pub async fn live_js() -> Response {
-    const SCRIPT: &str = "const s = document.getElementById('status');\n\
+    const SCRIPT: &str = "for (const t of document.querySelectorAll('time[datetime]')) {\n\
+  const at = new Date(t.getAttribute('datetime'));\n\
+  if (!isNaN(at)) { t.after(' (your time: ' + at.toLocaleString() + ')'); }\n\
+}\n\
+const s = document.getElementById('status');\n\
 if (s && s.dataset.events) {\n\
   const events = new EventSource(s.dataset.events);\n\
   events.addEventListener('progress', (e) => { s.textContent = e.data; });\n\

@@ -2,7 +2,7 @@
 //! shown by, and how times and scores are written.
 
 use axum::response::Html;
-use maud::{html, DOCTYPE};
+use maud::{html, Markup, DOCTYPE};
 
 pub const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}\
@@ -32,4 +32,12 @@ pub fn when(seconds: i64) -> String {
 /// A score as the pages write it.
 pub fn points(score: Option<f64>) -> String {
     score.map_or_else(|| "–".into(), |s| format!("{s:.2}"))
+}
+
+/// A deadline as the course wrote it, with its offset (`2026-12-10 23:59 +01:00`); the page's
+/// script adds the reader's own time beside it.
+pub fn deadline(at: &chrono::DateTime<chrono::FixedOffset>) -> Markup {
+    html! {
+        time datetime=(at.to_rfc3339()) { (at.format("%Y-%m-%d %H:%M %:z")) }
+    }
 }

@@ -185,7 +185,9 @@ fn the_result_page_puts_hidden_cases_last_as_one_line() {
     // The visible cases' cause first; the hidden group's cases last, as one line, and no
     // cause of theirs.
     let cause = page.find("class=\"cause\"").expect("a visible cause");
-    let hidden = page.find("hidden cases failed.").expect("one line for the hidden");
+    let hidden = page
+        .find("hidden cases failed.")
+        .expect("one line for the hidden");
     assert!(cause < hidden, "{page}");
     assert!(!page.contains("<code>go/error-character/"), "{page}");
     let mut instructor = server.client();
@@ -193,4 +195,26 @@ fn the_result_page_puts_hidden_cases_last_as_one_line() {
     let theirs = instructor.get(&format!("/submissions/{id}")).body;
     assert!(theirs.contains("<code>go/error-character/"), "{theirs}");
     assert!(!theirs.contains("hidden cases failed"), "{theirs}");
+}
+
+/// A deadline is shown as the course wrote it, with its offset (the page's script adds the
+/// reader's own time), not turned into UTC.
+#[test]
+fn a_deadline_is_shown_with_the_courses_offset() {
+    let assignment = "name = \"go\"\nspec = \"go\"\ndeadline = \"2099-01-01T23:59:00+01:00\"\n";
+    let course = Course::new(&["ada"], &[assignment]);
+    let links = course.links();
+    let server = Server::start(&course, &["--jobs", "0"]);
+    let mut ada = server.client();
+    ada.bearer = Some(links["ada"].clone());
+    for path in ["/", "/assignments/go"] {
+        let page = ada.get(path).body;
+        assert!(
+            page.contains(">2099-01-01 23:59 +01:00</time>"),
+            "{path}: {page}"
+        );
+        assert!(!page.contains("22:59 UTC"), "{path}: {page}");
+    }
+    let script = ada.get("/static/live.js").body;
+    assert!(script.contains("time[datetime]"), "{script}");
 }
