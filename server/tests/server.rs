@@ -281,8 +281,8 @@ fn an_upload_over_the_cap_is_refused_and_nothing_is_stored() {
     let mut ada = server.client();
     ada.bearer = Some(links["ada"].clone());
     let big = vec![b'x'; 3 << 20];
-    let answer = ada.post_files("/api/v1/assignments/go/submissions", &[], &[("go.c", &big)]);
-    assert_eq!(answer.status, 413, "{}", answer.body);
+    let upload = ada.try_post_files("/api/v1/assignments/go/submissions", &[], &[("go.c", &big)]);
+    support::assert_refused(upload, 413);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "0");
     assert_eq!(course.sql("SELECT COUNT(*) FROM files"), "0");
     let store = course.path().join(".gridjudge/store");

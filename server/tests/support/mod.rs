@@ -265,7 +265,13 @@ impl Client {
     }
 
     fn answer(response: Result<ureq::http::Response<ureq::Body>, ureq::Error>) -> Answer {
-        let mut response = response.expect("an answer");
+        Self::try_answer(response).expect("an answer")
+    }
+
+    fn try_answer(
+        response: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+    ) -> Result<Answer, ureq::Error> {
+        let mut response = response?;
         let headers = response
             .headers()
             .iter()
@@ -278,11 +284,11 @@ impl Client {
             .collect();
         let mut body = String::new();
         let _ = response.body_mut().as_reader().read_to_string(&mut body);
-        Answer {
+        Ok(Answer {
             status: response.status().as_u16(),
             headers,
             body,
-        }
+        })
     }
 
     fn auth<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
@@ -326,6 +332,17 @@ impl Client {
         fields: &[(&str, &str)],
         files: &[(&str, &[u8])],
     ) -> Answer {
+        self.try_post_files(path, fields, files).expect("an answer")
+    }
+
+    /// [`Client::post_files`], or the error of a request the server did not read to its end
+    /// (a body it refused: it answers and closes while the client still writes).
+    pub fn try_post_files(
+        &self,
+        path: &str,
+        fields: &[(&str, &str)],
+        files: &[(&str, &[u8])],
+    ) -> Result<Answer, ureq::Error> {
         let boundary = "gridjudge-test-boundary-7d1f";
         let mut body = Vec::new();
         for (name, value) in fields {
@@ -340,7 +357,7 @@ impl Client {
             body.extend(b"\r\n");
         }
         body.extend(format!("--{boundary}--\r\n").as_bytes());
-        Self::answer(
+        Self::try_answer(
             self.auth(self.agent.post(format!("{}{path}", self.base)))
                 .header(
                     "Content-Type",
@@ -566,4 +583,21 @@ pub fn parallel_uploads(server: &Server, token: &str, n: usize) -> usize {
             .filter(|taken| *taken)
             .count()
     })
+}
+
+/// Asserts that an upload was refused with `status`, or, where the server answered and closed
+/// while the client still wrote the body, with the connection closed: which of the two the
+/// client sees is a race.
+pub fn assert_refused(answer: Result<Answer, ureq::Error>, status: u16) {
+    match answer {
+        Ok(answer) => assert_eq!(answer.status, status, "{}", answer.body),
+        Err(ureq::Error::Io(err)) => assert!(
+            matches!(
+                err.kind(),
+                std::io::ErrorKind::BrokenPipe | std::io::ErrorKind::ConnectionReset
+            ),
+            "{err}"
+        ),
+        Err(err) => panic!("{err}"),
+    }
 }
