@@ -444,3 +444,24 @@ fn the_report_is_written_only_where_a_report_belongs() {
         before
     );
 }
+
+/// One student's folder given where the class's is expected: every entry a source file, each
+/// taken for a student; said, not silently ranked.
+#[test]
+fn one_students_files_given_as_a_class_are_told() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("alice");
+    write(&folder.join("collapse.py"), ALICE);
+    write(&folder.join("board.py"), BOB);
+    write(&folder.join("helpers.py"), CAROL);
+    xtask()
+        .args(["similar", "--submissions"])
+        .arg(&folder)
+        .arg("--out")
+        .arg(dir.path().join("report"))
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains(
+            "holds only source files (3), and each counts as one student's submission",
+        ));
+}

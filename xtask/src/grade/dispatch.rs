@@ -46,6 +46,8 @@ pub fn grade(options: &Options, progress: &(dyn Fn(Step) + Sync)) -> Result<Summ
     let (mut n_reused, mut n_graded, mut warnings) = (0, 0, Vec::new());
     let scan = super::folder::scan(&options.submissions, options.shard.as_ref())?;
     super::preflight::check(options, &scan)?;
+    let files = scan.files_as_students(&options.submissions);
+    warnings.extend(files.map(|said| format!("warning: {said}")));
     let Scan { found, skipped, .. } = scan;
     grades.skipped = skipped;
     let run_key = run_key(options, &suite)?;

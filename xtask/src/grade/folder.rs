@@ -26,6 +26,24 @@ pub(super) struct Scan {
     pub total: usize,
     /// The file name of a submission that is a lone source file (the last one found).
     pub lone_source: Option<String>,
+    /// How many submissions are lone source files.
+    pub lone_sources: usize,
+}
+
+impl Scan {
+    /// A sentence where every submission of `root` is a lone source file: likely one student's
+    /// folder given where the class's is expected, each of its files taken for a student.
+    pub(super) fn files_as_students(&self, root: &Path) -> Option<String> {
+        (self.total >= 2 && self.lone_sources == self.total).then(|| {
+            format!(
+                "`{}` holds only source files ({}), and each counts as one student's \
+                 submission: if they are one student's files, give the folder that holds one \
+                 folder per student",
+                root.display(),
+                self.total
+            )
+        })
+    }
 }
 
 /// A file name as an id: itself when it is UTF-8 without `%`, else with each byte that is not
@@ -85,6 +103,7 @@ pub(super) fn scan(root: &Path, shard: Option<&Shard>) -> Result<Scan, Error> {
             }
             Kind::Source => {
                 scan.lone_source = Some(shown.clone());
+                scan.lone_sources += 1;
                 let stem = path.file_stem().map(lossless_id).unwrap_or_default();
                 (stem, lone_source(&path))
             }

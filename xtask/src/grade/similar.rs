@@ -53,6 +53,7 @@ pub fn similar(options: &SimilarOptions) -> Result<Similarity, Error> {
         .iter()
         .map(|(name, why)| format!("`{name}` is not a submission: {why}"))
         .collect();
+    notes.extend(found.files_as_students(&options.submissions));
     let mut students = Vec::new();
     for (id, folder) in &found.found {
         match folder {
