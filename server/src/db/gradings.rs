@@ -37,10 +37,11 @@ pub async fn record_failure(
     why: &str,
 ) -> Result<(), Fault> {
     let mut tx = db.begin().await?;
-    let written = sqlx::query(
+    let written = sqlx::query(concat!(
         "UPDATE submissions SET status = $1, error = $2, score = 0, graded_at = $3
-         WHERE id = $4 AND generation = $5 AND status NOT IN ('graded', 'could not build', 'could not run')",
-    )
+         WHERE id = $4 AND generation = $5 AND ",
+        not_final!()
+    ))
     .bind(status.as_str())
     .bind(why)
     .bind(now())
@@ -67,13 +68,13 @@ pub async fn record(
 ) -> Result<(), Fault> {
     let reports = &outcome.reports;
     let mut tx = db.begin().await?;
-    let written = sqlx::query(
+    let written = sqlx::query(concat!(
         "UPDATE submissions SET status = $1, score = $2, max_score = $3, error = $4, graded_at = $5,
          row = $6, blocks = $7, report_full = $8, report_students = $9, report_before = $10,
          html_full = $11, html_students = $12, html_before = $13, cases_done = cases_total
-         WHERE id = $14 AND generation = $15
-         AND status NOT IN ('graded', 'could not build', 'could not run')",
-    )
+         WHERE id = $14 AND generation = $15 AND ",
+        not_final!()
+    ))
     .bind(outcome.status.as_str())
     .bind(outcome.score)
     .bind(outcome.max_score)

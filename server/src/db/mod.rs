@@ -5,6 +5,9 @@
 //! (login links, sessions, failed logins), [`regrades`] (regrades and whose score moved),
 //! [`gradings`] (a result recorded once) and [`students`] (the roster's rows).
 
+#[macro_use]
+mod sql;
+
 pub mod blobs;
 mod connect;
 pub mod gradings;

@@ -63,14 +63,6 @@ impl std::fmt::Display for Status {
     }
 }
 
-/// The SQL test "not final yet", for the queries that must leave a recorded result alone
-/// (a macro, so that every query stays one static string).
-macro_rules! not_final {
-    () => {
-        "status NOT IN ('graded', 'could not build', 'could not run')"
-    };
-}
-
 /// Who a graded submission's report is drawn for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Audience {

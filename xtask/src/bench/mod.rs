@@ -15,7 +15,6 @@ mod one_case;
 mod similar;
 
 pub use class::Settings;
-pub use figures::Figures;
 pub use measure::{measure, spawn_main, write_json, Measure, SPAWN_ARG};
 #[cfg(feature = "similarity")]
 pub use similar::{similar_bench, SimilarFigures};
