@@ -107,6 +107,8 @@ struct Plan {
     policy: Policy,
     /// The compiler's message when the sources did not build: every case's verdict.
     failed_build: Option<String>,
+    /// A problem package's own output validator, built.
+    validator: Option<super::validator::Validator>,
 }
 
 /// The target to run for `suite` and its confinement: none for the reference alone.
@@ -219,6 +221,8 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
         }
     };
     for suite in chosen {
+        let (suite, note) = super::time_limit::settle(options, suite)?;
+        prepared.warnings.extend(note);
         let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
         prepared.n_filtered += n_filtered;
         prepared.n_ungraded_left_out += n_ungraded_left_out;
@@ -239,9 +243,11 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
 
 /// Plans a check of `cases` of `suite`, loaded once by the caller (`grade`, for a whole class).
 pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result<Prepared, Error> {
-    let (built, prepared) = begin(options, Instant::now())?;
+    let (built, mut prepared) = begin(options, Instant::now())?;
     let options = built.as_ref().unwrap_or(options);
-    prepare_cases(options, suite.clone(), cases.to_vec(), prepared)
+    let (suite, note) = super::time_limit::settle(options, suite.clone())?;
+    prepared.warnings.extend(note);
+    prepare_cases(options, suite, cases.to_vec(), prepared)
 }
 
 /// A check of `options`' program begun at `start`: its sources built, if it is sources; the
@@ -273,12 +279,21 @@ fn prepare_cases(
         Some(_) => (Target::command(&[], &options.dir), Policy::trusted()),
         None => plan_target(options, &suite, &mut prepared.warnings)?,
     };
+    let validator = match suite.package.as_ref().filter(|p| p.validator.is_some()) {
+        Some(package) if failed_build.is_none() => Some(super::validator::build(
+            package,
+            options,
+            &mut prepared.warnings,
+        )?),
+        _ => None,
+    };
     prepared.plans.push(Plan {
         suite,
         target,
         cases,
         policy,
         failed_build,
+        validator,
     });
     Ok(prepared)
 }
@@ -463,6 +478,7 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
                 cases,
                 policy,
                 failed_build: None,
+                validator: None,
             });
         }
     }
@@ -474,6 +490,16 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
     could_not_run(&plans, &results)?;
     let tried: Vec<&Suite> = plans.iter().map(|plan| &plan.suite).collect();
     infer::choose(suites, &tried, &results)
+}
+
+/// Whether a run ended by itself, its output whole: what a package's validator is asked about.
+fn ended_by_itself(run: &crate::process::Execution) -> bool {
+    !(run.timed_out
+        || run.wall_stopped
+        || run.idle_stopped.is_some()
+        || run.output_limited
+        || run.limit.is_some()
+        || run.interrupted)
 }
 
 fn run_plans(
@@ -539,17 +565,28 @@ fn run_case(
         asleep_after: options
             .idle
             .or_else(|| options.wall.is_none().then_some(IDLE.min(timeout))),
-        stdout_cap: (16 << 20).max(expected.len().saturating_mul(10)),
+        stdout_cap: plan.suite.package.as_ref().map_or(
+            (16 << 20).max(expected.len().saturating_mul(10)),
+            |package| (package.meta.output_mib as usize).saturating_mul(1 << 20),
+        ),
         stderr_cap: 64 << 10,
     };
     let (execution, busy) =
         crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds, reruns);
-    let expected = match &hashes {
-        Some(hashes) => Expected::Hidden(hashes),
-        None => Expected::Output(expected),
+    let expected = match (&hashes, &plan.validator, &execution) {
+        (Some(hashes), _, _) => Expected::Hidden(hashes),
+        (None, Some(validator), Ok(run)) if ended_by_itself(run) => {
+            let package = plan.suite.package.as_deref().ok_or_else(|| {
+                Error::Internal("a validator planned for a suite that is no package".into())
+            })?;
+            let difference = validator.judge(options, package, case, &run.stdout)?;
+            Expected::Validated(expected, difference)
+        }
+        _ => Expected::Output(expected),
     };
     let execution = execution.map_err(|err| err.to_string());
-    let mut judgement = judge_case(plan.suite.rules(), expected, execution, timeout, busy);
+    let rules = plan.suite.rules_of(&case.group);
+    let mut judgement = judge_case(rules, expected, execution, timeout, busy);
     if !judgement.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);
     }

@@ -9,6 +9,8 @@
 mod engine;
 mod infer;
 mod setup;
+mod time_limit;
+mod validator;
 
 pub use engine::{check, finish, prepare_suite, run_one, select, Options, Prepared, Step};
 pub use setup::{corpus_root, reference_binary, reference_for};

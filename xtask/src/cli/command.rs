@@ -21,6 +21,7 @@ use super::new::NewArgs;
 use super::serve::ServeArgs;
 #[cfg(feature = "similarity")]
 use super::similar::SimilarArgs;
+use super::verify::VerifyArgs;
 use crate::error::Error;
 
 #[derive(Parser)]
@@ -124,6 +125,8 @@ pub enum Task {
     /// instructor): similarity.html, .csv and .json.
     #[cfg(feature = "similarity")]
     Similar(SimilarArgs),
+    /// Judge a problem package's own submissions: each must get its folder's verdict.
+    Verify(VerifyArgs),
 }
 
 impl Task {
@@ -144,6 +147,7 @@ impl Task {
             Task::Kit(args) => super::kit::run(args),
             Task::Autograder(args) => super::autograder::run(args),
             Task::Serve(args) => super::serve::run(args),
+            Task::Verify(args) => super::verify::run(args),
         }
     }
 }

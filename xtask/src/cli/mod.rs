@@ -47,6 +47,8 @@ mod shared;
 #[cfg(all(feature = "reference", feature = "similarity"))]
 mod similar;
 mod values;
+#[cfg(all(feature = "reference", feature = "similarity"))]
+mod verify;
 
 #[cfg(all(feature = "reference", feature = "similarity"))]
 pub use check::CheckArgs;

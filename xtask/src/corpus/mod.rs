@@ -1,9 +1,11 @@
 //! Finding cases: suite files, the cases of a folder, and the split of a corpus across machines.
 //!
 //! [`suite`] reads `cases/<spec>/suite.toml` ([`Suite`], [`Rules`], `find` by name); [`discover`]
-//! lists a suite's [`Case`]s, sorted by path; [`shard`] is the FNV-1a split behind `--shard`.
+//! lists a suite's [`Case`]s, sorted by path; [`package`] reads a problem package (a folder
+//! holding `problem.yaml`) as a suite; [`shard`] is the FNV-1a split behind `--shard`.
 
 mod discover;
+pub mod package;
 mod shard;
 mod suite;
 

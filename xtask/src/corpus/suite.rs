@@ -16,17 +16,23 @@ use crate::error::Error;
 use crate::target::Target;
 
 /// How an output is compared with the expected one.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum CompareMode {
     /// Byte for byte.
     Exact,
     /// Line by line, with spaces at the ends of lines ignored.
     IgnoreTrailingSpaces,
+    /// A problem package's default output validator: tokens, under its flags.
+    #[serde(skip)]
+    Tokens(crate::judge::Tokens),
+    /// A problem package's own output validator decides (see [`crate::package`]).
+    #[serde(skip)]
+    Validator,
 }
 
 /// How a suite judges one output: what `judge::judge` needs of it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Rules {
     pub compare: CompareMode,
     /// Whether a non-zero exit status fails a case whose output is right.
@@ -102,7 +108,10 @@ impl Default for SuiteLimits {
 pub struct Suite {
     pub name: String,
     pub dir: PathBuf,
+    /// Its settings: read from `suite.toml`, or made from a package's `problem.yaml`.
     pub file: SuiteFile,
+    /// The problem package it was read from, for a folder holding `problem.yaml`.
+    pub package: Option<std::sync::Arc<super::package::Package>>,
 }
 
 impl Suite {
@@ -143,13 +152,25 @@ impl Suite {
     /// Whether the bundled reference writes the expected outputs: it alone can say, with its
     /// trace, which input line a difference answers.
     pub fn is_built_in(&self) -> bool {
-        self.file.reference.is_none()
+        self.file.reference.is_none() && self.package.is_none()
     }
 
     pub fn rules(&self) -> Rules {
         Rules {
             compare: self.file.compare,
             grade_exit_status: self.file.grade_exit_status,
+        }
+    }
+
+    /// The rules of `group`: a package's groups may compare under flags of their own.
+    pub fn rules_of(&self, group: &str) -> Rules {
+        let compare = self
+            .package
+            .as_ref()
+            .and_then(|package| package.compare.get(group).copied());
+        Rules {
+            compare: compare.unwrap_or(self.file.compare),
+            ..self.rules()
         }
     }
 
@@ -254,6 +275,9 @@ pub fn find(root: &Path, name: &str) -> Result<Suite, Error> {
 
 /// The suite in `dir` (its `suite.toml`), or `None` when `dir` holds none.
 fn load_dir(dir: PathBuf) -> Result<Option<Suite>, Error> {
+    if super::package::is_package(&dir) {
+        return super::package::load(dir).map(Some);
+    }
     let path = dir.join("suite.toml");
     if !dir.is_dir() || !path.exists() {
         return Ok(None);
@@ -279,7 +303,12 @@ fn load_dir(dir: PathBuf) -> Result<Option<Suite>, Error> {
         .unwrap_or_default()
         .to_string_lossy()
         .into_owned();
-    Ok(Some(Suite { name, dir, file }))
+    Ok(Some(Suite {
+        name,
+        dir,
+        file,
+        package: None,
+    }))
 }
 
 /// Loads every suite under the corpus `root`, sorted by name.
@@ -293,7 +322,7 @@ pub fn load_all(root: &Path) -> Result<Vec<Suite>, Error> {
     if suites.is_empty() {
         return Err(Error::corpus(
             root,
-            "no `*/suite.toml` found: not a corpus folder",
+            "no `*/suite.toml` or `*/problem.yaml` found: not a corpus folder",
         ));
     }
     suites.sort_by(|a, b| a.name.cmp(&b.name));

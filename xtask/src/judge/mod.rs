@@ -18,13 +18,16 @@ mod locate;
 mod outcome;
 mod refute;
 mod run;
+mod tokens;
 mod verdict;
 
 pub use cause::{build_headline, settle_run_ties, settle_ties};
+pub use compare::Difference;
 pub use diff::{line as visible_line, render as line_diff, visible};
 pub use hidden::{mask, Hashes};
 pub use locate::{from_trace_text, without, RuleAt};
 pub use outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
 pub use refute::{contradicts, forget, refute_run, variant_start};
 pub use run::{stderr_tail, Build, BuildStatus, Cause, Run, Summaries, Totals};
+pub use tokens::Tokens;
 pub use verdict::{judge_case, Expected};

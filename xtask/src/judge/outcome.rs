@@ -336,7 +336,7 @@ pub fn judge_hidden(
 }
 
 /// The verdict for an execution whose output differs from the expected one by `difference`.
-fn decide(
+pub(super) fn decide(
     rules: Rules,
     expected: Vec<u8>,
     execution: Execution,

@@ -13,6 +13,9 @@ use crate::process::Execution;
 pub enum Expected<'h> {
     Output(Vec<u8>),
     Hidden(&'h Hashes),
+    /// The expected output and the difference from it that a package's own output validator
+    /// found (`None`: it accepted the output).
+    Validated(Vec<u8>, Option<super::compare::Difference>),
 }
 
 /// The judgement of a case's run: `execution` (or why it could not run), judged by `rules`
@@ -31,7 +34,12 @@ pub fn judge_case(
             judge_hidden(rules, hashes, execution, timeout)
         }
         (Ok(execution), Expected::Output(expected)) => judge(rules, expected, execution, timeout),
-        (Err(why), Expected::Output(expected)) => Judgement::could_not_run(why, expected),
+        (Ok(execution), Expected::Validated(expected, difference)) => {
+            super::outcome::decide(rules, expected, execution, timeout, difference)
+        }
+        (Err(why), Expected::Output(expected) | Expected::Validated(expected, _)) => {
+            Judgement::could_not_run(why, expected)
+        }
         (Err(why), Expected::Hidden(_)) => Judgement::could_not_run(why, Vec::new()),
     };
     if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
