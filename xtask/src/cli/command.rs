@@ -12,6 +12,7 @@ use super::autograder::AutograderArgs;
 use super::bench::BenchArgs;
 use super::bless::BlessArgs;
 use super::check::CheckArgs;
+use super::export::ExportArgs;
 use super::fuzz::FuzzArgs;
 use super::gen::GenArgs;
 use super::grade::GradeArgs;
@@ -127,6 +128,8 @@ pub enum Task {
     Similar(SimilarArgs),
     /// Judge a problem package's own submissions: each must get its folder's verdict.
     Verify(VerifyArgs),
+    /// Write a built-in suite as a problem package (Kattis's format; verifyproblem accepts it).
+    Export(ExportArgs),
 }
 
 impl Task {
@@ -148,6 +151,7 @@ impl Task {
             Task::Autograder(args) => super::autograder::run(args),
             Task::Serve(args) => super::serve::run(args),
             Task::Verify(args) => super::verify::run(args),
+            Task::Export(args) => super::export::run(args),
         }
     }
 }

@@ -26,6 +26,8 @@ mod check;
 #[cfg(all(feature = "reference", feature = "similarity"))]
 mod command;
 #[cfg(all(feature = "reference", feature = "similarity"))]
+mod export;
+#[cfg(all(feature = "reference", feature = "similarity"))]
 mod fuzz;
 #[cfg(all(feature = "reference", feature = "similarity"))]
 mod gen;

@@ -87,9 +87,12 @@ pub fn load(dir: PathBuf) -> Result<Suite, Error> {
             "no `.in`/`.ans` pair under `data/sample` or `data/secret`",
         ));
     }
-    let validator = match meta.validation {
-        Validation::Default => None,
-        Validation::Custom => Some(find_validator(&dir).ok_or_else(|| {
+    // The draft has no `validation` key: a package that ships a validator uses it.
+    let custom = meta.validation == Validation::Custom
+        || (meta.version == metadata::Version::Draft2023 && find_validator(&dir).is_some());
+    let validator = match custom {
+        false => None,
+        true => Some(find_validator(&dir).ok_or_else(|| {
             Error::corpus(
                 &yaml,
                 "`validation: custom`, but no program in `output_validators/` (or \
