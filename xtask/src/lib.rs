@@ -30,7 +30,6 @@ pub mod grade;
 pub mod judge;
 pub mod kit;
 pub mod language;
-pub mod packages;
 pub mod process;
 pub mod report;
 pub mod sandbox;

@@ -19,6 +19,7 @@ mod kit;
 mod languages;
 mod load;
 mod own;
+mod packages;
 mod regrade;
 mod reports;
 mod similar;

@@ -221,7 +221,7 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
         }
     };
     for suite in chosen {
-        let (suite, note) = super::time_limit::settle(options, suite)?;
+        let (suite, note) = settle_time_limit(options, suite)?;
         prepared.warnings.extend(note);
         let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
         prepared.n_filtered += n_filtered;
@@ -245,7 +245,7 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
 pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result<Prepared, Error> {
     let (built, mut prepared) = begin(options, Instant::now())?;
     let options = built.as_ref().unwrap_or(options);
-    let (suite, note) = super::time_limit::settle(options, suite.clone())?;
+    let (suite, note) = settle_time_limit(options, suite.clone())?;
     prepared.warnings.extend(note);
     prepare_cases(options, suite, cases.to_vec(), prepared)
 }
@@ -282,7 +282,8 @@ fn prepare_cases(
     let validator = match suite.package.as_ref().filter(|p| p.validator.is_some()) {
         Some(package) if failed_build.is_none() => Some(super::validator::build(
             package,
-            options,
+            &options.confine,
+            &options.cases_root,
             &mut prepared.warnings,
         )?),
         _ => None,
@@ -296,6 +297,23 @@ fn prepare_cases(
         validator,
     });
     Ok(prepared)
+}
+
+/// `suite` with the time limit a package leaves to its accepted submissions, each checked
+/// here (once per machine: the limit is remembered).
+fn settle_time_limit(options: &Options, suite: Suite) -> Result<(Suite, Option<String>), Error> {
+    let name = suite.name.clone();
+    let probe = |source: PathBuf| {
+        let probing = Options {
+            spec: Some(name.clone()),
+            program: Program::Sources(source),
+            timeout: Some(super::time_limit::PROBING),
+            fail_fast: true,
+            ..options.clone()
+        };
+        check(&probing, &|_| {}).ok()
+    };
+    super::time_limit::settle(suite, options.timeout.is_some(), &probe)
 }
 
 /// Sources to check are built first, and the check runs what they built: `options` with that
@@ -347,7 +365,7 @@ pub fn finish(mut prepared: Prepared, mut results: Vec<CaseResult>) -> Result<Ru
     crate::judge::refute_run(&suites, &mut results);
     crate::judge::settle_run_ties(results.iter_mut().map(|result| &mut result.judgement));
     could_not_run(&prepared.plans, &results)?;
-    never_ran(&prepared.program, &results)?;
+    super::never_ran::never_ran(&prepared.program, &results)?;
     crate::confine::note_once(
         &mut prepared.warnings,
         crate::process::load_warning().into_iter().collect(),
@@ -424,46 +442,6 @@ fn could_not_run(plans: &[Plan], results: &[CaseResult]) -> Result<(), Error> {
     }
 }
 
-/// A program that failed every graded case the same way, printing nothing and the same
-/// stderr each time (`can't open file`, a missing class, a syntax error), never ran: that is
-/// said once, as an error, not as a verdict per case.
-fn never_ran(program: &Program, results: &[CaseResult]) -> Result<(), Error> {
-    let graded: Vec<&CaseResult> = results.iter().filter(|r| r.case.graded).collect();
-    // One case failing is no evidence that the program never ran.
-    let (Some(first), true) = (graded.first(), graded.len() >= 2) else {
-        return Ok(());
-    };
-    let stderr_of = |r: &CaseResult| r.judgement.execution.as_ref().map(|e| e.stderr.clone());
-    let same_failure = graded.iter().all(|r| {
-        let silent = r
-            .judgement
-            .execution
-            .as_ref()
-            .is_some_and(|e| e.stdout.is_empty());
-        // A program killed by a signal did start: a crash is a runtime error, named.
-        let by_signal = r
-            .judgement
-            .execution
-            .as_ref()
-            .is_some_and(|e| matches!(e.exit, crate::process::Exit::Signal(_)));
-        let crashed_or_wrong = matches!(
-            r.judgement.verdict,
-            Verdict::WrongOutput | Verdict::RuntimeError | Verdict::ExitStatus
-        ) && !by_signal;
-        silent && crashed_or_wrong && stderr_of(r) == stderr_of(first)
-    });
-    if !same_failure || *program == Program::Reference {
-        return Ok(());
-    }
-    Err(Error::CouldNotRun {
-        command: program.display(),
-        message: format!(
-            "every case failed with no output: {}",
-            first.judgement.last_stderr_line()
-        ),
-    })
-}
-
 /// Runs each suite's `handout` group and picks the one suite the target passes.
 fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Error> {
     let mut plans = Vec::new();
@@ -490,16 +468,6 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
     could_not_run(&plans, &results)?;
     let tried: Vec<&Suite> = plans.iter().map(|plan| &plan.suite).collect();
     infer::choose(suites, &tried, &results)
-}
-
-/// Whether a run ended by itself, its output whole: what a package's validator is asked about.
-fn ended_by_itself(run: &crate::process::Execution) -> bool {
-    !(run.timed_out
-        || run.wall_stopped
-        || run.idle_stopped.is_some()
-        || run.output_limited
-        || run.limit.is_some()
-        || run.interrupted)
 }
 
 fn run_plans(
@@ -575,12 +543,9 @@ fn run_case(
         crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds, reruns);
     let expected = match (&hashes, &plan.validator, &execution) {
         (Some(hashes), _, _) => Expected::Hidden(hashes),
-        (None, Some(validator), Ok(run)) if ended_by_itself(run) => {
-            let package = plan.suite.package.as_deref().ok_or_else(|| {
-                Error::Internal("a validator planned for a suite that is no package".into())
-            })?;
-            let difference = validator.judge(options, package, case, &run.stdout)?;
-            Expected::Validated(expected, difference)
+        (None, Some(validator), Ok(run)) => {
+            let (confine, root) = (&options.confine, &options.cases_root);
+            validator.expected(confine, root, &plan.suite, case, run, expected)?
         }
         _ => Expected::Output(expected),
     };

@@ -5,28 +5,36 @@
 //! The accepted submissions run once per machine and package: the limit is remembered in the
 //! harness's cache under a hash of the package's metadata, submissions and data listing.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use sha2::Digest;
 
-use super::engine::Options;
 use crate::corpus::package::Package;
 use crate::corpus::Suite;
 use crate::error::Error;
-use crate::target::Program;
+use crate::judge::Run;
 
 /// How long one case of an accepted submission may run while the limit is being found (the
 /// format's own bound while the limit is unknown is five minutes).
-const PROBING: Duration = Duration::from_secs(60);
+pub(super) const PROBING: Duration = Duration::from_secs(60);
+
+/// Checks the sources at a path (a copy of an accepted submission) with [`PROBING`] as the
+/// time limit: the run, or `None` where it could not run.
+pub(super) type Probe<'a> = &'a dyn Fn(PathBuf) -> Option<Run>;
 
 /// `suite` with its time limit set, where it is a package with no fixed limit and the user
-/// set none; a line for the user on how the limit was found.
-pub(super) fn settle(options: &Options, suite: Suite) -> Result<(Suite, Option<String>), Error> {
+/// set none (`user_set`); a line for the user on how the limit was found. `probe` runs an
+/// accepted submission.
+pub(super) fn settle(
+    suite: Suite,
+    user_set: bool,
+    probe: Probe,
+) -> Result<(Suite, Option<String>), Error> {
     let Some(package) = suite.package.clone() else {
         return Ok((suite, None));
     };
-    if package.meta.time_limit.is_some() || options.timeout.is_some() {
+    if package.meta.time_limit.is_some() || user_set {
         return Ok((suite, None));
     }
     let key = key(&package)?;
@@ -37,7 +45,7 @@ pub(super) fn settle(options: &Options, suite: Suite) -> Result<(Suite, Option<S
     {
         Some(found) => found,
         None => {
-            let found = probe(options, &suite, &package)?;
+            let found = slowest(&package, probe);
             let text = format!("{}\n{}\n", found.0, found.1);
             // A limit that could not be remembered is found again next time: no error.
             let _ = std::fs::create_dir_all(remembered.parent().unwrap_or(Path::new(".")));
@@ -58,7 +66,7 @@ fn parse(text: &str) -> Option<(f64, String)> {
 }
 
 /// The limit from the accepted submissions' runs, and how it was found.
-fn probe(options: &Options, suite: &Suite, package: &Package) -> Result<(f64, String), Error> {
+fn slowest(package: &Package, probe: Probe) -> (f64, String) {
     let mut slowest: Option<(Duration, String)> = None;
     let mut tried = Vec::new();
     for source in package.submissions("accepted") {
@@ -76,14 +84,7 @@ fn probe(options: &Options, suite: &Suite, package: &Package) -> Result<(f64, St
         if !crate::target::on_path(&language.language.tool.clone().into()) {
             continue;
         }
-        let probing = Options {
-            spec: Some(suite.name.clone()),
-            program: Program::Sources(copy),
-            timeout: Some(PROBING),
-            fail_fast: true,
-            ..options.clone()
-        };
-        let Ok(run) = super::check(&probing, &|_| {}) else {
+        let Some(run) = probe(copy) else {
             continue;
         };
         if run.results.iter().any(|r| !r.judgement.verdict.passed()) {
@@ -100,7 +101,7 @@ fn probe(options: &Options, suite: &Suite, package: &Package) -> Result<(f64, St
             slowest = Some((time, name));
         }
     }
-    Ok(match slowest {
+    match slowest {
         Some((time, name)) => (
             package.meta.time_limit_from(time.as_secs_f64()),
             format!(
@@ -121,7 +122,7 @@ fn probe(options: &Options, suite: &Suite, package: &Package) -> Result<(f64, St
                 }
             ),
         ),
-    })
+    }
 }
 
 /// A copy of a submission out of the corpus, which no program may see.

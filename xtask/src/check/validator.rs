@@ -13,13 +13,12 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::engine::Options;
-use crate::confine::{Policy, ResourceLimits};
+use crate::confine::{Policy, ResourceLimits, Settings};
 use crate::corpus::package::Package;
-use crate::corpus::Case;
+use crate::corpus::{Case, Suite};
 use crate::error::Error;
-use crate::judge::Difference;
-use crate::process::Bounds;
+use crate::judge::{Difference, Expected};
+use crate::process::{Bounds, Execution};
 use crate::submission::Outcome;
 use crate::target::{Program, Target};
 
@@ -40,7 +39,8 @@ pub(super) struct Validator {
 /// sight), confined as `options` confine a target.
 pub(super) fn build(
     package: &Package,
-    options: &Options,
+    confine: &Settings,
+    cases_root: &Path,
     warnings: &mut Vec<String>,
 ) -> Result<Validator, Error> {
     let source = package
@@ -61,26 +61,14 @@ pub(super) fn build(
             },
             run: vec!["sh".into(), "run".into()],
         };
-        crate::submission::build_custom(
-            &copy,
-            &custom,
-            &options.confine,
-            &options.cases_root,
-            warnings,
-        )?
+        crate::submission::build_custom(&copy, &custom, confine, cases_root, warnings)?
     } else {
         let sources = match source.is_dir() {
             true => copy.clone(),
             false => copy.join(source.file_name().unwrap_or_default()),
         };
         let pin = Default::default();
-        crate::submission::build(
-            &sources,
-            &pin,
-            &options.confine,
-            &options.cases_root,
-            warnings,
-        )?
+        crate::submission::build(&sources, &pin, confine, cases_root, warnings)?
     };
     match outcome {
         Outcome::Ready(ready) => Ok(Validator {
@@ -99,11 +87,37 @@ pub(super) fn build(
 }
 
 impl Validator {
+    /// What `run` of `case` of the package `suite` is judged against: `expected` with the
+    /// validator's finding, where the run ended by itself, its output whole; else `expected`
+    /// alone (a time limit, a crash by a limit: decided without it).
+    pub(super) fn expected(
+        &self,
+        confine: &Settings,
+        cases_root: &Path,
+        suite: &Suite,
+        case: &Case,
+        run: &Execution,
+        expected: Vec<u8>,
+    ) -> Result<Expected<'static>, Error> {
+        let ended_by_itself = !(run.timed_out
+            || run.wall_stopped
+            || run.idle_stopped.is_some()
+            || run.output_limited
+            || run.limit.is_some()
+            || run.interrupted);
+        let Some(package) = suite.package.as_deref().filter(|_| ended_by_itself) else {
+            return Ok(Expected::Output(expected));
+        };
+        let difference = self.judge(confine, cases_root, package, case, &run.stdout)?;
+        Ok(Expected::Validated(expected, difference))
+    }
+
     /// Judges `output` of `case` with the validator: no difference when it accepts, the
     /// validator's message as the difference when it rejects.
-    pub(super) fn judge(
+    fn judge(
         &self,
-        options: &Options,
+        confine: &Settings,
+        cases_root: &Path,
         package: &Package,
         case: &Case,
         output: &[u8],
@@ -119,7 +133,7 @@ impl Validator {
         argv.extend([input, answer, feedback.clone()].map(OsString::from));
         let flags = package.flags.get(&case.group).cloned().unwrap_or_default();
         argv.extend(flags.into_iter().map(OsString::from));
-        let mut settings = options.confine.clone();
+        let mut settings = confine.clone();
         settings.writable = vec![feedback.clone()];
         settings.cwd = Some(self.dir.clone());
         let limits = ResourceLimits {
@@ -132,7 +146,7 @@ impl Validator {
             &program,
             &settings,
             limits,
-            &options.cases_root,
+            cases_root,
             &Target::command(&argv, &self.dir),
             crate::sandbox::available(),
         )?;

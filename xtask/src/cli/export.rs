@@ -22,7 +22,7 @@ pub struct ExportArgs {
 
 pub(super) fn run(args: ExportArgs) -> Result<ExitCode, Error> {
     let root = cases_root(&args.cases)?;
-    let exported = crate::packages::export(&root, &args.spec, &args.out)?;
+    let exported = crate::kit::export(&root, &args.spec, &args.out)?;
     done(&format!(
         "wrote the {} package into `{}`: {} sample and {} secret cases, 1 accepted and {} wrong \
          submissions (check it with Kattis's `verifyproblem {}`)\n",

@@ -30,7 +30,7 @@ pub(super) fn run(args: VerifyArgs) -> Result<ExitCode, Error> {
     options.confine = args.confine.settings();
     options.jobs = args.pace.jobs.unwrap_or(options.jobs);
     options.timeout = args.pace.timeout;
-    let rows = crate::packages::verify(&options, &args.package)?;
+    let rows = crate::check::verify::verify(&options, &args.package)?;
     let mut out = String::new();
     for row in &rows {
         let got = row.got.unwrap_or("-");

@@ -25,7 +25,7 @@ pub enum CompareMode {
     IgnoreTrailingSpaces,
     /// A problem package's default output validator: tokens, under its flags.
     #[serde(skip)]
-    Tokens(crate::judge::Tokens),
+    Tokens(super::tokens::Tokens),
     /// A problem package's own output validator decides (see [`crate::package`]).
     #[serde(skip)]
     Validator,

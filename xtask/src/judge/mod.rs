@@ -29,5 +29,4 @@ pub use locate::{from_trace_text, without, RuleAt};
 pub use outcome::{judge, judge_hidden, CaseResult, Judgement, Verdict};
 pub use refute::{contradicts, forget, refute_run, variant_start};
 pub use run::{stderr_tail, Build, BuildStatus, Cause, Run, Summaries, Totals};
-pub use tokens::Tokens;
 pub use verdict::{judge_case, Expected};

@@ -5,61 +5,13 @@
 //!
 //! Where a tolerance is set, a token of the answer that is a floating-point number accepts any
 //! number within it, however written (`0.0314` accepts `3.14e-2`); every other token must be
-//! the same text (the same letters in either case, unless `case_sensitive`).
+//! the same text (the same letters in either case, unless `case_sensitive`). The flags are
+//! the corpus's ([`Tokens`]); the comparison is here.
 
 use super::compare::Difference;
-
-/// The default validator's flags.
-#[derive(Debug, Clone, Copy, PartialEq, Default)]
-pub struct Tokens {
-    pub case_sensitive: bool,
-    pub space_change_sensitive: bool,
-    pub relative: Option<f64>,
-    pub absolute: Option<f64>,
-}
+use crate::corpus::Tokens;
 
 impl Tokens {
-    /// The flags of a `validator_flags` list; `Err` names a flag the default validator does
-    /// not take, or a tolerance that is not a number.
-    pub fn parse(flags: &[String]) -> Result<Tokens, String> {
-        let mut tokens = Tokens::default();
-        let mut words = flags.iter();
-        while let Some(flag) = words.next() {
-            let mut tolerance = || -> Result<f64, String> {
-                let value = words
-                    .next()
-                    .ok_or_else(|| format!("`{flag}` needs a number after it"))?;
-                value
-                    .parse::<f64>()
-                    .ok()
-                    .filter(|v| v.is_finite() && *v >= 0.0)
-                    .ok_or_else(|| format!("`{flag} {value}`: not a tolerance"))
-            };
-            match flag.as_str() {
-                "case_sensitive" => tokens.case_sensitive = true,
-                "space_change_sensitive" => tokens.space_change_sensitive = true,
-                "float_relative_tolerance" => tokens.relative = Some(tolerance()?),
-                "float_absolute_tolerance" => tokens.absolute = Some(tolerance()?),
-                "float_tolerance" => {
-                    let value = tolerance()?;
-                    (tokens.relative, tokens.absolute) = (Some(value), Some(value));
-                }
-                other => {
-                    return Err(format!(
-                        "`{other}` is not a flag of the default output validator"
-                    ))
-                }
-            }
-        }
-        Ok(tokens)
-    }
-
-    /// Whether numbers are compared within a tolerance (then equal outputs need not be equal
-    /// texts, and no hash of the answer can judge them).
-    pub fn has_tolerance(&self) -> bool {
-        self.relative.is_some() || self.absolute.is_some()
-    }
-
     /// Whether `actual` is accepted where `expected` is the answer's token.
     fn accepts(&self, expected: &[u8], actual: &[u8]) -> Result<(), String> {
         if let (true, Some(want)) = (self.has_tolerance(), float(expected)) {
@@ -311,13 +263,6 @@ mod tests {
         assert!(absolute.compare(b"1000\n", b"1000.005\n").is_none());
         // Without a tolerance, numbers are texts: 2.0e2 is not 200.
         assert!(flags("").compare(b"200\n", b"2.0e2\n").is_some());
-    }
-
-    #[test]
-    fn unknown_flags_and_missing_numbers_are_refused_by_name() {
-        let parse = |w: &str| Tokens::parse(&[w.to_string()]).unwrap_err();
-        assert!(parse("float_tolerance").contains("needs a number"));
-        assert!(parse("ignore_everything").contains("ignore_everything"));
     }
 
     #[test]

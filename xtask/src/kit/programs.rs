@@ -10,24 +10,24 @@ use crate::error::Error;
 type Edit = (&'static str, &'static str);
 
 /// A spec's programs.
-pub struct Programs {
-    pub spec: &'static str,
+pub(super) struct Programs {
+    pub(super) spec: &'static str,
     /// The solution's file name in the package.
-    pub name: &'static str,
-    pub solution: &'static str,
+    pub(super) name: &'static str,
+    pub(super) solution: &'static str,
     /// Edits that make the solution whole (none where it already is).
-    pub fixes: &'static [Edit],
+    pub(super) fixes: &'static [Edit],
     /// Wrong programs: a name, the misreading, and its edits of the fixed solution.
-    pub wrong: &'static [(&'static str, &'static str, &'static [Edit])],
+    pub(super) wrong: &'static [(&'static str, &'static str, &'static [Edit])],
 }
 
 /// The programs of `spec`, if it is a built-in spec.
-pub fn of(spec: &str) -> Option<&'static Programs> {
+pub(super) fn of(spec: &str) -> Option<&'static Programs> {
     PROGRAMS.iter().find(|p| p.spec == spec)
 }
 
 /// `base` with `edits` made, each on text found exactly once.
-pub fn source(base: &str, edits: &[Edit]) -> Result<String, Error> {
+pub(super) fn source(base: &str, edits: &[Edit]) -> Result<String, Error> {
     let mut text = base.to_string();
     for (find, replace) in edits {
         match text.matches(find).count() {

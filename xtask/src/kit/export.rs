@@ -42,17 +42,20 @@ pub struct Exported {
 /// Writes the built-in suite `spec` of the corpus at `root` as a package at `out`.
 pub fn export(root: &Path, spec: &str, out: &Path) -> Result<Exported, Error> {
     let suite = crate::corpus::find(root, spec)?;
-    let programs = programs::of(spec).filter(|_| suite.is_built_in()).ok_or_else(|| {
-        Error::Usage(format!(
+    let programs = programs::of(spec)
+        .filter(|_| suite.is_built_in())
+        .ok_or_else(|| {
+            Error::Usage(format!(
             "--spec {spec}: export writes the built-in specs (columns, collapse, connect4, go), \
              whose solutions and wrong programs it ships"
         ))
-    })?;
+        })?;
     refuse_foreign(out)?;
     let statement = crate::workspace::root()
         .join("docs/specs")
         .join(format!("{spec}.md"));
-    let statement = std::fs::read_to_string(&statement).map_err(|err| Error::io(&statement, err))?;
+    let statement =
+        std::fs::read_to_string(&statement).map_err(|err| Error::io(&statement, err))?;
     let parent = match out.parent() {
         Some(p) if !p.as_os_str().is_empty() => p.to_path_buf(),
         _ => PathBuf::from("."),
@@ -78,17 +81,29 @@ pub fn export(root: &Path, spec: &str, out: &Path) -> Result<Exported, Error> {
         write(&path, text.as_bytes())?;
     }
     write("problem.yaml", problem_yaml(&suite, &statement).as_bytes())?;
-    write("statement/problem.en.md", statement.as_bytes())?;
+    write(
+        "statement/problem.en.md",
+        without_tables(&statement).as_bytes(),
+    )?;
     write("output_validator/validate.cpp", VALIDATOR.as_bytes())?;
     write(
         &format!("input_validators/{spec}/validate.py"),
         input_validator(spec).as_bytes(),
     )?;
     let fixed = programs::source(programs.solution, programs.fixes)?;
-    write(&format!("submissions/accepted/{}", programs.name), fixed.as_bytes())?;
+    write(
+        &format!("submissions/accepted/{}", programs.name),
+        fixed.as_bytes(),
+    )?;
     for (name, misreading, edits) in programs.wrong {
-        let text = format!("# A wrong {spec}: {misreading}.\n{}", programs::source(&fixed, edits)?);
-        write(&format!("submissions/wrong_answer/{name}.py"), text.as_bytes())?;
+        let text = format!(
+            "# A wrong {spec}: {misreading}.\n{}",
+            programs::source(&fixed, edits)?
+        );
+        write(
+            &format!("submissions/wrong_answer/{name}.py"),
+            text.as_bytes(),
+        )?;
     }
     let kept = work.keep();
     if out.exists() {
@@ -116,10 +131,13 @@ fn refuse_foreign(out: &Path) -> Result<(), Error> {
     Ok(())
 }
 
-/// The files of `data/`: samples and secret cases (path, bytes) and each `testdata.yaml`.
+/// Files of `data/`: (path in the package, contents).
 type Files = Vec<(String, Vec<u8>)>;
 
-fn data(suite: &Suite) -> Result<(Files, Files, Vec<(String, String)>), Error> {
+/// The files of `data/`: samples, secret cases, and each `testdata.yaml`.
+type Data = (Files, Files, Vec<(String, String)>);
+
+fn data(suite: &Suite) -> Result<Data, Error> {
     let cases: Vec<_> = discover(suite)?
         .into_iter()
         .filter(|case| case.graded && !case.hidden)
@@ -221,11 +239,64 @@ fn uuid(spec: &str) -> String {
     )
 }
 
+/// The statement with each Markdown table written as a list, one item per row: the LaTeX that
+/// problemtools makes of a table with long cells (through pandoc) does not compile in its
+/// template.
+fn without_tables(markdown: &str) -> String {
+    let mut out = String::new();
+    let mut header = true;
+    for line in markdown.lines() {
+        let Some(row) = line.trim().strip_prefix('|') else {
+            header = true;
+            out.push_str(line);
+            out.push('\n');
+            continue;
+        };
+        let cells: Vec<&str> = row
+            .trim_end_matches('|')
+            .split('|')
+            .map(str::trim)
+            .collect();
+        let rule = cells
+            .iter()
+            .all(|cell| cell.chars().all(|c| matches!(c, '-' | ':')));
+        if !std::mem::take(&mut header) && !rule {
+            out.push_str(&format!("- {}\n", cells.join(": ")));
+        }
+    }
+    out
+}
+
 fn input_validator(spec: &str) -> &'static str {
     match spec {
         "go" => include_str!("../../export/input/go.py"),
         "collapse" => include_str!("../../export/input/collapse.py"),
         "connect4" => include_str!("../../export/input/connect4.py"),
         _ => include_str!("../../export/input/columns.py"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_table_becomes_a_list_and_the_rest_stays() {
+        let text = "Files:\n\n| file | what |\n|---|---|\n| `a.in` | the first |\n| `b.in` | \
+                    the second |\n\nAfter.\n";
+        assert_eq!(
+            without_tables(text),
+            "Files:\n\n- `a.in`: the first\n- `b.in`: the second\n\nAfter.\n"
+        );
+    }
+
+    #[test]
+    fn the_uuid_is_fixed_per_spec_and_well_formed() {
+        let (go, columns) = (uuid("go"), uuid("columns"));
+        assert_eq!(go, uuid("go"));
+        assert_ne!(go, columns);
+        let parts: Vec<usize> = go.split('-').map(str::len).collect();
+        assert_eq!(parts, [8, 4, 4, 4, 12]);
+        assert_eq!(&go[14..15], "8");
     }
 }

@@ -1,0 +1,3 @@
+n = int(input())
+print(n / 2)
+raise SystemExit(3)

@@ -1,0 +1,3 @@
+n = int(input())
+while n >= 0:
+    n += 1

@@ -1,0 +1,2 @@
+#include <stdlib.h>
+int main(void) { abort(); }
