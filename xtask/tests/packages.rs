@@ -1,5 +1,6 @@
 //! Problem packages: the test packages of `tests/packages/` (the default validator with a
-//! float tolerance, a validator of the package's own, a scoring problem) judged as the format
+//! float tolerance, a validator of the package's own, a scoring problem, an interactive one)
+//! judged as the format
 //! says, each submission getting its folder's verdict; the four exports read back by `check`
 //! and, where it is installed, accepted by Kattis's verifyproblem with no error.
 
@@ -39,7 +40,7 @@ fn every_submission_of_the_test_packages_gets_its_folders_verdict() {
     if !installed(&["python3", "gcc"]) {
         return;
     }
-    for name in ["halves", "sums", "steps"] {
+    for name in ["halves", "sums", "steps", "doubles"] {
         let rows =
             xtask::check::verify::verify(&options(&packages()), &packages().join(name)).unwrap();
         assert!(rows.len() >= 2, "{name}: {rows:?}");
@@ -184,7 +185,7 @@ fn what_the_harness_cannot_judge_is_refused_by_name() {
         (
             "talk",
             "problem_format_version: 2023-07-draft\ntype: interactive\n",
-            "interactive",
+            "interactive problem without its validator",
         ),
         (
             "passes",
@@ -277,7 +278,10 @@ fn an_exports_wrong_programs_fail_and_its_solution_passes() {
 /// Kattis's verifyproblem in the venv `.ci/run` makes (`target/verify-venv`), with Python run
 /// by CPython (its own table runs `pypy3`).
 fn verifyproblem() -> Option<(PathBuf, tempfile::TempDir)> {
-    let tool = xtask::workspace::root().join("target/verify-venv/bin/verifyproblem");
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| xtask::workspace::root().join("target"));
+    let tool = target.join("verify-venv/bin/verifyproblem");
     if !tool.is_file() {
         eprintln!(
             "skipped: no `{}` (.ci/run installs problemtools there)",

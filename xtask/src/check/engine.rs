@@ -365,7 +365,17 @@ pub fn finish(mut prepared: Prepared, mut results: Vec<CaseResult>) -> Result<Ru
     crate::judge::refute_run(&suites, &mut results);
     crate::judge::settle_run_ties(results.iter_mut().map(|result| &mut result.judgement));
     could_not_run(&prepared.plans, &results)?;
-    super::never_ran::never_ran(&prepared.program, &results)?;
+    // A conversation's output goes to the validator, never to the harness: silence says
+    // nothing there.
+    let conversational = prepared.plans.iter().any(|plan| {
+        plan.suite
+            .package
+            .as_ref()
+            .is_some_and(|package| package.meta.interactive)
+    });
+    if !conversational {
+        super::never_ran::never_ran(&prepared.program, &results)?;
+    }
     crate::confine::note_once(
         &mut prepared.warnings,
         crate::process::load_warning().into_iter().collect(),
@@ -539,17 +549,24 @@ fn run_case(
         ),
         stderr_cap: 64 << 10,
     };
-    let (execution, busy) =
-        crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds, reruns);
-    let expected = match (&hashes, &plan.validator, &execution) {
-        (Some(hashes), _, _) => Expected::Hidden(hashes),
-        (None, Some(validator), Ok(run)) => {
-            let (confine, root) = (&options.confine, &options.cases_root);
-            validator.expected(confine, root, &plan.suite, case, run, expected)?
+    let (execution, busy, expected) = match &plan.validator {
+        Some(validator) => validator.run(
+            (&options.confine, &options.cases_root),
+            (&plan.suite, case, &input),
+            (&plan.target, &plan.policy, &bounds),
+            reruns,
+            expected,
+        )?,
+        None => {
+            let (execution, busy) =
+                crate::process::execute_fairly(&plan.target, &plan.policy, &input, &bounds, reruns);
+            let expected = match &hashes {
+                Some(hashes) => Expected::Hidden(hashes),
+                None => Expected::Output(expected),
+            };
+            (execution.map_err(|err| err.to_string()), busy, expected)
         }
-        _ => Expected::Output(expected),
     };
-    let execution = execution.map_err(|err| err.to_string());
     let rules = plan.suite.rules_of(&case.group);
     let mut judgement = judge_case(rules, expected, execution, timeout, busy);
     if !judgement.verdict.passed() && case.graded && options.fail_fast {

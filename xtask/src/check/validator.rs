@@ -7,18 +7,25 @@
 //! answer in a fresh folder of its own, and may write only its feedback folder, whose
 //! `judgemessage.txt` becomes the case's explanation. A validator that does not build, crashes
 //! or exits with anything but 42 or 43 is the package's error, never the program's verdict.
+//!
+//! For an interactive problem the validator and the program run at once, each confined, each
+//! on a thread of its own, the validator's stdout the program's stdin and the program's stdout
+//! the validator's stdin. Whichever ends first decides: a validator that rejects while the
+//! program still runs makes it a wrong answer (whatever the program does once cut off); a
+//! program that fails or reaches a limit first has that verdict.
 
 use std::ffi::OsString;
+use std::os::fd::OwnedFd;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::confine::{Policy, ResourceLimits, Settings};
 use crate::corpus::package::Package;
 use crate::corpus::{Case, Suite};
 use crate::error::Error;
 use crate::judge::{Difference, Expected};
-use crate::process::{Bounds, Execution};
+use crate::process::{Bounds, Execution, Exit};
 use crate::submission::Outcome;
 use crate::target::{Program, Target};
 
@@ -87,29 +94,45 @@ pub(super) fn build(
 }
 
 impl Validator {
-    /// What `run` of `case` of the package `suite` is judged against: `expected` with the
-    /// validator's finding, where the run ended by itself, its output whole; else `expected`
-    /// alone (a time limit, a crash by a limit: decided without it).
-    pub(super) fn expected(
+    /// Runs `case` (its input too) of the package `suite` with the program (`target` under
+    /// `policy` within `bounds`), in conversation with the validator for an interactive
+    /// problem; the run, how long it was kept from a CPU, and what it is judged against:
+    /// `expected` with the validator's finding where the run ended by itself, its output whole,
+    /// else `expected` alone (a time limit, a limit's kill: decided without it).
+    pub(super) fn run(
         &self,
-        confine: &Settings,
-        cases_root: &Path,
-        suite: &Suite,
-        case: &Case,
-        run: &Execution,
+        (confine, cases_root): (&Settings, &Path),
+        (suite, case, input): (&Suite, &Case, &[u8]),
+        (target, policy, bounds): (&Target, &Policy, &Bounds),
+        reruns: &crate::process::Reruns,
         expected: Vec<u8>,
-    ) -> Result<Expected<'static>, Error> {
-        let ended_by_itself = !(run.timed_out
-            || run.wall_stopped
-            || run.idle_stopped.is_some()
-            || run.output_limited
-            || run.limit.is_some()
-            || run.interrupted);
-        let Some(package) = suite.package.as_deref().filter(|_| ended_by_itself) else {
-            return Ok(Expected::Output(expected));
+    ) -> Result<Judged, Error> {
+        let package = suite
+            .package
+            .as_deref()
+            .ok_or_else(|| Error::Internal("a validator planned for no package".into()))?;
+        if package.meta.interactive {
+            let bounds = Bounds {
+                // Waiting for the validator is no hang.
+                asleep_after: None,
+                ..*bounds
+            };
+            let (run, finding) = self.interact(
+                (confine, cases_root),
+                (package, case),
+                (target, policy, &bounds),
+            )?;
+            return Ok((run, None, Expected::Validated(expected, finding)));
+        }
+        let (run, busy) = crate::process::execute_fairly(target, policy, input, bounds, reruns);
+        let expected = match &run {
+            Ok(run) if ended_by_itself(run) => {
+                let difference = self.judge(confine, cases_root, package, case, &run.stdout)?;
+                Expected::Validated(expected, difference)
+            }
+            _ => Expected::Output(expected),
         };
-        let difference = self.judge(confine, cases_root, package, case, &run.stdout)?;
-        Ok(Expected::Validated(expected, difference))
+        Ok((run.map_err(|err| err.to_string()), busy, expected))
     }
 
     /// Judges `output` of `case` with the validator: no difference when it accepts, the
@@ -122,13 +145,114 @@ impl Validator {
         case: &Case,
         output: &[u8],
     ) -> Result<Option<Difference>, Error> {
-        let fault = |why: String| Error::corpus(&self.source, format!("on {}: {why}", case.id()));
+        let call = self.call(confine, cases_root, package, case)?;
+        let execution = crate::process::execute(&call.target, output, &call.bounds, &call.policy)
+            .map_err(|err| {
+            self.fault(case, format!("the output validator could not start: {err}"))
+        })?;
+        self.finding(case, &call, &execution, output)
+    }
+
+    /// Runs the program (`target` under `policy` within `bounds`) in conversation with the
+    /// validator on `case`, each the other's stdin and stdout, both confined: the program's
+    /// run and, where it ended by itself, the validator's finding.
+    fn interact(
+        &self,
+        (confine, cases_root): (&Settings, &Path),
+        (package, case): (&Package, &Case),
+        (target, policy, bounds): (&Target, &Policy, &Bounds),
+    ) -> Result<(Result<Execution, String>, Option<Difference>), Error> {
+        let call = self.call(confine, cases_root, package, case)?;
+        let pipe = || -> Result<(OwnedFd, OwnedFd), Error> {
+            let (read, write) =
+                crate::sys::pipe().map_err(|err| self.fault(case, err.to_string()))?;
+            for end in [&read, &write] {
+                // The sandbox's user opens them again through /proc.
+                std::fs::File::from(
+                    end.try_clone()
+                        .map_err(|e| self.fault(case, e.to_string()))?,
+                )
+                .set_permissions(std::fs::Permissions::from_mode(0o666))
+                .map_err(|err| self.fault(case, err.to_string()))?;
+            }
+            Ok((read, write))
+        };
+        let (to_program, from_validator) = pipe()?;
+        let (to_validator, from_program) = pipe()?;
+        // Each side runs on a thread of its own, with that thread's sandbox helper; each
+        // side's end is timed, since the one that ends first decides.
+        let ((program, program_start), validator) = std::thread::scope(|scope| {
+            let validator = scope.spawn(|| {
+                warm(&call.policy);
+                let start = Instant::now();
+                let run = crate::process::execute_connected(
+                    &call.target,
+                    &call.bounds,
+                    &call.policy,
+                    to_validator,
+                    from_validator,
+                );
+                (run, start)
+            });
+            warm(policy);
+            let start = Instant::now();
+            let program =
+                crate::process::execute_connected(target, bounds, policy, to_program, from_program);
+            ((program, start), validator.join())
+        });
+        let (validator, validator_start) =
+            validator.map_err(|_| self.fault(case, "the validator's thread panicked".into()))?;
+        let validator = validator.map_err(|err| {
+            self.fault(case, format!("the output validator could not start: {err}"))
+        })?;
+        let ended = program.as_ref().is_ok_and(ended_by_itself);
+        // The validator rejecting first decides: the program, cut off, may then have failed to
+        // read or write, or waited on: that is no verdict of its own.
+        // When each ended: its start, and its run from spawn to exit (not its teardown).
+        let program_end = program.as_ref().map(|run| program_start + run.elapsed);
+        let validator_end = validator_start + validator.elapsed;
+        // A program killed by SIGPIPE wrote to a validator that had gone: that is causal.
+        // Otherwise the clocks tell, the program given the benefit of a margin, since a
+        // validator that finds its input ended exits just after the program does.
+        let piped = program
+            .as_ref()
+            .is_ok_and(|run| run.exit == Exit::Signal(libc::SIGPIPE));
+        let rejected_first = validator.exit == Exit::Code(REJECTED)
+            && (piped || program_end.is_ok_and(|end| validator_end + ORDER_MARGIN < end));
+        let finding = match ended || rejected_first {
+            true => self.finding(case, &call, &validator, &[])?,
+            // A program stopped at a limit has that verdict, whatever the validator made of
+            // the conversation cut short.
+            false => None,
+        };
+        let mut program = program.map_err(|err| err.to_string());
+        if let (Some(_), Ok(run), true) = (&finding, &mut program, rejected_first) {
+            run.exit = Exit::Code(0);
+            (run.timed_out, run.wall_stopped, run.idle_stopped, run.limit) =
+                (false, false, None, None);
+        }
+        Ok((program, finding))
+    }
+
+    fn fault(&self, case: &Case, why: String) -> Error {
+        Error::corpus(&self.source, format!("on {}: {why}", case.id()))
+    }
+
+    /// The validator's command line, confinement and bounds for `case`, with the folder it
+    /// runs on (the case's input and answer, its feedback folder).
+    fn call(
+        &self,
+        confine: &Settings,
+        cases_root: &Path,
+        package: &Package,
+        case: &Case,
+    ) -> Result<Call, Error> {
         let work = tempfile::Builder::new()
             .prefix("gridjudge-validate-")
             .tempdir()
-            .map_err(|err| fault(format!("no folder to run in: {err}")))?;
+            .map_err(|err| self.fault(case, format!("no folder to run in: {err}")))?;
         let (input, answer, feedback) =
-            lay_out(work.path(), case).map_err(|err| fault(err.to_string()))?;
+            lay_out(work.path(), case).map_err(|err| self.fault(case, err.to_string()))?;
         let mut argv = self.run.clone();
         argv.extend([input, answer, feedback.clone()].map(OsString::from));
         let flags = package.flags.get(&case.group).cloned().unwrap_or_default();
@@ -141,9 +265,8 @@ impl Validator {
             memory: Some(1 << 30),
             ..ResourceLimits::default()
         };
-        let program = Program::Command(argv.clone());
         let (target, policy, _) = Policy::for_program(
-            &program,
+            &Program::Command(argv.clone()),
             &settings,
             limits,
             cases_root,
@@ -157,33 +280,97 @@ impl Validator {
             stdout_cap: 1 << 20,
             stderr_cap: 64 << 10,
         };
-        let execution = crate::process::execute(&target, output, &bounds, &policy)
-            .map_err(|err| fault(format!("the output validator could not start: {err}")))?;
-        let message = std::fs::read(feedback.join("judgemessage.txt")).unwrap_or_default();
+        Ok(Call {
+            _work: work,
+            feedback,
+            target,
+            policy,
+            bounds,
+        })
+    }
+
+    /// What the validator's `execution` on `case` found in `output` (empty for a conversation):
+    /// nothing (42), a difference (43), or the package's fault (anything else).
+    fn finding(
+        &self,
+        case: &Case,
+        call: &Call,
+        execution: &Execution,
+        output: &[u8],
+    ) -> Result<Option<Difference>, Error> {
+        let message = std::fs::read(call.feedback.join("judgemessage.txt")).unwrap_or_default();
         let message = String::from_utf8_lossy(&message).trim().to_string();
         match execution.exit {
-            crate::process::Exit::Code(ACCEPTED) => Ok(None),
-            crate::process::Exit::Code(REJECTED) => {
+            Exit::Code(ACCEPTED) => Ok(None),
+            Exit::Code(REJECTED) => {
                 let answer = std::fs::read(&case.expected).unwrap_or_default();
                 Ok(Some(rejected(&answer, output, message)))
             }
-            _ => Err(fault(format!(
-                "the output validator {} (not 42, accepted, or 43, wrong answer): the \
-                 package's fault, no verdict on the program{}",
-                match execution.exit {
-                    crate::process::Exit::Code(code) => format!("exited with status {code}"),
-                    crate::process::Exit::Signal(signal) => crate::process::killed_by(signal),
-                },
-                String::from_utf8_lossy(&execution.stderr)
-                    .lines()
-                    .rev()
-                    .find(|line| !line.trim().is_empty())
-                    .map(|line| format!("; it said: {}", crate::judge::visible_line(line.trim())))
-                    .unwrap_or_default()
-            ))),
+            exit => Err(self.fault(
+                case,
+                format!(
+                    "the output validator {} (not 42, accepted, or 43, wrong answer): the \
+                     package's fault, no verdict on the program{}",
+                    match exit {
+                        Exit::Code(code) => format!("exited with status {code}"),
+                        Exit::Signal(signal) => crate::process::killed_by(signal),
+                    },
+                    String::from_utf8_lossy(&execution.stderr)
+                        .lines()
+                        .rev()
+                        .find(|line| !line.trim().is_empty())
+                        .map(|line| format!(
+                            "; it said: {}",
+                            crate::judge::visible_line(line.trim())
+                        ))
+                        .unwrap_or_default()
+                ),
+            )),
         }
     }
 }
+
+/// A case's run, how long it was kept from a CPU, and what it is judged against.
+pub(super) type Judged = (
+    Result<Execution, String>,
+    Option<std::time::Duration>,
+    Expected<'static>,
+);
+
+/// One run of the validator, prepared: its folder (removed when this goes), command line,
+/// confinement and bounds.
+struct Call {
+    _work: tempfile::TempDir,
+    feedback: PathBuf,
+    target: Target,
+    policy: Policy,
+    bounds: Bounds,
+}
+
+/// Starts this thread's sandbox helper, if `policy` runs through one, before a side of a
+/// conversation is timed: its start is no part of the side's run.
+fn warm(policy: &Policy) {
+    if policy.mode == crate::confine::Mode::Sandboxed {
+        let _ = crate::sandbox::with_helper(|_| Ok(()));
+    }
+}
+
+/// Whether a run ended by itself, its output whole: what a validator is asked about.
+fn ended_by_itself(run: &Execution) -> bool {
+    !(run.timed_out
+        || run.wall_stopped
+        || run.idle_stopped.is_some()
+        || run.output_limited
+        || run.limit.is_some()
+        || run.interrupted)
+}
+
+/// How much sooner than the program the validator must be seen to end for its rejection to
+/// come first: more than the harness notices two ends apart (a fraction of a millisecond
+/// measured), less than a program takes to notice that its validator has gone and fail (a
+/// JVM's exception, 3 to 4 ms). Ends closer than this are a race the clocks cannot settle:
+/// the program's own failure then decides.
+const ORDER_MARGIN: Duration = Duration::from_millis(1);
 
 /// Time and memory a validator may use on one case (the format's `validation_time`).
 const VALIDATION_TIME: Duration = Duration::from_secs(60);

@@ -89,9 +89,9 @@ pub fn verify(base: &Options, dir: &Path) -> Result<Vec<Row>, Error> {
                     };
                     match crate::check::check(&options, &|_| {}) {
                         Ok(run) => {
-                            let (verdict, at) = match &run.build {
-                                Some(build) if build.failure().is_some() => ("CE", None),
-                                _ => verdict_of(&run.results),
+                            let (verdict, at) = match run.build.as_ref().and_then(|b| b.failure()) {
+                                Some(failure) => ("CE", failure.lines().next().map(String::from)),
+                                None => verdict_of(&run.results),
                             };
                             (
                                 Some(verdict),

@@ -18,11 +18,13 @@ use crate::target::Target;
 
 /// Spawns a target directly: the trusted reference, or a target confined without namespaces
 /// (rlimits, a scrubbed environment, Landlock where the kernel has it, a temporary folder).
+/// `connected`: the stdin and stdout to give it instead of the harness's pipes.
 pub(super) fn spawn_direct(
     target: &Target,
     input: &[u8],
     bounds: &Bounds,
     policy: &Policy,
+    connected: Option<[OwnedFd; 2]>,
 ) -> io::Result<Execution> {
     let confined = policy.mode == Mode::Direct;
     let temp = if confined {
@@ -41,6 +43,11 @@ pub(super) fn spawn_direct(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .process_group(0);
+    if let Some([stdin, stdout]) = connected {
+        command
+            .stdin(Stdio::from(stdin))
+            .stdout(Stdio::from(stdout));
+    }
     let dir = match (&temp, target.dir.as_os_str().is_empty()) {
         (Some(temp), true) => temp.path().to_path_buf(),
         _ => target.dir.clone(),
@@ -111,11 +118,20 @@ fn run_direct(
     confined: bool,
 ) -> io::Result<Execution> {
     let pid = child.id() as libc::pid_t;
-    let take = |fd: Option<OwnedFd>| fd.ok_or_else(|| io::Error::other("no pipe"));
+    // A stdin or stdout connected elsewhere is none of the harness's: the pump gets a pipe
+    // with nothing to write into and one that ends at once in their place.
+    let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
+        (Some(stdin), Some(stdout)) => (OwnedFd::from(stdin), OwnedFd::from(stdout)),
+        _ => {
+            let (read, write) = sys::pipe()?;
+            (write, read)
+        }
+    };
+    let stderr = child.stderr.take().map(OwnedFd::from);
     let ours = [
-        take(child.stdin.take().map(OwnedFd::from))?,
-        take(child.stdout.take().map(OwnedFd::from))?,
-        take(child.stderr.take().map(OwnedFd::from))?,
+        stdin,
+        stdout,
+        stderr.ok_or_else(|| io::Error::other("no pipe"))?,
     ];
     let mut running = Running::Direct {
         child,

@@ -25,5 +25,5 @@ pub use gate::admit;
 pub use pool::{
     cpus, map, seated_map, seated_map_in, seated_workers, seated_workers_in, workers, SharedSeats,
 };
-pub use spawn::{execute, Planning};
+pub use spawn::{execute, execute_connected, Planning};
 pub use trace::{built_in_trace, case_trace, reference_trace};

@@ -2,7 +2,7 @@
 //! [`execute`] runs one input through it, sandboxed through the worker's helper or directly.
 
 use std::io;
-use std::os::fd::AsRawFd;
+use std::os::fd::{AsRawFd, OwnedFd};
 use std::os::unix::ffi::OsStrExt;
 use std::path::Path;
 use std::time::Instant;
@@ -86,9 +86,42 @@ pub fn execute(
     bounds: &Bounds,
     policy: &Policy,
 ) -> io::Result<Execution> {
+    run(target, input, bounds, policy, None)
+}
+
+/// Runs `target` under `policy` with its stdin read from `stdin` and its stdout written to
+/// `stdout` (pipes to another program: an interactive problem's validator); its stderr is
+/// kept, its stdout is not. `Err` only when it cannot be started.
+pub fn execute_connected(
+    target: &Target,
+    bounds: &Bounds,
+    policy: &Policy,
+    stdin: OwnedFd,
+    stdout: OwnedFd,
+) -> io::Result<Execution> {
+    run(target, &[], bounds, policy, Some([stdin, stdout]))
+}
+
+/// A run with the harness's own pipes, or with stdin and stdout `connected` elsewhere.
+fn run(
+    target: &Target,
+    input: &[u8],
+    bounds: &Bounds,
+    policy: &Policy,
+    connected: Option<[OwnedFd; 2]>,
+) -> io::Result<Execution> {
     match policy.mode {
         Mode::Sandboxed => crate::sandbox::with_helper(|helper| {
-            let (ours, theirs) = sys::stdio_pipes()?;
+            let (ours, [their_in, their_out, their_err]) = sys::stdio_pipes()?;
+            let theirs = match connected {
+                // Their ends of the harness's stdin and stdout pipes are closed here: the
+                // pump then finds no input to write and an output that ends at once.
+                Some([stdin, stdout]) => {
+                    drop((their_in, their_out));
+                    [stdin, stdout, their_err]
+                }
+                None => [their_in, their_out, their_err],
+            };
             // What fits in the pipe goes in before the case starts: one turn of the pump less.
             sys::set_nonblocking(ours[0].as_raw_fd())?;
             let sent = sys::write_fd(ours[0].as_raw_fd(), input).unwrap_or(0);
@@ -116,7 +149,7 @@ pub fn execute(
             let ended = running.reap()?;
             Ok(finish(pumped, ended, &policy.limits, true))
         }),
-        Mode::Trusted | Mode::Direct => spawn_direct(target, input, bounds, policy),
+        Mode::Trusted | Mode::Direct => spawn_direct(target, input, bounds, policy, connected),
     }
 }
 

@@ -404,6 +404,10 @@ fn run_build(
     if execution.exit == Exit::Code(0) && !execution.timed_out {
         return Ok(None);
     }
+    // A build stopped by Ctrl-C or SIGTERM says nothing of the sources: no failure is kept.
+    if execution.interrupted {
+        return Err(Error::Interrupted);
+    }
     let mut text = String::from_utf8_lossy(&execution.stderr).into_owned();
     text += &String::from_utf8_lossy(&execution.stdout);
     // The compiler names files by the paths it was given: the submission's own, relative.

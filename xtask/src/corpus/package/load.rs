@@ -62,11 +62,11 @@ pub fn load(dir: PathBuf) -> Result<Suite, Error> {
             format!("type `{kind}`: this harness judges pass-fail and scoring problems only"),
         ));
     }
-    if meta.interactive {
+    if meta.interactive && find_validator(&dir).is_none() {
         return Err(Error::corpus(
             &yaml,
-            "an interactive problem: this harness does not run a validator in conversation \
-             with a program yet (pass-fail and scoring problems only)",
+            "an interactive problem without its validator (`output_validator/` or \
+             `output_validators/`), which the program talks to",
         ));
     }
     let (cases, groups) =

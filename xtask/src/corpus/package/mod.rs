@@ -6,8 +6,8 @@
 //! check's ([`crate::check`]); this module only finds it.
 //!
 //! Invariant: what this harness cannot judge as the package says (a multi-pass problem, an
-//! interactive one, a validator flag the default validator does not know) is an error naming
-//! it when the package is loaded, never a verdict.
+//! interactive one without its validator, a validator flag the default validator does not
+//! know) is an error naming it when the package is loaded, never a verdict.
 
 mod data;
 mod load;
