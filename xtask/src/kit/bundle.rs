@@ -100,6 +100,12 @@ pub(super) fn bundle(
     reference: &Path,
 ) -> Result<Bundle, Error> {
     let suite = crate::corpus::find(cases_root, spec)?;
+    if suite.package.is_some() {
+        return Err(Error::Usage(format!(
+            "--spec {spec} is a problem package: the kit bundles suites of `suite.toml` only \
+             (students check against a package with `cargo xtask check --cases`)"
+        )));
+    }
     let suite_text = text(&suite.dir.join("suite.toml"))?;
     let dir = std::env::temp_dir();
     let target = suite.reference_target(reference, &dir);
