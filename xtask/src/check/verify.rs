@@ -64,7 +64,7 @@ pub fn verdict_of(results: &[CaseResult]) -> (&'static str, Option<String>) {
 /// the package's folder's parent).
 pub fn verify(base: &Options, dir: &Path) -> Result<Vec<Row>, Error> {
     let dir = dir.canonicalize().map_err(|err| Error::io(dir, err))?;
-    let suite = crate::corpus::package::load(dir.clone())?;
+    let suite = crate::corpus::Suite::of_package(crate::corpus::package::load(dir.clone())?);
     let package = suite
         .package
         .clone()

@@ -7,11 +7,13 @@
 
 mod discover;
 pub mod package;
+mod rules;
 mod shard;
 mod suite;
 mod tokens;
 
 pub use discover::{discover, Case};
+pub use rules::{CompareMode, Rules};
 pub use shard::{fnv1a, Shard};
-pub use suite::{find, load_all, CompareMode, Rules, Suite, SuiteFile};
+pub use suite::{find, load_all, Suite, SuiteFile};
 pub use tokens::Tokens;

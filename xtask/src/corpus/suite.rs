@@ -11,33 +11,10 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use super::rules::{CompareMode, Rules};
 use crate::confine::{limits, ResourceLimits};
 use crate::error::Error;
 use crate::target::Target;
-
-/// How an output is compared with the expected one.
-#[derive(Debug, Clone, Copy, PartialEq, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum CompareMode {
-    /// Byte for byte.
-    Exact,
-    /// Line by line, with spaces at the ends of lines ignored.
-    IgnoreTrailingSpaces,
-    /// A problem package's default output validator: tokens, under its flags.
-    #[serde(skip)]
-    Tokens(super::tokens::Tokens),
-    /// A problem package's own output validator decides (see [`crate::package`]).
-    #[serde(skip)]
-    Validator,
-}
-
-/// How a suite judges one output: what `judge::judge` needs of it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Rules {
-    pub compare: CompareMode,
-    /// Whether a non-zero exit status fails a case whose output is right.
-    pub grade_exit_status: bool,
-}
 
 /// The contents of a `suite.toml`.
 #[derive(Debug, Clone, Deserialize)]
@@ -162,6 +139,48 @@ impl Suite {
         }
     }
 
+    /// The suite of a problem package: its settings are the package's (its limits, its
+    /// groups' points, the verdict of a non-zero exit), and its name its folder's.
+    pub fn of_package(package: super::package::Package) -> Suite {
+        let seconds = package
+            .meta
+            .time_limit
+            .unwrap_or(super::package::DEFAULT_SECONDS);
+        let file = SuiteFile {
+            args: None,
+            reference: None,
+            generate: None,
+            compare: package
+                .compare
+                .values()
+                .next()
+                .copied()
+                .unwrap_or(CompareMode::Exact),
+            grade_exit_status: true,
+            timeout: seconds,
+            min_graded_cases: 0,
+            groups: package.points.clone(),
+            ungraded: BTreeMap::new(),
+            limits: SuiteLimits {
+                cpu: super::package::cpu_backstop(seconds),
+                memory_mib: package.meta.memory_mib,
+                ..SuiteLimits::default()
+            },
+            build: Default::default(),
+        };
+        let dir = package.dir.clone();
+        Suite {
+            name: dir
+                .file_name()
+                .unwrap_or_default()
+                .to_string_lossy()
+                .into_owned(),
+            dir,
+            file,
+            package: Some(std::sync::Arc::new(package)),
+        }
+    }
+
     /// The rules of `group`: a package's groups may compare under flags of their own.
     pub fn rules_of(&self, group: &str) -> Rules {
         let compare = self
@@ -276,7 +295,7 @@ pub fn find(root: &Path, name: &str) -> Result<Suite, Error> {
 /// The suite in `dir` (its `suite.toml`), or `None` when `dir` holds none.
 fn load_dir(dir: PathBuf) -> Result<Option<Suite>, Error> {
     if super::package::is_package(&dir) {
-        return super::package::load(dir).map(Some);
+        return super::package::load(dir.clone()).map(|package| Some(Suite::of_package(package)));
     }
     let path = dir.join("suite.toml");
     if !dir.is_dir() || !path.exists() {

@@ -1,16 +1,14 @@
-//! Reading a package folder into a [`Suite`]: its metadata, cases, groups' points and compare
-//! rules, and where its output validator is.
+//! Reading a package folder: its metadata, cases, groups' points and compare rules, and
+//! where its output validator is.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use super::data::{self, PackageCase};
 use super::metadata::{self, Metadata, Validation};
 
-use crate::corpus::suite::SuiteLimits;
-use crate::corpus::Tokens;
-use crate::corpus::{CompareMode, Suite, SuiteFile};
+use crate::corpus::rules::CompareMode;
+use crate::corpus::tokens::Tokens;
 use crate::error::Error;
 
 /// A problem package, read.
@@ -24,6 +22,8 @@ pub struct Package {
     pub compare: BTreeMap<String, CompareMode>,
     /// Each group's `output_validator_flags` (a custom validator's arguments), by group.
     pub flags: BTreeMap<String, Vec<String>>,
+    /// Each group's points.
+    pub points: BTreeMap<String, f64>,
     /// The custom output validator's program (a source file or a folder).
     pub validator: Option<PathBuf>,
 }
@@ -52,8 +52,9 @@ pub fn is_package(dir: &Path) -> bool {
     dir.join("problem.yaml").is_file()
 }
 
-/// The package in `dir` as a suite named after its folder.
-pub fn load(dir: PathBuf) -> Result<Suite, Error> {
+/// The package in `dir`, read and checked ([`crate::corpus::Suite::of_package`] makes it a
+/// suite).
+pub fn load(dir: PathBuf) -> Result<Package, Error> {
     let yaml = dir.join("problem.yaml");
     let meta = Metadata::read(&dir).map_err(|why| Error::corpus(&yaml, why))?;
     if let Some(kind) = &meta.unsupported {
@@ -105,46 +106,14 @@ pub fn load(dir: PathBuf) -> Result<Suite, Error> {
         flags.insert(group.clone(), words);
     }
     let points = points(&meta, &cases, &groups);
-    let first = compare
-        .values()
-        .next()
-        .copied()
-        .unwrap_or(CompareMode::Exact);
-    let file = SuiteFile {
-        args: None,
-        reference: None,
-        generate: None,
-        compare: first,
-        grade_exit_status: true,
-        timeout: meta.time_limit.unwrap_or(DEFAULT_SECONDS),
-        min_graded_cases: 0,
-        groups: points,
-        ungraded: BTreeMap::new(),
-        limits: SuiteLimits {
-            cpu: cpu_backstop(meta.time_limit.unwrap_or(DEFAULT_SECONDS)),
-            memory_mib: meta.memory_mib,
-            ..SuiteLimits::default()
-        },
-        build: Default::default(),
-    };
-    let name = dir
-        .file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned();
-    let package = Package {
-        dir: dir.clone(),
+    Ok(Package {
+        dir,
         meta,
         cases,
         compare,
         flags,
+        points,
         validator,
-    };
-    Ok(Suite {
-        name,
-        dir,
-        file,
-        package: Some(Arc::new(package)),
     })
 }
 
