@@ -384,7 +384,8 @@ fn lay_out(work: &Path, case: &Case) -> std::io::Result<(PathBuf, PathBuf, PathB
         work.join("feedback"),
     );
     std::fs::copy(&case.input, &input)?;
-    std::fs::copy(&case.expected, &answer)?;
+    // An interactive case without its answer has `/dev/null` for one: an empty file.
+    std::fs::write(&answer, std::fs::read(&case.expected)?)?;
     std::fs::create_dir(&feedback)?;
     std::fs::set_permissions(work, std::fs::Permissions::from_mode(0o755))?;
     std::fs::set_permissions(&feedback, std::fs::Permissions::from_mode(0o777))?;

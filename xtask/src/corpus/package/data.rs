@@ -35,15 +35,22 @@ pub(super) struct GroupSettings {
 pub(super) type Data = (Vec<PackageCase>, BTreeMap<String, GroupSettings>);
 
 /// The cases of `data/` in the order the format judges them (sample first, then secret, each
-/// sorted by name) and the settings of each group that holds cases; `Err` names the file.
-pub(super) fn read(data: &Path) -> Result<Data, (PathBuf, String)> {
+/// sorted by name) and the settings of each group that holds cases; `Err` names the file. An
+/// interactive problem's case may lack its `.ans` (its validator may need none): it is then
+/// empty (`/dev/null`).
+pub(super) fn read(data: &Path, interactive: bool) -> Result<Data, (PathBuf, String)> {
     let mut cases = Vec::new();
     let mut groups = BTreeMap::new();
     let root = settings_of(data, &Yaml::Hash(Default::default()))?;
     for top in ["sample", "secret"] {
         let dir = data.join(top);
         if dir.is_dir() {
-            walk(&dir, top, &root, &mut cases, &mut groups, 0)?;
+            let mut found = Found {
+                cases: &mut cases,
+                groups: &mut groups,
+                interactive,
+            };
+            walk(&dir, top, &root, &mut found, 0)?;
         }
     }
     Ok((cases, groups))
@@ -65,12 +72,18 @@ fn settings_of(dir: &Path, inherited: &Yaml) -> Result<Yaml, (PathBuf, String)> 
     Ok(Yaml::Hash(merged))
 }
 
+/// What a walk of `data/` has found so far, and what it may leave out.
+struct Found<'a> {
+    cases: &'a mut Vec<PackageCase>,
+    groups: &'a mut BTreeMap<String, GroupSettings>,
+    interactive: bool,
+}
+
 fn walk(
     dir: &Path,
     group: &str,
     inherited: &Yaml,
-    cases: &mut Vec<PackageCase>,
-    groups: &mut BTreeMap<String, GroupSettings>,
+    found: &mut Found,
     depth: usize,
 ) -> Result<(), (PathBuf, String)> {
     if depth > 16 {
@@ -82,7 +95,7 @@ fn walk(
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .collect();
     entries.sort();
-    let mut found = 0;
+    let mut here = 0;
     for path in &entries {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
         if path.is_dir() {
@@ -90,17 +103,18 @@ fn walk(
                 path,
                 &format!("{group}/{name}"),
                 &settings,
-                cases,
-                groups,
+                found,
                 depth + 1,
             )?;
         } else if path.extension().is_some_and(|ext| ext == "in") {
-            let answer = path.with_extension("ans");
-            if !answer.is_file() {
+            let mut answer = path.with_extension("ans");
+            if !answer.is_file() && found.interactive {
+                answer = PathBuf::from("/dev/null");
+            } else if !answer.is_file() {
                 return Err((path.clone(), "has no `.ans` beside it".into()));
             }
-            found += 1;
-            cases.push(PackageCase {
+            here += 1;
+            found.cases.push(PackageCase {
                 group: group.to_string(),
                 name: path
                     .file_stem()
@@ -112,9 +126,11 @@ fn walk(
             });
         }
     }
-    if found > 0 {
+    if here > 0 {
         let own_file = dir.join("testdata.yaml").is_file();
-        groups.insert(group.to_string(), group_settings(&settings, own_file));
+        found
+            .groups
+            .insert(group.to_string(), group_settings(&settings, own_file));
     }
     Ok(())
 }
@@ -168,7 +184,7 @@ mod tests {
         write(data, "secret/a.in", "3\n");
         write(data, "secret/a.ans", "3\n");
         write(data, "secret/a.desc", "not a case\n");
-        let (cases, groups) = read(data).unwrap();
+        let (cases, groups) = read(data, false).unwrap();
         let ids: Vec<String> = cases
             .iter()
             .map(|c| format!("{}/{}", c.group, c.name))
@@ -188,7 +204,10 @@ mod tests {
     fn an_input_without_its_answer_is_named() {
         let dir = tempfile::tempdir().unwrap();
         write(dir.path(), "secret/x.in", "1\n");
-        let (path, why) = read(dir.path()).unwrap_err();
+        let (path, why) = read(dir.path(), false).unwrap_err();
         assert!(path.ends_with("secret/x.in") && why.contains(".ans"));
+        // An interactive problem's validator may need no answer.
+        let (cases, _) = read(dir.path(), true).unwrap();
+        assert_eq!(cases[0].answer, Path::new("/dev/null"));
     }
 }

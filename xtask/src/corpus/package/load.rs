@@ -70,8 +70,8 @@ pub fn load(dir: PathBuf) -> Result<Package, Error> {
              `output_validators/`), which the program talks to",
         ));
     }
-    let (cases, groups) =
-        data::read(&dir.join("data")).map_err(|(path, why)| Error::corpus(&path, why))?;
+    let (cases, groups) = data::read(&dir.join("data"), meta.interactive)
+        .map_err(|(path, why)| Error::corpus(&path, why))?;
     if cases.is_empty() {
         return Err(Error::corpus(
             &dir.join("data"),
