@@ -92,8 +92,16 @@ pub fn bless(options: &Options) -> Result<Summary, Error> {
     let suites = load_all(&options.cases_root)?;
     let suites: Vec<Suite> = match &options.spec {
         Some(spec) => vec![crate::corpus::find(&options.cases_root, spec)?],
-        None => suites,
+        // A problem package's answers are its own: no reference writes them.
+        None => suites.into_iter().filter(|s| s.package.is_none()).collect(),
     };
+    if let Some(package) = suites.iter().find(|suite| suite.package.is_some()) {
+        return Err(Error::Usage(format!(
+            "`{}` is a problem package: its answers (`.ans`) are its own, and bless writes \
+             the expected outputs of `suite.toml` suites only",
+            package.name
+        )));
+    }
     let mut summary = Summary::default();
     let mut work = Vec::new();
     let mut warnings = Vec::new();

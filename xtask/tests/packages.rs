@@ -338,3 +338,22 @@ fn copy(from: &Path, to: &Path) {
         }
     }
 }
+
+#[test]
+fn the_tasks_that_need_a_reference_refuse_a_package_by_name() {
+    for task in ["bless", "gen"] {
+        let output = assert_cmd::Command::cargo_bin("xtask")
+            .unwrap()
+            .args([task, "--cases"])
+            .arg(packages())
+            .args(["--spec", "halves"])
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        assert_eq!(output.status.code(), Some(2), "{task}: {stderr}");
+        assert!(
+            stderr.contains("`halves` is a problem package"),
+            "{task}: {stderr}"
+        );
+    }
+}

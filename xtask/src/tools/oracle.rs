@@ -53,6 +53,14 @@ impl Oracle {
     /// The oracle of `suite`: its own commands when it names a `reference`, else the built-in
     /// spec of its name.
     pub fn of(suite: &Suite) -> Result<Oracle, Error> {
+        if suite.package.is_some() {
+            return Err(Error::Usage(format!(
+                "`{}` is a problem package, which names no reference and no generator: `gen` \
+                 and `fuzz` take the bundled specs and `suite.toml` suites with `reference` \
+                 and `generate`",
+                suite.name
+            )));
+        }
         let Some(reference) = suite.reference_command() else {
             return super::table::find(&suite.name).map(Oracle::BuiltIn);
         };
