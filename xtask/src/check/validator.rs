@@ -42,8 +42,8 @@ pub(super) struct Validator {
     dir: PathBuf,
 }
 
-/// Builds `package`'s output validator (a copy of it: the corpus stays out of every build's
-/// sight), confined as `options` confine a target.
+/// Builds `package`'s output validator (a copy of it: the corpus at `cases_root` stays out of
+/// every build's sight), confined as `confine` confines a target.
 pub(super) fn build(
     package: &Package,
     confine: &Settings,
@@ -155,7 +155,8 @@ impl Validator {
 
     /// Runs the program (`target` under `policy` within `bounds`) in conversation with the
     /// validator on `case`, each the other's stdin and stdout, both confined: the program's
-    /// run and, where it ended by itself, the validator's finding.
+    /// run and the validator's finding, where the program ended by itself or the validator
+    /// rejected it first (the run then judged by the rejection alone).
     fn interact(
         &self,
         (confine, cases_root): (&Settings, &Path),
