@@ -75,7 +75,7 @@ fn slowest(package: &Package, probe: Probe) -> (f64, String) {
             .unwrap_or_default()
             .to_string_lossy()
             .into_owned();
-        let Some(copy) = copy_out(&source) else {
+        let Ok(copy) = crate::submission::copy_out(&source, "accepted submission") else {
             continue;
         };
         let Ok(language) = crate::language::recognise(&copy, &Default::default()) else {
@@ -122,17 +122,6 @@ fn slowest(package: &Package, probe: Probe) -> (f64, String) {
                 }
             ),
         ),
-    }
-}
-
-/// A copy of a submission out of the corpus, which no program may see.
-fn copy_out(source: &Path) -> Option<std::path::PathBuf> {
-    match source.is_dir() {
-        true => crate::submission::copy_folder(source, "accepted submission").ok(),
-        false => {
-            let folder = crate::submission::lone_source(source).ok()?;
-            Some(folder.join(source.file_name()?))
-        }
     }
 }
 

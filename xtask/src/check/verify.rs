@@ -129,12 +129,8 @@ fn runnable(source: &Path) -> Result<PathBuf, String> {
     if !crate::target::on_path(&tool.into()) {
         return Err(format!("not run: `{tool}` is not installed here"));
     }
-    match source.is_dir() {
-        true => crate::submission::copy_folder(source, "package submission"),
-        false => crate::submission::lone_source(source)
-            .map(|folder| folder.join(source.file_name().unwrap_or_default())),
-    }
-    .map_err(|why| format!("not run: {why}"))
+    crate::submission::copy_out(source, "package submission")
+        .map_err(|why| format!("not run: {why}"))
 }
 
 /// A Python 2 program, as the format's tools tell one: by its `#!` line or its name.

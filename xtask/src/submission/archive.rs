@@ -47,6 +47,16 @@ pub fn lone_source(path: &Path) -> Result<PathBuf, String> {
     Ok(folder)
 }
 
+/// A copy of the submission at `path`, a folder or one source file, in a folder of its own
+/// (out of the corpus, which no program may see): the copied folder, or the copied file in
+/// its folder. `id` salts a folder's copy.
+pub fn copy_out(path: &Path, id: &str) -> Result<PathBuf, String> {
+    match path.is_dir() {
+        true => copy_folder(path, id),
+        false => Ok(lone_source(path)?.join(path.file_name().unwrap_or_default())),
+    }
+}
+
 /// A copy of the folder at `path` (its regular files, links left out, within the caps) in a
 /// folder of its own, for a submission whose name is not text.
 pub fn copy_folder(path: &Path, id: &str) -> Result<PathBuf, String> {

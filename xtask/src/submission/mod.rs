@@ -11,7 +11,7 @@ mod digest;
 mod names;
 
 pub use archive::{
-    copy_folder, extension as archive_extension, lone_source, remove_unpacked, unpack,
+    copy_folder, copy_out, extension as archive_extension, lone_source, remove_unpacked, unpack,
 };
 pub use compile::{build, build_custom, names_sources, Custom, Outcome};
 pub use names::{clean_name, without_common_folder};

@@ -63,7 +63,8 @@ pub fn load(dir: PathBuf) -> Result<Package, Error> {
             format!("type `{kind}`: this harness judges pass-fail and scoring problems only"),
         ));
     }
-    if meta.interactive && find_validator(&dir).is_none() {
+    let shipped = find_validator(&dir);
+    if meta.interactive && shipped.is_none() {
         return Err(Error::corpus(
             &yaml,
             "an interactive problem without its validator (`output_validator/` or \
@@ -80,10 +81,10 @@ pub fn load(dir: PathBuf) -> Result<Package, Error> {
     }
     // The draft has no `validation` key: a package that ships a validator uses it.
     let custom = meta.validation == Validation::Custom
-        || (meta.version == metadata::Version::Draft2023 && find_validator(&dir).is_some());
+        || (meta.version == metadata::Version::Draft2023 && shipped.is_some());
     let validator = match custom {
         false => None,
-        true => Some(find_validator(&dir).ok_or_else(|| {
+        true => Some(shipped.ok_or_else(|| {
             Error::corpus(
                 &yaml,
                 "`validation: custom`, but no program in `output_validators/` (or \
