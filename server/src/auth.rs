@@ -94,6 +94,8 @@ pub struct Who {
     /// The CSRF token of the session; none for a bearer token (no cookie, no CSRF).
     pub csrf: Option<String>,
     pub session: Option<String>,
+    /// The student's name as the database has it (the roster's, or the LMS's).
+    pub name: Option<String>,
 }
 
 impl Who {

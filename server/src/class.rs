@@ -31,13 +31,42 @@ async fn by_student(state: &State, assignment: &str) -> Result<BTreeMap<String, 
 }
 
 /// The submission that counts: the best counted score, the latest of equals.
-fn chosen<'a>(subs: &'a [Sub], assignment: &Assignment) -> Option<&'a Sub> {
+pub(crate) fn chosen<'a>(subs: &'a [Sub], assignment: &Assignment) -> Option<&'a Sub> {
     subs.iter()
         .filter(|s| counted(s, assignment).is_some())
         .fold(None, |best: Option<&Sub>, s| match best {
             Some(b) if counted(b, assignment) >= counted(s, assignment) => Some(b),
             _ => Some(s),
         })
+}
+
+/// The class: the roster's students, then those the LMS named (by a launch or its roster).
+pub async fn enrolled(state: &State) -> Result<Vec<crate::course::Student>, Fault> {
+    let mut students = state.course.roster.clone();
+    if state.course.lti.is_some() {
+        for student in crate::db::lti::lms_students(&state.db).await? {
+            if !students.iter().any(|s| s.id == student.id) {
+                students.push(student);
+            }
+        }
+    }
+    Ok(students)
+}
+
+/// Where each student's latest grade passback of `assignment` stands, in words.
+async fn passbacks(state: &State, assignment: &str) -> Result<BTreeMap<String, String>, Fault> {
+    let mut words = BTreeMap::new();
+    for (student, sent_at, attempts, error) in
+        crate::db::lti::passback_states(&state.db, assignment).await?
+    {
+        let text = match (sent_at, error) {
+            (Some(at), _) => format!("sent {}", when(at)),
+            (None, Some(error)) => format!("waiting (tried {attempts}×: {error})"),
+            (None, None) => "waiting".to_string(),
+        };
+        words.insert(student, text);
+    }
+    Ok(words)
 }
 
 /// `/instructor`: each assignment's class table.
@@ -47,11 +76,20 @@ pub async fn overview(
 ) -> Result<Response, Reply> {
     let mut tables = Vec::new();
     for assignment in &state.course.assignments {
-        tables.push((assignment, by_student(&state, &assignment.name).await?));
+        let subs = by_student(&state, &assignment.name).await?;
+        tables.push((assignment, subs, passbacks(&state, &assignment.name).await?));
     }
+    let students = enrolled(&state).await?;
+    let lms = state.course.lti.is_some();
     let csrf = who.csrf.clone().unwrap_or_default();
     let body = html! {
-        @for (assignment, subs) in &tables {
+        @if lms {
+            form method="post" action="/instructor/lti/roster" {
+                input type="hidden" name="csrf" value=(csrf);
+                button type="submit" { "Read the roster from the LMS again" }
+            }
+        }
+        @for (assignment, subs, passback) in &tables {
             h2 { (assignment.title) }
             p { "Due " (deadline(&assignment.deadline)) " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/grades.csv" } { "grades.csv" } " · "
@@ -63,8 +101,8 @@ pub async fn overview(
                 button type="submit" { "Regrade all (after the cases changed)" }
             }
             table.class {
-                tr { th { "student" } th { "attempts" } th { "latest" } th { "best" } th { "late" } }
-                @for student in &state.course.roster {
+                tr { th { "student" } th { "attempts" } th { "latest" } th { "best" } th { "late" } @if lms { th { "LMS gradebook" } } }
+                @for student in &students {
                     @let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
                     @let best = chosen(own, assignment);
                     tr data-student=(student.id) {
@@ -73,6 +111,7 @@ pub async fn overview(
                         td { @match own.first() { Some(sub) => { a href={ "/submissions/" (sub.id) } { (points(sub.score)) } " " span.muted { (sub.status) } }, None => "–" } }
                         td.best { (points(best.and_then(|b| counted(b, assignment)))) }
                         td { @if best.is_some_and(|b| b.late) { span.late { "late" } } @else if own.iter().any(|s| s.late) { span.muted { "late attempts" } } }
+                        @if lms { td.passback { (passback.get(&student.id).map_or("–", String::as_str)) } }
                     }
                 }
             }
@@ -87,7 +126,11 @@ pub async fn student(
     Instructor(who): Instructor,
     UrlPath(id): UrlPath<String>,
 ) -> Result<Response, Reply> {
-    let Some(student) = state.course.student(&id) else {
+    let known = match state.course.student(&id) {
+        Some(student) => Some(student.clone()),
+        None => crate::db::lti::student(&state.db, &id).await?,
+    };
+    let Some(student) = known else {
         return Err(not_found());
     };
     let subs = submissions::of_student(&state.db, &id).await?;
@@ -123,7 +166,7 @@ pub async fn gradebook(
     let mut grades = graded.gradebook.clone();
     let subs = by_student(state, &assignment.name).await?;
     let mut blocks = BTreeMap::new();
-    for student in &state.course.roster {
+    for student in &enrolled(state).await? {
         let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
         let row = match chosen(own, assignment) {
             Some(sub) => {
@@ -217,7 +260,7 @@ pub async fn canvas_csv(
             &format!("{:.2}", grades.max_score),
         ])
         .map_err(Fault::from)?;
-    for (student, row) in state.course.roster.iter().zip(&grades.submissions) {
+    for (student, row) in enrolled(&state).await?.iter().zip(&grades.submissions) {
         writer
             .write_record([
                 xtask::report::csv_text(&student.name),

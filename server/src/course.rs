@@ -20,6 +20,8 @@ pub struct Course {
     pub title: String,
     pub assignments: Vec<Assignment>,
     pub roster: Vec<Student>,
+    /// The LMS the course is reached from (`[lti]`), if any.
+    pub lti: Option<Lti>,
 }
 
 #[derive(Debug, Clone)]
@@ -68,6 +70,81 @@ struct CourseFile {
     title: Spanned<String>,
     #[serde(default, rename = "assignment")]
     assignments: Vec<AssignmentFile>,
+    lti: Option<Spanned<LtiFile>>,
+}
+
+/// `[lti]`: the platform (the LMS) as its registration of this tool names it.
+#[derive(Debug, Clone)]
+pub struct Lti {
+    pub issuer: String,
+    pub client_id: String,
+    pub deployment_ids: Vec<String>,
+    pub auth_url: String,
+    pub token_url: String,
+    pub jwks_url: String,
+    /// The server's address as the platform reaches it (`https://grader.example.edu`); none:
+    /// the address each request came to.
+    pub tool_url: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(untagged)]
+enum OneOrMany {
+    One(String),
+    Many(Vec<String>),
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct LtiFile {
+    issuer: Spanned<String>,
+    client_id: Spanned<String>,
+    deployment_id: Spanned<OneOrMany>,
+    auth_url: Spanned<String>,
+    token_url: Spanned<String>,
+    jwks_url: Spanned<String>,
+    tool_url: Option<Spanned<String>>,
+}
+
+impl LtiFile {
+    /// The `[lti]` table checked: every address an http(s) URL, at least one deployment.
+    fn read(&self, place: &Place) -> Result<Lti, Fault> {
+        let url = |field: &Spanned<String>, name: &str| {
+            let value = field.get_ref().trim().trim_end_matches('/').to_string();
+            match value.starts_with("https://") || value.starts_with("http://") {
+                true => Ok(value),
+                false => Err(place.fault(
+                    field.span(),
+                    name,
+                    format!("`{}` is no http(s) address", field.get_ref()),
+                )),
+            }
+        };
+        let text = |field: &Spanned<String>, name: &str| match field.get_ref().trim() {
+            "" => Err(place.fault(field.span(), name, "empty".into())),
+            value => Ok(value.to_string()),
+        };
+        let deployment_ids = match self.deployment_id.get_ref() {
+            OneOrMany::One(one) => vec![one.clone()],
+            OneOrMany::Many(many) => many.clone(),
+        };
+        if deployment_ids.is_empty() || deployment_ids.iter().any(|d| d.trim().is_empty()) {
+            let why = "name one deployment id or a list of them, none empty".into();
+            return Err(place.fault(self.deployment_id.span(), "lti.deployment_id", why));
+        }
+        Ok(Lti {
+            issuer: text(&self.issuer, "lti.issuer")?,
+            client_id: text(&self.client_id, "lti.client_id")?,
+            deployment_ids,
+            auth_url: url(&self.auth_url, "lti.auth_url")?,
+            token_url: url(&self.token_url, "lti.token_url")?,
+            jwks_url: url(&self.jwks_url, "lti.jwks_url")?,
+            tool_url: match &self.tool_url {
+                Some(field) => Some(url(field, "lti.tool_url")?),
+                None => None,
+            },
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -155,11 +232,21 @@ impl Course {
             let why = "the course has no [[assignment]]".into();
             return Err(place.fault(file.title.span(), "assignment", why));
         }
-        let roster = crate::roster::read(&dir.join("roster.csv"))?;
+        let lti = match &file.lti {
+            Some(lti) => Some(lti.get_ref().read(&place)?),
+            None => None,
+        };
+        // With an LMS, the roster comes from it: roster.csv is optional.
+        let roster_path = dir.join("roster.csv");
+        let roster = match lti.is_some() && !roster_path.exists() {
+            true => Vec::new(),
+            false => crate::roster::read(&roster_path)?,
+        };
         Ok(Course {
             title: file.title.into_inner(),
             assignments,
             roster,
+            lti,
         })
     }
 

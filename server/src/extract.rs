@@ -47,6 +47,7 @@ impl FromRequestParts<Arc<State>> for Who {
                     student,
                     csrf: None,
                     session: None,
+                    name: None,
                 });
             }
             // A wrong token is a guess, counted as a wrong link is.
@@ -65,10 +66,11 @@ impl FromRequestParts<Arc<State>> for Who {
         };
         let since = crate::db::now() - crate::auth::TERM;
         match sessions::live(pool, &hash(&session), since).await? {
-            Some((student, csrf)) => Ok(Who {
+            Some((student, csrf, name)) => Ok(Who {
                 student,
                 csrf: Some(csrf),
                 session: Some(hash(&session)),
+                name,
             }),
             None => Err(Reply::SignIn),
         }

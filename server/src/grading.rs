@@ -318,6 +318,7 @@ async fn record_failure(state: &State, job: &Job, status: Status, why: &str) -> 
     let why = without_paths(why.to_string(), &grader_paths(state));
     gradings::record_failure(&state.db, job.key(), status, &why).await?;
     state.live.done(job.submission);
+    crate::lti::passback::graded(state, job.key()).await?;
     Ok(())
 }
 
@@ -438,6 +439,7 @@ async fn record(
     });
     gradings::record(&state.db, job.key(), &outcome, moved).await?;
     state.live.done(job.submission);
+    crate::lti::passback::graded(state, job.key()).await?;
     Ok(())
 }
 

@@ -63,8 +63,75 @@ hidden = ["generated"]
 show_hidden = "verdicts"
 # CPU seconds per case (default: grade's).
 # timeout = 10
+
+# The course inside your LMS (Canvas, Moodle, Blackboard, D2L, Sakai...) by LTI 1.3: students
+# open the assignment from the LMS and are signed in, the roster comes from the LMS, and each
+# grade lands in the LMS gradebook. The values come from the LMS's registration of this tool
+# (the README says where each one is); with [lti], roster.csv and the links are optional.
+# In the LMS's link to an assignment, set the custom parameter `assignment=go` (its name here).
+# [lti]
+# issuer = "https://canvas.instructure.com"
+# client_id = "10000000000042"
+# deployment_id = ["42:8865aa05b4b79b64a91a86042e43af5ea8ae79eb"]
+# auth_url = "https://sso.canvaslms.com/api/lti/authorize_redirect"
+# token_url = "https://sso.canvaslms.com/login/oauth2/token"
+# jwks_url = "https://sso.canvaslms.com/api/lti/security/jwks"
+# The server's address as the LMS reaches it (default: the address each request came to).
+# tool_url = "https://grader.example.edu"
 "#;
 
 /// The example `--init` writes: `roster.csv`.
 pub const EXAMPLE_ROSTER: &str =
     "id,name,email\nada,Ada Lovelace,ada@example.edu\nalan,Alan Turing,alan@example.edu\n";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The example's `[lti]` lines, uncommented, make a course of the LMS; a wrong one is an
+    /// error naming the file, its line and the field.
+    #[test]
+    fn the_example_s_lti_table_reads_once_uncommented() {
+        let dir = tempfile::tempdir().unwrap();
+        let start = EXAMPLE_COURSE.find("# [lti]").unwrap();
+        let table: String = EXAMPLE_COURSE[start..]
+            .lines()
+            .map(|line| line.strip_prefix("# ").unwrap_or(line))
+            .filter(|line| !line.starts_with("The server's address"))
+            .map(|line| format!("{line}\n"))
+            .collect();
+        let text = format!("{}{table}", &EXAMPLE_COURSE[..start]);
+        std::fs::write(dir.path().join("course.toml"), &text).unwrap();
+        // No roster.csv: the LMS's roster is the course's.
+        let course = crate::course::Course::load(dir.path()).unwrap();
+        let lti = course.lti.expect("the [lti] table");
+        assert_eq!(lti.client_id, "10000000000042");
+        assert_eq!(lti.deployment_ids.len(), 1);
+        assert_eq!(lti.tool_url.as_deref(), Some("https://grader.example.edu"));
+        assert!(course.roster.is_empty());
+
+        let wrong = text.replace("token_url = \"https://", "token_url = \"ftp://");
+        std::fs::write(dir.path().join("course.toml"), &wrong).unwrap();
+        let line = wrong
+            .lines()
+            .position(|l| l.starts_with("token_url"))
+            .unwrap()
+            + 1;
+        let fault = crate::course::Course::load(dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(
+            fault.contains(&format!("course.toml:{line}: `lti.token_url`")),
+            "{fault}"
+        );
+        let none = text.replace(
+            "deployment_id = [\"42:8865aa05b4b79b64a91a86042e43af5ea8ae79eb\"]",
+            "deployment_id = []",
+        );
+        std::fs::write(dir.path().join("course.toml"), none).unwrap();
+        let fault = crate::course::Course::load(dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(fault.contains("`lti.deployment_id`"), "{fault}");
+    }
+}

@@ -12,7 +12,7 @@
 //! [`class`] (the instructor's), [`api`]; [`upload`] (taking work in) and [`grading`] (the
 //! queue's worker); [`extract`] (who is asking and what about), [`auth`] (links, sessions,
 //! CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
-//! [`course`], [`roster`] and [`init`] (the course folder's files); [`view`] (what every page shares) and [`error`] (the faults and the
+//! [`lti`] (the course inside an LMS: launch, grade passback, roster) and [`lms`] (the LMS's services as the server calls them); [`course`], [`roster`] and [`init`] (the course folder's files); [`view`] (what every page shares) and [`error`] (the faults and the
 //! answers they turn into).
 
 pub mod api;
@@ -26,6 +26,8 @@ pub mod flags;
 pub mod grading;
 pub mod init;
 pub mod listen;
+pub mod lms;
+pub mod lti;
 pub mod pages;
 pub mod queue;
 pub mod roster;

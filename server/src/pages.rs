@@ -40,7 +40,7 @@ pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html
                     a href="/" { strong { (state.course.title) } }
                     @if let Some(who) = who {
                         @match &who.student {
-                            Some(id) => span.muted { "signed in as " (state.course.student(id).map_or(id.as_str(), |s| s.name.as_str())) },
+                            Some(id) => span.muted { "signed in as " (who.name.as_deref().or(state.course.student(id).map(|s| s.name.as_str())).unwrap_or(id)) },
                             None => { a href="/instructor" { "the class" } span.muted { "signed in as the instructor" } },
                         }
                         @if let Some(csrf) = &who.csrf {

@@ -184,7 +184,16 @@ fn shared_state(
         };
         assignments.insert(assignment.name.clone(), graded);
     }
+    let lti = match &course.lti {
+        Some(config) => {
+            let key = crate::lms::keys::ToolKey::load_or_make(&dir.join(".gridjudge"))?;
+            Some(Arc::new(crate::lms::Platform::new(config.clone(), key)))
+        }
+        None => None,
+    };
     Ok(State {
+        lti,
+        passback: tokio::sync::Notify::new(),
         queue: queue::queue(&opened.backend),
         db: opened.db,
         course,
@@ -266,6 +275,9 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
         let stop = until_stopped(stop_rx.clone());
         tokio::spawn(grading::work(Arc::clone(&state), stop))
     });
+    if state.lti.is_some() {
+        tokio::spawn(crate::lti::passback::run(Arc::clone(&state)));
+    }
     println!(
         "listening on http://{address} ({requeued} waiting to be graded); the instructor signs \
          in with the last link of --links"
@@ -301,6 +313,9 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
 /// `--worker`: grades from the queue until SIGTERM, then lets the gradings under way finish.
 async fn work_only(state: Arc<State>, requeued: usize) -> Result<(), Fault> {
     println!("grading ({requeued} waiting to be graded)");
+    if state.lti.is_some() {
+        tokio::spawn(crate::lti::passback::run(Arc::clone(&state)));
+    }
     let words = Arc::clone(&state);
     grading::work(Arc::clone(&state), async move {
         stopped().await;

@@ -91,6 +91,10 @@ pub struct State {
     pub stopping: std::sync::atomic::AtomicBool,
     /// The event streams open, by whom (a session's or a token's hash).
     pub streams: Mutex<HashMap<String, usize>>,
+    /// The LMS (`[lti]` in course.toml), as the tool calls it.
+    pub lti: Option<std::sync::Arc<crate::lms::Platform>>,
+    /// Wakes the grade passback's sender when a score is queued.
+    pub passback: tokio::sync::Notify,
 }
 
 /// Event streams one session (or token) may hold open at once.

@@ -86,6 +86,13 @@ pub fn router(state: Arc<State>) -> Router {
             "/instructor/assignments/{name}/regrades",
             get(crate::class::regrades),
         )
+        .route(
+            "/lti/login",
+            get(crate::lti::launch::login_get).post(crate::lti::launch::login_post),
+        )
+        .route("/lti/launch", post(crate::lti::launch::launch))
+        .route("/lti/jwks", get(crate::lti::launch::jwks))
+        .route("/instructor/lti/roster", post(crate::lti::roster::refresh))
         .nest("/api/v1", api_routes())
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(middleware::from_fn(headers))

@@ -257,3 +257,72 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
     );
     println!("screenshots in {}", shots.display());
 }
+
+/// An LMS user's launch in a real browser: the tool's login initiation redirects to the
+/// platform (OpenLearning's `lti1p3platform`), whose page posts the signed id_token back as a
+/// form by its own script; the tool signs the learner in and shows the assignment the link
+/// names; the work handed in there is graded and its grade reaches the platform.
+#[test]
+fn a_learner_launches_from_the_lms_in_a_browser_and_the_grade_goes_back() {
+    for tool in [CHROMIUM, DRIVER] {
+        if !Path::new(tool).exists() {
+            println!("skipped: {tool} is missing (Debian's chromium and chromium-driver)");
+            return;
+        }
+    }
+    let Some(platform) = support::lti::Platform::start() else {
+        return;
+    };
+    let course = platform.course(&[&go_assignment("go", "")]);
+    let server = Server::start(&course, &[]);
+    platform.register(&server.base);
+    let login = platform.login_url(json!({
+        "user": "browser-learner", "roles": [support::lti::LEARNER],
+        "name": "Grace Hopper", "email": "grace@lms.example", "assignment": "go",
+    }));
+    let upload = tempfile::tempdir().unwrap();
+    let program = upload.path().join("go.c");
+    std::fs::write(&program, support::go_c()).unwrap();
+    let profile = tempfile::tempdir().unwrap();
+    let driver = Driver::start();
+    let browser = Session::new(&driver, profile.path());
+
+    browser.open(&login);
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while browser.find("#files").is_none() {
+        assert!(
+            Instant::now() < deadline,
+            "the launch never reached the assignment: {}",
+            browser.source()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert!(
+        browser.source().contains("Grace Hopper"),
+        "{}",
+        browser.source()
+    );
+    let input = browser.find("#files").expect("the file input");
+    browser.post(
+        &format!("/element/{input}/value"),
+        json!({ "text": program.display().to_string() }),
+    );
+    let submit = browser.find("#submit").expect("the submit button");
+    browser.post(&format!("/element/{submit}/click"), json!({}));
+    let deadline = Instant::now() + Duration::from_secs(300);
+    loop {
+        let scores = platform.read("/control/scores");
+        if let Some(score) = scores.as_array().and_then(|s| s.first()) {
+            assert_eq!(score["userId"], "browser-learner");
+            assert_eq!(score["scoreGiven"], score["scoreMaximum"], "{score}");
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "no score arrived: {}",
+            browser.source()
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    browser.screenshot(&screenshots().join("lms-launch.png"));
+}

@@ -3,7 +3,8 @@
 //! the server is written once, for both, through sqlx's `any` driver, in [`submissions`]
 //! (with the statuses a submission goes through), [`blobs`] (uploads by hash), [`sessions`]
 //! (login links, sessions, failed logins), [`regrades`] (regrades and whose score moved),
-//! [`gradings`] (a result recorded once) and [`students`] (the roster's rows).
+//! [`gradings`] (a result recorded once), [`students`] (the roster's rows) and [`lti`]
+//! (the LMS's login flows, students, line items and scores to post).
 
 #[macro_use]
 mod sql;
@@ -11,6 +12,7 @@ mod sql;
 pub mod blobs;
 mod connect;
 pub mod gradings;
+pub mod lti;
 pub mod regrades;
 pub mod sessions;
 pub mod students;

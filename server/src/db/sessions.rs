@@ -21,6 +21,18 @@ pub async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), F
     Ok(())
 }
 
+/// Stores a token for a launch from the LMS, for `student` (none: an instructor), beside the
+/// links and the other launches' tokens (none is revoked).
+pub async fn issue_beside(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), Fault> {
+    sqlx::query("INSERT INTO tokens (hash, student, created_at) VALUES ($1, $2, $3)")
+        .bind(hash)
+        .bind(student)
+        .bind(now())
+        .execute(pool)
+        .await?;
+    Ok(())
+}
+
 /// Revokes every token of `student` (none: the instructor's) and ends their sessions.
 pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
     let mut tx = pool.begin().await?;
@@ -92,14 +104,16 @@ pub async fn open(pool: &Db, hash: &str, token_hash: &str, csrf: &str) -> Result
 }
 
 /// The live session stored as `hash`, opened after `since`: whose it is (none: the
-/// instructor's) and its CSRF token.
+/// instructor's), its CSRF token, and the student's name.
 pub async fn live(
     pool: &Db,
     hash: &str,
     since: i64,
-) -> Result<Option<(Option<String>, String)>, Fault> {
+) -> Result<Option<(Option<String>, String, Option<String>)>, Fault> {
     let row = sqlx::query(
-        "SELECT tokens.student, sessions.csrf FROM sessions JOIN tokens ON sessions.token = tokens.hash
+        "SELECT tokens.student, sessions.csrf, students.name FROM sessions
+         JOIN tokens ON sessions.token = tokens.hash
+         LEFT JOIN students ON students.id = tokens.student
          WHERE sessions.hash = $1 AND sessions.ended_at IS NULL AND tokens.revoked_at IS NULL
          AND sessions.created_at > $2",
     )
@@ -107,7 +121,7 @@ pub async fn live(
     .bind(since)
     .fetch_optional(pool)
     .await?;
-    Ok(row.map(|row| (row.get(0), row.get(1))))
+    Ok(row.map(|row| (row.get(0), row.get(1), row.get(2))))
 }
 
 /// Ends the session stored as `hash`.

@@ -4,6 +4,8 @@
 
 #![allow(dead_code)]
 
+pub mod lti;
+
 use std::collections::HashMap;
 use std::io::{BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
