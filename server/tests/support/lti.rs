@@ -224,6 +224,23 @@ impl Browser {
     /// authorization endpoint: the launch form it answers with.
     pub fn authorize(&mut self, login_url: &str) -> LaunchForm {
         let initiated = self.get(login_url);
+        self.follow(initiated)
+    }
+
+    /// The same, with the login initiation's parameters posted as a form (as Canvas does).
+    pub fn authorize_by_post(&mut self, login_url: &str) -> LaunchForm {
+        let (address, query) = login_url.split_once('?').unwrap();
+        let fields: Vec<(String, String)> = serde_urlencoded::from_str(query).unwrap();
+        let fields: Vec<(&str, &str)> = fields
+            .iter()
+            .map(|(k, v)| (k.as_str(), v.as_str()))
+            .collect();
+        let initiated = self.post_form(address, &fields);
+        self.follow(initiated)
+    }
+
+    /// Follows the tool's redirect to the platform's authorization endpoint.
+    fn follow(&mut self, initiated: Answer) -> LaunchForm {
         assert!(
             [302, 303, 307].contains(&initiated.status),
             "{} {}",
