@@ -1,9 +1,16 @@
 //! Code similarity across a class: every submission's files fingerprinted, the fingerprints
 //! indexed to the submissions that hold them, and every pair sharing one scored by how much of
 //! both it covers (as Dolos scores: the tokens of either side under a shared run, over the
-//! tokens of both). Fingerprints of the instructor's starter code, and those held by a large
-//! part of the class (an idiom every solution of the assignment writes), are evidence of
-//! nothing and are left out before any pair is scored.
+//! tokens of both). Fingerprints of the instructor's starter code are evidence of nothing and
+//! are left out before any pair is scored; so are the idioms of the assignment: fingerprints
+//! held by a large part of the class whose holders are not a group. What tells an idiom from a
+//! ring's shared code is what else its holders share: students who wrote the same idiom
+//! independently share little besides it, while a ring's members, copies of one source, share
+//! most of their code with each other. A fingerprint held by many is kept when its holders'
+//! mean overlap (the share of the smaller one's fingerprints that the other holds too) reaches
+//! [`Settings::cohesive`] and lies well above the overlap two students of the class typically
+//! have (two fifths of the way from it to identical), whatever the size of the class or of
+//! the ring.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 
@@ -29,8 +36,12 @@ pub struct Settings {
     /// Hashes per winnowing window.
     pub window: usize,
     /// A fingerprint held by more than this share of the class (and by more than two
-    /// submissions) is common to the assignment, and left out.
+    /// submissions) is common to the assignment, and left out, unless its holders are a group
+    /// (see `cohesive`).
     pub common: f64,
+    /// The mean overlap of a fingerprint's holders from which they are a group (a ring), whose
+    /// shared code counts however many they are.
+    pub cohesive: f64,
 }
 
 impl Default for Settings {
@@ -39,6 +50,7 @@ impl Default for Settings {
             k: 12,
             window: 4,
             common: 0.2,
+            cohesive: 0.5,
         }
     }
 }
@@ -119,10 +131,14 @@ pub struct CodeMatch {
 pub struct LeftOut {
     /// Fingerprints of the starter code.
     pub base: usize,
-    /// Fingerprints held by more than the common share of the class.
+    /// Fingerprints held by more than the common share of the class, by holders who are no
+    /// group.
     pub common: usize,
-    /// The most submissions a fingerprint may be held by and still count.
+    /// The most submissions a fingerprint may be held by and still count, unless its holders
+    /// are a group.
     pub most_holders: usize,
+    /// Fingerprints held by more than that, kept because their holders are a group.
+    pub kept_for_a_group: usize,
 }
 
 /// Every pair of `printed` that shares a fingerprint, scored, by (left, right) index.
@@ -143,6 +159,14 @@ pub(crate) fn pairs(
         most_holders,
         ..LeftOut::default()
     };
+    let overlap = Overlap::of(printed, &holders, base);
+    // Holders are a group where they overlap well beyond what two of the class typically do.
+    let everyone: Vec<usize> = (0..printed.len()).collect();
+    let background = overlap.mean(&everyone);
+    let group_from = settings
+        .cohesive
+        .max(background + (1.0 - background) * BEYOND);
+    let mut groups: HashMap<&[usize], bool> = HashMap::new();
     let mut shared: BTreeMap<(usize, usize), HashSet<u64>> = BTreeMap::new();
     for (hash, who) in &holders {
         if base.contains(hash) {
@@ -150,8 +174,14 @@ pub(crate) fn pairs(
             continue;
         }
         if who.len() > most_holders {
-            left_out.common += 1;
-            continue;
+            let group = *groups
+                .entry(who.as_slice())
+                .or_insert_with(|| overlap.mean(who) >= group_from);
+            if !group {
+                left_out.common += 1;
+                continue;
+            }
+            left_out.kept_for_a_group += 1;
         }
         for (i, &a) in who.iter().enumerate() {
             for &b in &who[i + 1..] {
@@ -168,6 +198,91 @@ pub(crate) fn pairs(
         .map(|((a, b), hashes)| ((a, b), score(&printed[a], &printed[b], &hashes, k)))
         .collect();
     (scored, left_out)
+}
+
+/// How far from the class's typical overlap towards identity a group's overlap must be.
+const BEYOND: f64 = 0.4;
+
+/// Holders above this many are a fingerprint too common to tell who is related to whom: the
+/// overlap of two submissions is counted over the rarer ones.
+const RELATING: usize = 256;
+/// Pairs of a large holder set whose overlap is averaged, at most (taken evenly).
+const SAMPLED: usize = 4096;
+
+/// How much of their code each two submissions share: the fingerprints both hold, counted
+/// once over every fingerprint of at most [`RELATING`] holders (the starter code's left out),
+/// over the smaller one's count.
+struct Overlap {
+    n: usize,
+    /// The upper triangle, row by row: entry of (a, b), a < b.
+    both: Vec<u32>,
+    own: Vec<u32>,
+}
+
+impl Overlap {
+    fn of(printed: &[Printed], holders: &HashMap<u64, Vec<usize>>, base: &HashSet<u64>) -> Overlap {
+        let n = printed.len();
+        let mut overlap = Overlap {
+            n,
+            both: vec![0; n * n.saturating_sub(1) / 2],
+            own: vec![0; n],
+        };
+        for (hash, who) in holders {
+            if base.contains(hash) {
+                continue;
+            }
+            for &a in who {
+                overlap.own[a] += 1;
+            }
+            if who.len() < 2 || who.len() > RELATING {
+                continue;
+            }
+            for (i, &a) in who.iter().enumerate() {
+                for &b in &who[i + 1..] {
+                    let at = overlap.index(a, b);
+                    overlap.both[at] += 1;
+                }
+            }
+        }
+        overlap
+    }
+
+    fn index(&self, a: usize, b: usize) -> usize {
+        let (a, b) = (a.min(b), a.max(b));
+        // Rows 0..a hold n-1, n-2, ... entries.
+        a * (2 * self.n - a - 1) / 2 + (b - a - 1)
+    }
+
+    fn of_pair(&self, a: usize, b: usize) -> f64 {
+        let smaller = self.own[a].min(self.own[b]);
+        match smaller {
+            0 => 0.0,
+            _ => f64::from(self.both[self.index(a, b)]) / f64::from(smaller),
+        }
+    }
+
+    /// The mean overlap of the pairs of `who` (of an even sample, when they are many).
+    fn mean(&self, who: &[usize]) -> f64 {
+        let h = who.len();
+        let all = h * (h - 1) / 2;
+        let step = all.div_ceil(SAMPLED).max(1);
+        let (mut sum, mut count) = (0.0, 0usize);
+        let mut k = 0usize;
+        for (i, &a) in who.iter().enumerate() {
+            for &b in &who[i + 1..] {
+                if k.is_multiple_of(step) {
+                    sum += self.of_pair(a, b);
+                    count += 1;
+                }
+                k += 1;
+            }
+        }
+        if count == 0 {
+            0.0
+        } else {
+            sum / count as f64
+        }
+    }
 }
 
 /// Every k-gram hash of the starter code: any run of it, winnowed or not, is the instructor's.
@@ -211,5 +326,106 @@ fn score(left: &Printed, right: &Printed, hashes: &HashSet<u64>, k: usize) -> Co
         right_covered: share(right_hit, right_tokens),
         fragments: Vec::new(),
         shared: hashes.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::tokens::Grammar;
+
+    /// A Python function whose shape (the token kinds) comes from `seed`: a statement of
+    /// sixteen short shapes per step, so that a run of twelve tokens spans two or three of
+    /// them and two seeds share few runs, by chance.
+    fn body(seed: u64, statements: usize) -> String {
+        let shapes = [
+            "x = y\n",
+            "x += 1\n",
+            "y = -x\n",
+            "z = [x]\n",
+            "print(x)\n",
+            "y = f(x)\n",
+            "x = y[0]\n",
+            "x = not y\n",
+            "z = x.y\n",
+            "del z\n",
+            "x = y * 2\n",
+            "z = (x, y)\n",
+            "y = {}\n",
+            "x = y if z else x\n",
+            "z = f(x, y)\n",
+            "assert x\n",
+        ];
+        let mut text = format!("def f{seed}(x, y):\n");
+        for step in 0..statements as u64 {
+            // splitmix64 of (seed, step).
+            let mut state = (seed << 20 ^ step).wrapping_add(0x9e37_79b9_7f4a_7c15);
+            state = (state ^ (state >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            state = (state ^ (state >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            state ^= state >> 31;
+            text += "    ";
+            text += shapes[state as usize % shapes.len()];
+        }
+        text + "    return x\n"
+    }
+
+    /// The idiom every student of the assignment writes.
+    const IDIOM: &str = "def read():\n    rows = int(input())\n    board = []\n    for r in range(rows):\n        board.append(input().split())\n    return board\n";
+
+    fn class(sources: Vec<String>) -> Vec<Printed> {
+        sources
+            .into_iter()
+            .map(|text| {
+                let source = Source {
+                    path: "a.py".into(),
+                    grammar: Grammar::Python,
+                    text,
+                };
+                Printed::of(&[source], &Settings::default())
+            })
+            .collect()
+    }
+
+    /// Thirty independent students who all write the idiom, five of whom hand in one source:
+    /// the idiom is left out, the ring's shared code counts, whatever share of the class the
+    /// ring is.
+    #[test]
+    fn an_idiom_of_the_class_is_left_out_and_a_ring_s_code_counts() {
+        for (students, ring) in [(30, 5), (7, 3), (12, 8), (100, 8)] {
+            let shared = body(999, 60);
+            let sources: Vec<String> = (0..students)
+                .map(|i| match i < ring {
+                    true => format!("{IDIOM}{shared}"),
+                    false => format!("{IDIOM}{}", body(i as u64, 60)),
+                })
+                .collect();
+            let printed = class(sources);
+            let (pairs, left_out) = pairs(&printed, &HashSet::new(), &Settings::default());
+            let flag = crate::Options::default().code_flag;
+            for a in 0..ring {
+                for b in a + 1..ring {
+                    let score = pairs.get(&(a, b)).map_or(0.0, |m| m.score);
+                    assert!(
+                        score >= flag,
+                        "{students}/{ring}: ring pair {a},{b}: {score}"
+                    );
+                }
+            }
+            let independent = pairs
+                .iter()
+                .filter(|((a, b), _)| *b >= ring || *a >= ring)
+                .map(|(_, m)| m.score)
+                .fold(0.0, f64::max);
+            let worst = pairs
+                .iter()
+                .filter(|((a, b), _)| *b >= ring || *a >= ring)
+                .max_by(|x, y| x.1.score.total_cmp(&y.1.score))
+                .map(|(k, _)| *k);
+            assert!(
+                independent < flag,
+                "{students}/{ring}: {independent} {worst:?}"
+            );
+            assert!(left_out.common > 0, "{students}/{ring}: the idiom stays");
+        }
     }
 }

@@ -4,15 +4,17 @@
 //! [`tokens`] reads each source file with its language's real parser (tree-sitter) into a
 //! stream of token kinds with names, literals, comments and layout set aside; [`fingerprint`]
 //! winnows the hashes of its runs; [`code`] indexes the fingerprints across the class, leaves
-//! out the starter code's and those common to a large part of the class, and scores each pair
-//! sharing one; [`fragment`] finds the shared runs a report shows side by side;
+//! out the starter code's and the idioms of the class (held by many who share little else),
+//! and scores each pair sharing one; [`fragment`] finds the shared runs a report shows side by side;
 //! [`behaviour`] weighs the wrong outputs two students share by how rare they are. [`analyse`]
-//! puts both into one ranking that names which kind of evidence supports each pair.
+//! puts both into one ranking that names which kind of evidence supports each pair, and joins
+//! the students flagged pair by pair into rings (`cluster`).
 //!
 //! The crate knows nothing of grading: it takes sources and, where known, each student's wrong
 //! outputs by case, and returns values; the harness reads submissions and writes the reports.
 
 pub mod behaviour;
+mod cluster;
 pub mod code;
 pub mod fingerprint;
 mod fragment;
@@ -21,6 +23,7 @@ pub mod tokens;
 use serde::Serialize;
 
 pub use behaviour::{Outputs, SharedCase, SharedMistakes, WrongOutput};
+pub use cluster::Cluster;
 pub use code::{CodeMatch, Fragment, LeftOut, Settings, Source, Span};
 pub use tokens::{tokenize, Grammar, Token, Tokens};
 
@@ -118,6 +121,8 @@ pub struct Analysis {
     /// Every pair sharing a fingerprint or a wrong output, highest score first.
     pub pairs: Vec<Pair>,
     pub left_out: LeftOut,
+    /// The rings: groups of three or more flagged for their code pair by pair, largest first.
+    pub clusters: Vec<Cluster>,
     /// Whether any student's wrong outputs were known.
     pub behaviour_known: bool,
 }
@@ -175,6 +180,12 @@ pub fn analyse(students: &[Student], base: &[Source], options: &Options) -> Anal
             .total_cmp(&x.2.score)
             .then_with(|| (&x.2.left, &x.2.right).cmp(&(&y.2.left, &y.2.right)))
     });
+    let ids: Vec<String> = students.iter().map(|s| s.id.clone()).collect();
+    let code_scores: Vec<(usize, usize, f64)> = pairs
+        .iter()
+        .map(|(a, b, pair)| (*a, *b, pair.code.as_ref().map_or(0.0, |c| c.score)))
+        .collect();
+    let clusters = cluster::clusters(&ids, &printed, &code_scores, options.code_flag, settings.k);
     for (a, b, pair) in pairs.iter_mut().take(options.detailed) {
         if let Some(code) = &mut pair.code {
             code.fragments =
@@ -195,6 +206,7 @@ pub fn analyse(students: &[Student], base: &[Source], options: &Options) -> Anal
             .collect(),
         pairs: pairs.into_iter().map(|(_, _, pair)| pair).collect(),
         left_out,
+        clusters,
         behaviour_known: students.iter().any(|s| s.outputs.is_some()),
     }
 }

@@ -465,3 +465,57 @@ fn one_students_files_given_as_a_class_are_told() {
             "holds only source files (3), and each counts as one student's submission",
         ));
 }
+
+/// Four students hand in one source (renamed, reordered, re-laid-out), a fifth her own work:
+/// the ring is most of the class, and its shared code still counts; the report names the ring
+/// as one group, with its members and the source they share.
+#[test]
+fn a_ring_that_is_most_of_the_class_is_found_and_named_as_one_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    write(&class.join("alice/collapse.py"), ALICE);
+    write(&class.join("bob/collapse.py"), BOB);
+    let erin = ALICE
+        .replace("board", "grid")
+        .replace("colour", "shade")
+        .replace("\n\n\n", "\n\n");
+    write(&class.join("erin/collapse.py"), &erin);
+    let frank = ALICE
+        .replace("stack", "pending")
+        .replace("seen", "visited")
+        .replace("    ", "  ");
+    write(&class.join("frank/collapse.py"), &frank);
+    write(&class.join("carol/collapse.py"), CAROL);
+    let out = dir.path().join("report");
+    let output = xtask()
+        .args(["similar", "--submissions"])
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(output.status.success());
+    let stdout = String::from_utf8(output.stdout).unwrap();
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("ring of 4: "))
+        .unwrap_or_else(|| panic!("no ring: {stdout}"));
+    for member in ["alice", "bob", "erin", "frank"] {
+        assert!(line.contains(member), "{line}");
+    }
+    assert!(!line.contains("carol"), "{line}");
+    let html = std::fs::read_to_string(out.join("similarity.html")).unwrap();
+    let page = scraper::Html::parse_document(&html);
+    let ring = scraper::Selector::parse("section.ring").unwrap();
+    let sections: Vec<_> = page.select(&ring).collect();
+    assert_eq!(sections.len(), 1, "{html}");
+    let members = sections[0].value().attr("data-ring").unwrap();
+    let mut members: Vec<&str> = members.split(' ').collect();
+    members.sort_unstable();
+    assert_eq!(members, ["alice", "bob", "erin", "frank"]);
+    // Every pair of the ring is flagged; carol with no one.
+    let csv = std::fs::read_to_string(out.join("similarity.csv")).unwrap();
+    let flagged = csv.lines().skip(1).filter(|l| !l.contains(",not flagged,"));
+    assert_eq!(flagged.clone().count(), 6, "{csv}");
+    assert!(flagged.clone().all(|l| !l.contains("carol")), "{csv}");
+}

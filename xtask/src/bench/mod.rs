@@ -5,12 +5,15 @@
 //! [`figures`] what they share (the figures, copies of programs outside the checkout);
 //! [`one_case`] a check of one case as a whole process against one plain run; [`class`] is
 //! the synthetic class of submissions and its spawn floor; `similar` measures the
-//! similarity report against Dolos on disguised copies.
+//! similarity report against Dolos on disguised copies, and `rings` on classes where several
+//! students share one source.
 
 mod class;
 mod figures;
 mod measure;
 mod one_case;
+#[cfg(feature = "similarity")]
+mod rings;
 #[cfg(feature = "similarity")]
 mod similar;
 

@@ -25,7 +25,7 @@ use crate::error::Error;
 const DOLOS: &str = "@dodona/dolos-lib@3.5.1";
 
 /// The disguises of `disguise.py`, in its order.
-const DISGUISES: [&str; 7] = [
+pub(super) const DISGUISES: [&str; 7] = [
     "rename",
     "reorder",
     "layout",
@@ -35,18 +35,18 @@ const DISGUISES: [&str; 7] = [
     "mix",
 ];
 
-/// One tool's figures on one disguise.
+/// One tool's figures on one disguise or class.
 #[derive(Debug, Clone, Copy, Default)]
-struct Separation {
-    auc: f64,
-    recall: f64,
+pub(super) struct Separation {
+    pub auc: f64,
+    pub recall: f64,
     /// The lowest score of a copy, less the highest of an independent pair: the room a
     /// threshold has.
-    margin: f64,
+    pub margin: f64,
     /// The copies and the independent pairs at or above the report's code flag.
-    flagged: (usize, usize),
-    pairs: (usize, usize),
-    seconds: f64,
+    pub flagged: (usize, usize),
+    pub pairs: (usize, usize),
+    pub seconds: f64,
 }
 
 /// The figures of the bench, and whether gridjudge did worse than Dolos anywhere.
@@ -55,8 +55,11 @@ pub struct SimilarFigures {
     pub worse_than_dolos: bool,
 }
 
+/// Dolos's scores per folder, and the seconds each analysis took.
+pub(super) type DolosScores = (BTreeMap<PathBuf, Scores>, BTreeMap<PathBuf, f64>);
+
 /// Every pair's score in one folder, by the two file names (sorted).
-type Scores = BTreeMap<(String, String), f64>;
+pub(super) type Scores = BTreeMap<(String, String), f64>;
 
 /// Runs the bench: the classes are written under a temporary folder, Dolos into `target/`.
 pub fn similar_bench() -> Result<SimilarFigures, Error> {
@@ -76,7 +79,9 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
         .iter()
         .flat_map(|d| specs.iter().map(move |s| classes.join(d).join(s)))
         .collect();
-    let dolos = dolos_scores(&folders);
+    let rings = super::rings::write(classes, &classes.join("rings"), &originals)?;
+    let ring_folders: Vec<PathBuf> = rings.iter().map(|r| r.folder.clone()).collect();
+    let dolos = dolos_scores(&[folders.clone(), ring_folders.clone()].concat());
     let mut text = format!(
         "{} originals ({} specs), a disguised copy of each per disguise; AUC: the chance a copy \
          outscores an independent pair; recall: copies above every independent pair; margin: \
@@ -107,12 +112,25 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
         flagged.1,
         pairs.1
     );
+    let mut ours_rings = BTreeMap::new();
+    for folder in &ring_folders {
+        ours_rings.insert(folder.clone(), gridjudge_scores(&[folder])?);
+    }
+    let (ring_rows, ring_worse) = super::rings::rows(&rings, &ours_rings, dolos.as_ref().ok());
+    text += &format!(
+        "\nrings: an original and disguised copies of it in a class of independent work; the \
+         positives are the pairs of a ring\n\n{:<40} {:>6} {:>7} {:>7} {:>9}   {:>6} {:>7} {:>7} {:>9}\n",
+        "class", "AUC", "recall", "margin", "time", "Dolos", "recall", "margin", "time"
+    );
+    text += &ring_rows;
+    let mut worse: Vec<String> = worse.iter().map(|d| d.to_string()).collect();
+    worse.extend(ring_worse);
     text += &class_timings(&bench, &originals)?;
     match (&dolos, worse.is_empty()) {
         (Err(why), _) => text += &format!("\nDolos was not measured: {why}\n"),
         (Ok(_), true) => {
             text += "\ngridjudge separates copies from independent work at least as well as \
-                     Dolos on every disguise\n"
+                     Dolos on every disguise and every ring class\n"
         }
         (Ok(_), false) => {
             text += &format!(
@@ -441,9 +459,18 @@ fn separation(scores: &Scores, seconds: f64) -> Separation {
         a.strip_suffix(".orig.py") == b.strip_suffix(".py")
             || b.strip_suffix(".orig.py") == a.strip_suffix(".py")
     };
+    separation_of(scores, seconds, is_copy)
+}
+
+/// The separation of `scores`, the pairs `related` says are copies the positives.
+pub(super) fn separation_of(
+    scores: &Scores,
+    seconds: f64,
+    related: impl Fn(&(String, String)) -> bool,
+) -> Separation {
     let (mut copies, mut independent) = (Vec::new(), Vec::new());
     for (pair, score) in scores {
-        match is_copy(pair) {
+        match related(pair) {
             true => copies.push(*score),
             false => independent.push(*score),
         }

@@ -29,7 +29,7 @@ pub struct SimilarArgs {
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Code held by more than this share of the class is common to the assignment and counts
-    /// for nothing.
+    /// for nothing, unless its holders are a group (a ring sharing most of its code).
     #[arg(long, value_name = "SHARE", default_value_t = crate::grade::COMMON, value_parser = share)]
     pub common: f64,
 }
@@ -74,6 +74,15 @@ pub(super) fn similar_report(report: &crate::report::Similarity, written: &[Path
         counted(analysis.pairs.len(), "pair", "pairs"),
         analysis.flagged()
     );
+    for ring in &analysis.clusters {
+        text += &format!(
+            "ring of {}: {} (the source most of them share: {}; mean code score {:.2})\n",
+            ring.members.len(),
+            ring.members.join(", "),
+            ring.source,
+            ring.mean_score
+        );
+    }
     for (rank, pair) in analysis.pairs.iter().take(10).enumerate() {
         text += &format!(
             "{:>3}. {} and {}: {:.2} (code {:.2}, mistakes {:.2}; {})\n",

@@ -74,9 +74,13 @@ pub fn similarity_section(report: &Similarity) -> Markup {
             (analysis.students.len()) " submissions, " (analysis.pairs.len()) " pairs with anything in common, "
             span data-flagged=(flagged) { (flagged) " flagged" } ". Code: fingerprints of each file's tokens, names and literals set aside; "
             (analysis.left_out.base) " fingerprints of the starter code and " (analysis.left_out.common)
-            " held by more than " (analysis.left_out.most_holders) " submissions left out. Mistakes: the same wrong output on the same case, weighed by how few print it."
+            " held by more than " (analysis.left_out.most_holders) " submissions who share little else left out ("
+            (analysis.left_out.kept_for_a_group) " held by more kept: their holders are a group). Mistakes: the same wrong output on the same case, weighed by how few print it."
         }
         @for note in &report.notes { p.muted { (shown(note)) } }
+        @for (n, ring) in analysis.clusters.iter().enumerate() {
+            (ring_section(n + 1, ring))
+        }
         table.rank {
             tr { th { "#" } th { "pair" } th { "score" } th { "code" } th { "mistakes" } th { "evidence" } }
             @for (rank, pair) in analysis.pairs.iter().take(RANKED_ROWS).enumerate() {
@@ -92,6 +96,24 @@ pub fn similarity_section(report: &Similarity) -> Markup {
         }
         @for (rank, pair) in analysis.pairs.iter().take(SHOWN_PAIRS).enumerate() {
             (pair_section(report, rank + 1, pair))
+        }
+    }
+}
+
+/// A ring: its members, the source most of them share, and the lines of it most of them hold.
+fn ring_section(n: usize, ring: &similarity::Cluster) -> Markup {
+    let size = ring.members.len();
+    html! {
+        section.ring id=(format!("ring-{n}")) data-ring=(ring.members.join(" ")) data-source=(ring.source) {
+            h3 { "Ring " (n) ": " (size) " students whose code is alike pair by pair" }
+            p { "Members: " @for (i, member) in ring.members.iter().enumerate() { @if i > 0 { ", " } code { (member) } }
+                ". The source most of them share: " code { (ring.source) } " (its code is the most alike to the others')." }
+            p.muted { (ring.flagged_pairs) " of its " (size * (size - 1) / 2) " pairs flagged for their code; mean code score "
+                (format!("{:.2}", ring.mean_score)) "." }
+            @if !ring.core.is_empty() {
+                p.muted { "Lines of " code { (ring.source) } " that at least half of the ring holds: "
+                    @for (i, span) in ring.core.iter().enumerate() { @if i > 0 { ", " } (span.file) " " (span.first_line) "–" (span.last_line) } }
+            }
         }
     }
 }
