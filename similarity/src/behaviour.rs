@@ -9,8 +9,13 @@
 //! same students on several cases are one mistake seen several times (one bug shows on every
 //! case that reaches it), so they count once, with a bonus of `1 + ln(cases)` for up to five
 //! cases (past five, more cases say no more: a bug reached by every input is still one bug).
+//! Each mistake is weighed too by what it says: an output with many wrong bytes (a whole board
+//! wrong in the same cells) tells more than one short wrong number, by `ln(2 + bytes) / ln 16`
+//! (0.4 to 2; 1 for a wrong line of about fourteen bytes), averaged over its cases. A wrong
+//! output that a known misreading of the handout prints is a mistake students make on their
+//! own, and weighs nothing, however few print it.
 //! The pair's score is `1 - exp(-E / 2)` of the sum `E` over its mistakes: 0.73 for one wrong
-//! output only the two print on five cases, 0.39 for one only they print on one case.
+//! line only the two print on five cases, 0.39 for one only they print on one case.
 
 use std::collections::{BTreeMap, HashMap};
 
@@ -22,6 +27,20 @@ pub struct WrongOutput {
     pub case: String,
     /// Any key equal exactly when two outputs are byte for byte the same (a hash of them).
     pub output: String,
+    /// A known misreading of the handout prints it: a mistake students make independently.
+    pub common: bool,
+    /// How many of its bytes are wrong, where known.
+    pub wrong_bytes: Option<usize>,
+}
+
+impl WrongOutput {
+    /// What the output says of its author, 0.4 to 2: `ln(2 + wrong bytes) / ln 16`, 1 where
+    /// not known.
+    pub fn specificity(&self) -> f64 {
+        self.wrong_bytes.map_or(1.0, |bytes| {
+            ((2.0 + bytes as f64).ln() / 16f64.ln()).clamp(0.4, 2.0)
+        })
+    }
 }
 
 /// One student's wrong outputs: every case that failed with an output to compare.
@@ -66,20 +85,24 @@ fn rarity(holders: usize, class: usize) -> f64 {
 pub(crate) fn pairs(students: &[Option<&Outputs>]) -> BTreeMap<(usize, usize), SharedMistakes> {
     let class = students.iter().filter(|s| s.is_some()).count();
     let mut holders: HashMap<(&str, &str), Vec<usize>> = HashMap::new();
+    // Per output: whether a misreading prints it, and what it says.
+    let mut what: HashMap<(&str, &str), (bool, f64)> = HashMap::new();
     for (index, outputs) in students.iter().enumerate() {
         for wrong in outputs.iter().flat_map(|o| &o.wrong) {
-            holders
-                .entry((wrong.case.as_str(), wrong.output.as_str()))
-                .or_default()
-                .push(index);
+            let key = (wrong.case.as_str(), wrong.output.as_str());
+            holders.entry(key).or_default().push(index);
+            let seen = what.entry(key).or_insert((false, wrong.specificity()));
+            seen.0 |= wrong.common;
         }
     }
 
     // Per pair: the holder sets of its shared outputs, with the cases each was seen on.
-    let mut shared: BTreeMap<(usize, usize), BTreeMap<Vec<usize>, Vec<String>>> = BTreeMap::new();
-    for ((case, _), who) in &holders {
-        // A mistake half the class makes says nothing (and would cost a pair per two of them).
-        if who.len() < 2 || rarity(who.len(), class) == 0.0 {
+    let mut shared: BTreeMap<(usize, usize), Mistakes> = BTreeMap::new();
+    for (key, who) in &holders {
+        let (case, (common, specific)) = (key.0, what[key]);
+        // A mistake half the class makes says nothing (and would cost a pair per two of them),
+        // nor does one a misreading of the handout makes.
+        if who.len() < 2 || common || rarity(who.len(), class) == 0.0 {
             continue;
         }
         let mut who = who.clone();
@@ -92,7 +115,7 @@ pub(crate) fn pairs(students: &[Option<&Outputs>]) -> BTreeMap<(usize, usize), S
                     .or_default()
                     .entry(who.clone())
                     .or_default()
-                    .push(case.to_string());
+                    .push((case.to_string(), specific));
             }
         }
     }
@@ -102,14 +125,22 @@ pub(crate) fn pairs(students: &[Option<&Outputs>]) -> BTreeMap<(usize, usize), S
         .collect()
 }
 
-fn weigh(mistakes: BTreeMap<Vec<usize>, Vec<String>>, class: usize) -> SharedMistakes {
+/// A pair's shared outputs: by the set of students holding them, the cases each was seen on
+/// with what it says.
+type Mistakes = BTreeMap<Vec<usize>, Vec<(String, f64)>>;
+
+fn weigh(mistakes: Mistakes, class: usize) -> SharedMistakes {
     let mut evidence = 0.0;
     let mut cases = Vec::new();
     for (who, seen) in mistakes {
         let holders = who.len();
         let bonus = 1.0 + (seen.len().min(CASES_COUNTED) as f64).ln();
-        evidence += rarity(holders, class) * bonus;
-        cases.extend(seen.into_iter().map(|case| SharedCase { case, holders }));
+        let specific = seen.iter().map(|(_, s)| s).sum::<f64>() / seen.len() as f64;
+        evidence += rarity(holders, class) * bonus * specific;
+        cases.extend(
+            seen.into_iter()
+                .map(|(case, _)| SharedCase { case, holders }),
+        );
     }
     cases.sort_by(|a, b| (a.holders, &a.case).cmp(&(b.holders, &b.case)));
     SharedMistakes {
@@ -134,6 +165,8 @@ mod tests {
                 .map(|(case, output)| WrongOutput {
                     case: case.to_string(),
                     output: output.to_string(),
+                    common: false,
+                    wrong_bytes: None,
                 })
                 .collect(),
         })
@@ -183,6 +216,41 @@ mod tests {
         assert!(rarity(25, 500) > rarity(125, 500));
         assert_eq!(rarity(250, 500), 0.0);
         assert_eq!(rarity(2, 4), 0.0);
+    }
+
+    #[test]
+    fn what_a_misreading_prints_is_no_evidence_and_a_long_wrong_output_more_than_a_short_one() {
+        let wrong = |case: &str, output: &str, common: bool, bytes: usize| WrongOutput {
+            case: case.into(),
+            output: output.into(),
+            common,
+            wrong_bytes: Some(bytes),
+        };
+        let class_of = |pair: Vec<WrongOutput>| {
+            let mut class = vec![
+                Some(Outputs {
+                    wrong: pair.clone(),
+                }),
+                Some(Outputs { wrong: pair }),
+            ];
+            class.extend((0..8).map(|_| student(&[])));
+            pairs_of(&class)
+        };
+        // Only the two print it, but a misreading of the handout does too.
+        assert!(class_of(vec![wrong("g/0", "x", true, 80)]).is_empty());
+        // One case: a board wrong (80 bytes) tells more than a wrong digit, and neither
+        // flags the pair alone.
+        let board = class_of(vec![wrong("g/0", "x", false, 80)])[&(0, 1)].score;
+        let digit = class_of(vec![wrong("g/0", "x", false, 1)])[&(0, 1)].score;
+        let flag = crate::Options::default().behaviour_flag;
+        assert!(board > digit && board < flag, "{board} {digit}");
+        assert!(board >= crate::SUPPORTING, "{board}");
+        // Two cases of it flag the pair.
+        let two = class_of(vec![
+            wrong("g/0", "x", false, 80),
+            wrong("g/1", "y", false, 80),
+        ]);
+        assert!(two[&(0, 1)].score >= flag, "{}", two[&(0, 1)].score);
     }
 
     #[test]

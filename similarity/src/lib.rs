@@ -60,11 +60,15 @@ impl Default for Options {
     }
 }
 
+/// The mistakes score from which shared mistakes support a pair flagged for its code (one
+/// rare, specific wrong output on one case): the pair is then marked "code and mistakes".
+pub const SUPPORTING: f64 = 0.3;
+
 /// Which kind of evidence supports a pair.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Evidence {
-    /// Both scores reach their flag.
+    /// The code score reaches its flag, and the mistakes score its own or [`SUPPORTING`].
     Both,
     /// The code score does.
     Code,
@@ -158,9 +162,10 @@ pub fn analyse(students: &[Student], base: &[Source], options: &Options) -> Anal
                 code.as_ref().map_or(0.0, |c| c.score),
                 behaviour.as_ref().map_or(0.0, |m| m.score),
             );
+            let supported = m >= options.behaviour_flag.min(SUPPORTING);
             let evidence = match (c >= options.code_flag, m >= options.behaviour_flag) {
-                (true, true) => Evidence::Both,
-                (true, false) => Evidence::Code,
+                (true, _) if supported => Evidence::Both,
+                (true, _) => Evidence::Code,
                 (false, true) => Evidence::Behaviour,
                 (false, false) => Evidence::None,
             };
@@ -208,5 +213,46 @@ pub fn analyse(students: &[Student], base: &[Source], options: &Options) -> Anal
         left_out,
         clusters,
         behaviour_known: students.iter().any(|s| s.outputs.is_some()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Code alike and one rare, specific wrong output on one case: both point at the pair,
+    /// which is marked so, though the mistake alone would not flag it.
+    #[test]
+    fn code_and_one_rare_mistake_mark_a_pair_code_and_mistakes() {
+        let program = "def solve(rows, cols):\n    grid = [[0] * cols for _ in range(rows)]\n    for r in range(rows):\n        for c in range(cols):\n            grid[r][c] = (r * cols + c) % 7\n            if grid[r][c] > 3:\n                grid[r][c] -= 3\n    return grid\n\n\nprint(solve(4, 5))\n";
+        let student = |id: &str, text: &str, wrong: Vec<WrongOutput>| Student {
+            id: id.into(),
+            sources: vec![Source {
+                path: "a.py".into(),
+                grammar: Grammar::Python,
+                text: text.into(),
+            }],
+            outputs: Some(Outputs { wrong }),
+        };
+        let board = WrongOutput {
+            case: "g/7".into(),
+            output: "board".into(),
+            common: false,
+            wrong_bytes: Some(80),
+        };
+        let mut class = vec![
+            student("a", program, vec![board.clone()]),
+            student("b", &program.replace("grid", "g"), vec![board]),
+        ];
+        for k in 0..8 {
+            class.push(student(&format!("x{k}"), &format!("print({k})\n"), vec![]));
+        }
+        let analysis = analyse(&class, &[], &Options::default());
+        let pair = &analysis.pairs[0];
+        assert_eq!((pair.left.as_str(), pair.right.as_str()), ("a", "b"));
+        let mistakes = pair.behaviour.as_ref().unwrap().score;
+        assert!(mistakes < Options::default().behaviour_flag, "{mistakes}");
+        assert_eq!(pair.evidence, Evidence::Both, "{pair:?}");
+        assert_eq!(pair.evidence.words(), "code and mistakes");
     }
 }

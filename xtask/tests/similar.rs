@@ -519,3 +519,100 @@ fn a_ring_that_is_most_of_the_class_is_found_and_named_as_one_group() {
     assert_eq!(flagged.clone().count(), 6, "{csv}");
     assert!(flagged.clone().all(|l| !l.contains("carol")), "{csv}");
 }
+
+/// Two students whose programs crash halfway through every case print the same output, cut
+/// short (a prefix of the expected one): that says where they stopped, not that they copied,
+/// and no pair is flagged by it.
+#[test]
+fn outputs_cut_short_by_a_crash_are_no_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let modes = [
+        "echo-crash",
+        "echo-crash",
+        "echo",
+        "echo",
+        "echo",
+        "echo",
+        "echo",
+        "echo",
+        "echo",
+        "echo",
+    ];
+    echo_class(dir.path(), &modes);
+    let out = dir.path().join("graded");
+    xtask()
+        .args(["grade", "--spec", "echo", "--cases"])
+        .arg(dir.path().join("cases"))
+        .arg("--submissions")
+        .arg(dir.path().join("class"))
+        .arg("--run")
+        .arg(format!("{} by-folder", fixture().to_string_lossy()))
+        .arg("--out")
+        .arg(&out)
+        .arg("--reference")
+        .arg(reference())
+        .args(["--timeout", "5"])
+        .assert()
+        .code(0);
+    // The grading kept their outputs, marked cut short.
+    let result = std::fs::read_to_string(out.join("results/s00.json")).unwrap();
+    assert!(result.contains("\"cut_short\": true"), "{result}");
+    xtask()
+        .args(["similar", "--submissions"])
+        .arg(dir.path().join("class"))
+        .arg("--grades")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("0 flagged"));
+}
+
+/// Two students who make the same known misreading of the handout (rotation the other way)
+/// print the same wrong outputs, which no one else prints: a mistake students make on their
+/// own, so no evidence that they copied.
+#[test]
+fn a_known_misreading_two_students_make_is_no_evidence() {
+    let dir = tempfile::tempdir().unwrap();
+    let class = dir.path().join("class");
+    for (k, variant) in [
+        "columns-rotate-backwards",
+        "columns-rotate-backwards",
+        "none",
+        "none",
+        "none",
+        "none",
+    ]
+    .iter()
+    .enumerate()
+    {
+        write(
+            &class.join(format!("s{k:02}/mutant")),
+            &format!("{variant} columns"),
+        );
+    }
+    let out = dir.path().join("graded");
+    let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+    xtask()
+        .args(["grade", "--spec", "columns", "--cases"])
+        .arg(&cases)
+        .arg("--submissions")
+        .arg(&class)
+        .arg("--run")
+        .arg(format!("{} by-folder", crate::support::mutant().display()))
+        .arg("--out")
+        .arg(&out)
+        .arg("--reference")
+        .arg(reference())
+        .assert()
+        .code(0);
+    let result = std::fs::read_to_string(out.join("results/s00.json")).unwrap();
+    assert!(result.contains("\"misread\": true"), "{result}");
+    xtask()
+        .args(["similar", "--submissions"])
+        .arg(&class)
+        .arg("--grades")
+        .arg(&out)
+        .assert()
+        .code(0)
+        .stdout(predicate::str::contains("0 flagged"));
+}

@@ -108,6 +108,11 @@ fn plain(mode: &str, input: &[u8], expected: &dyn Fn() -> Vec<u8>) -> Option<Exi
             }
         }
         "exit-early" => {}
+        // Half its input (the echo spec's expected output), then a crash.
+        "echo-crash" => {
+            print(&input[..input.len() / 2]);
+            return Some(ExitCode::from(1));
+        }
         "echo" => print(input),
         // Different output on every run.
         "nondeterministic" => {

@@ -36,13 +36,25 @@ pub(super) struct ResultFile {
 }
 
 /// A wrong output, as the similarity report needs it: its digest (equal exactly when two
-/// outputs are byte for byte the same), and its first difference from the expected output.
+/// outputs are byte for byte the same), its first difference from the expected output, and
+/// what it says of its author: whether it is only cut short (a prefix of the expected output:
+/// nothing wrong printed, which programs that crash at one input line share), whether a
+/// misreading of the handout the harness knows prints it whole (a mistake students make
+/// independently), and how many of its bytes are wrong.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub(super) struct WrongOutput {
     pub digest: String,
     pub line: Option<usize>,
     pub expected: Option<String>,
     pub actual: Option<String>,
+    #[serde(default)]
+    pub cut_short: bool,
+    #[serde(default)]
+    pub misread: bool,
+    /// Bytes of the program's lines, from the first difference on, unlike the expected line
+    /// at the same place (`None`: not measured, a result of an earlier version).
+    #[serde(default)]
+    pub wrong_bytes: Option<usize>,
 }
 
 /// The longest line a [`WrongOutput`] keeps, in characters.
@@ -61,6 +73,11 @@ pub(super) fn wrong_outputs(run: &crate::judge::Run) -> BTreeMap<String, WrongOu
             let judgement = &result.judgement;
             let digest = judgement.printed.clone()?;
             let difference = judgement.difference.as_ref();
+            let stdout = judgement.execution.as_ref().map(|e| e.stdout.as_slice());
+            let cut_short = difference.is_some_and(|d| d.actual_line.is_none())
+                || stdout.is_some_and(|out| {
+                    out.len() < judgement.expected.len() && judgement.expected.starts_with(out)
+                });
             Some((
                 result.case.id(),
                 WrongOutput {
@@ -68,10 +85,28 @@ pub(super) fn wrong_outputs(run: &crate::judge::Run) -> BTreeMap<String, WrongOu
                     line: difference.map(|d| d.line),
                     expected: difference.and_then(|d| cut(&d.expected_line)),
                     actual: difference.and_then(|d| cut(&d.actual_line)),
+                    cut_short,
+                    misread: judgement
+                        .rule
+                        .as_ref()
+                        .is_some_and(|r| r.misread && r.whole),
+                    wrong_bytes: stdout.map(|out| wrong_bytes(out, &judgement.expected)),
                 },
             ))
         })
         .collect()
+}
+
+/// The bytes of `actual`'s lines unlike the line of `expected` at the same place.
+fn wrong_bytes(actual: &[u8], expected: &[u8]) -> usize {
+    let mut theirs = expected.split(|&b| b == b'\n');
+    actual
+        .split(|&b| b == b'\n')
+        .map(|line| match theirs.next() {
+            Some(other) if other == line => 0,
+            _ => line.len().max(1),
+        })
+        .sum()
 }
 
 /// What a result depends on, each part apart so that a change can be explained.

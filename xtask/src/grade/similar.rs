@@ -131,9 +131,15 @@ fn read_outputs(
         };
         let mut outputs = Outputs::default();
         for (case, wrong) in file.outputs {
+            // An output cut short says nothing of its author but where the program stopped.
+            if wrong.cut_short {
+                continue;
+            }
             outputs.wrong.push(WrongOutput {
                 case: case.clone(),
                 output: wrong.digest,
+                common: wrong.misread,
+                wrong_bytes: wrong.wrong_bytes,
             });
             let line = WrongLine {
                 line: wrong.line,
