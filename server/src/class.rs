@@ -281,17 +281,103 @@ pub async fn canvas_csv(
 /// `/instructor/assignments/{name}/report`: the class report `grade --html` draws.
 pub async fn class_report(
     Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+    AssignmentOf(assignment): AssignmentOf,
+) -> Result<Response, Reply> {
+    let body = html! {
+        p { a href="/instructor" { "← the class" } " · "
+            a href={ "/instructor/assignments/" (assignment.name) "/report.html" } { "the report alone" } }
+        iframe.report src={ "/instructor/assignments/" (assignment.name) "/report.html" } sandbox="" title="the class report" {}
+    };
+    let title = format!("{}: the class report", assignment.title);
+    Ok(page(&state, Some(&who), &title, body).into_response())
+}
+
+/// `/instructor/assignments/{name}/report.html`: the class report `grade --html` draws, its
+/// similarity section included (the code of each student's counted submission).
+pub async fn class_report_document(
+    Shared(state): Shared<Arc<State>>,
     _: Instructor,
     AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
     let (grades, blocks) = gradebook(&state, &assignment).await?;
+    let similarity = class_similarity(&state, &assignment).await?;
     let html = xtask::report::class_report(
         &grades,
         &[],
         &|id| blocks.get(id).cloned().unwrap_or_default(),
-        None,
+        similarity.as_ref().map(xtask::report::similarity_section),
     );
     Ok(Html(html).into_response())
+}
+
+/// A submission's files: (name, bytes).
+type Files = Vec<(String, Vec<u8>)>;
+
+/// The similarity of the class's counted submissions to `assignment`, as `similar` reports it
+/// on their files (written out on a blocking thread, then removed); none where no student has
+/// one.
+async fn class_similarity(
+    state: &State,
+    assignment: &Assignment,
+) -> Result<Option<xtask::report::Similarity>, Fault> {
+    let subs = by_student(state, &assignment.name).await?;
+    // Each student's counted submission: its files, by name.
+    let mut class: Vec<(String, Files)> = Vec::new();
+    for student in enrolled(state).await? {
+        let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
+        let Some(sub) = chosen(own, assignment) else {
+            continue;
+        };
+        let mut files = Vec::new();
+        for (name, hash) in submissions::files(&state.db, sub.id).await? {
+            let bytes = crate::db::blobs::get(&state.db, &hash)
+                .await
+                .map_err(|err| Fault::Database(format!("`{name}`: {err}")))?;
+            files.push((name, bytes));
+        }
+        class.push((student.id, files));
+    }
+    if class.is_empty() {
+        return Ok(None);
+    }
+    let work = state.work.clone();
+    tokio::task::spawn_blocking(move || {
+        let scratch = tempfile::tempdir_in(&work)
+            .map_err(|err| Fault::Io(format!("{}: {err}", work.display())))?;
+        for (student, files) in &class {
+            // A lone archive is the student's entry as it is; else a folder of the files.
+            let lone_archive = match files.as_slice() {
+                [(name, _)] => xtask::submission::archive_extension(std::path::Path::new(name))
+                    .map(|extension| format!("{student}.{extension}")),
+                _ => None,
+            };
+            for (name, bytes) in files {
+                let target = match &lone_archive {
+                    Some(entry) => scratch.path().join(entry),
+                    None => scratch.path().join(student).join(name),
+                };
+                if let Some(parent) = target.parent() {
+                    std::fs::create_dir_all(parent)
+                        .map_err(|err| Fault::Io(format!("{}: {err}", parent.display())))?;
+                }
+                std::fs::write(&target, bytes)
+                    .map_err(|err| Fault::Io(format!("{}: {err}", target.display())))?;
+            }
+        }
+        let options = xtask::grade::SimilarOptions {
+            submissions: scratch.path().to_path_buf(),
+            grades: None,
+            base: None,
+            shard: None,
+            common: xtask::grade::COMMON,
+        };
+        xtask::grade::similar(&options)
+            .map(Some)
+            .map_err(|err| Fault::Harness(format!("the similarity of the class: {err}")))
+    })
+    .await
+    .map_err(|err| Fault::Harness(format!("the similarity of the class: {err}")))?
 }
 
 /// `POST /instructor/assignments/{name}/regrade`: every submission to the assignment graded

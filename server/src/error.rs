@@ -139,7 +139,7 @@ impl Reply {
     fn page(self) -> Response {
         match self {
             Reply::Status(status, text) => {
-                (status, message(status.as_str(), &text)).into_response()
+                (status, message(crate::view::heading(status), &text)).into_response()
             }
             Reply::SignIn => (
                 StatusCode::UNAUTHORIZED,
@@ -154,7 +154,7 @@ impl Reply {
                 message: text,
             } => {
                 let mut response =
-                    (StatusCode::TOO_MANY_REQUESTS, message("429", &text)).into_response();
+                    (StatusCode::TOO_MANY_REQUESTS, message("Too many", &text)).into_response();
                 if let Ok(value) = HeaderValue::from_str(&retry_after.to_string()) {
                     response.headers_mut().insert(header::RETRY_AFTER, value);
                 }

@@ -10,16 +10,31 @@ table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;paddin
 nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ddd;padding-bottom:.5rem}nav form{margin-left:auto}\
 iframe{width:100%;height:40rem;border:1px solid #ccc}";
 
-/// A page that only says something (an error, "sign in").
+/// A page that only says something (an error, "sign in"), with the way back home.
 pub fn message(title: &str, text: &str) -> Html<String> {
     Html(
         html! {
             (DOCTYPE)
-            html lang="en" { head { meta charset="utf-8"; title { (title) } style { (STYLE) } }
-                body { h1 { (title) } p { (text) } } }
+            html lang="en" { head { meta charset="utf-8"; meta name="viewport" content="width=device-width, initial-scale=1";
+                title { (title) } style { (STYLE) } }
+                body { nav { a href="/" { strong { "← the course" } } } h1 { (title) } p { (text) } } }
         }
         .into_string(),
     )
+}
+
+/// The heading of a page that answers `status`: in words, not a number.
+pub fn heading(status: axum::http::StatusCode) -> &'static str {
+    match status.as_u16() {
+        400 => "Not understood",
+        401 | 403 => "Refused",
+        404 => "Not found",
+        413 => "Too large",
+        422 => "Not taken",
+        429 => "Too many",
+        500..=599 => "The server failed",
+        _ => status.canonical_reason().unwrap_or("Refused"),
+    }
 }
 
 /// A time as the pages write it (UTC).

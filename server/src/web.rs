@@ -71,6 +71,10 @@ pub fn router(state: Arc<State>) -> Router {
             get(crate::class::class_report),
         )
         .route(
+            "/instructor/assignments/{name}/report.html",
+            get(crate::class::class_report_document),
+        )
+        .route(
             "/instructor/assignments/{name}/grades.csv",
             get(crate::class::grades_csv),
         )

@@ -218,3 +218,62 @@ fn a_deadline_is_shown_with_the_courses_offset() {
     let script = ada.get("/static/live.js").body;
     assert!(script.contains("time[datetime]"), "{script}");
 }
+
+/// The class report is `grade --html`'s, inside the course's page frame, with the similarity
+/// section: two students who hand in the same program are ranked first, a third is not.
+#[test]
+fn the_class_report_is_framed_and_holds_the_similarity_of_the_class() {
+    let course = Course::new(&["ada", "alan", "grace"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let server = Server::start(&course, &[]);
+    let program = ("go.c", go_c());
+    let other = (
+        "go.py",
+        std::fs::read(support::checkout("xtask/bench/go.py")).unwrap(),
+    );
+    for (student, (name, source)) in [("ada", &program), ("alan", &program), ("grace", &other)] {
+        let mut client = server.client();
+        client.bearer = Some(links[student].clone());
+        let answer =
+            client.post_files("/api/v1/assignments/go/submissions", &[], &[(name, source)]);
+        assert_eq!(answer.status, 202, "{}", answer.body);
+        client.wait_final(answer.json()["id"].as_i64().unwrap());
+    }
+    let mut instructor = server.client();
+    assert_eq!(instructor.login(&links["instructor"]).status, 303);
+    let framed = instructor.get("/instructor/assignments/go/report");
+    assert_eq!(framed.status, 200);
+    assert!(
+        framed.body.contains("href=\"/instructor\""),
+        "the frame: {}",
+        framed.body
+    );
+    assert!(framed
+        .body
+        .contains("src=\"/instructor/assignments/go/report.html\""));
+    let report = instructor.get("/instructor/assignments/go/report.html");
+    assert_eq!(report.status, 200);
+    assert!(
+        report.body.contains("Similarity across the class"),
+        "{}",
+        report.body
+    );
+    assert!(
+        report.body.contains("data-pair=\"ada alan\""),
+        "{}",
+        report.body
+    );
+    for pair in ["ada grace", "alan grace"] {
+        assert!(
+            !report.body.contains(&format!("data-pair=\"{pair}\"")),
+            "{pair}"
+        );
+    }
+    // A student has no class report.
+    let mut ada = server.client();
+    ada.login(&links["ada"]);
+    assert_eq!(
+        ada.get("/instructor/assignments/go/report.html").status,
+        404
+    );
+}

@@ -117,6 +117,18 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
         &[("go.py", b"print(1)\n")],
     );
     assert_eq!(python.status, 422, "{}", python.body);
+    // The same by the browser's form: a page with a heading in words and the way back.
+    let mut browser = server.client();
+    browser.login(&links["alan"]);
+    let csrf = browser.csrf("/assignments/go");
+    let page = browser.post_files(
+        "/assignments/go/submissions",
+        &[("csrf", &csrf)],
+        &[("go.py", b"print(1)\n")],
+    );
+    assert_eq!(page.status, 422, "{}", page.body);
+    assert!(page.body.contains("<h1>Not taken</h1>"), "{}", page.body);
+    assert!(page.body.contains("href=\"/\""), "{}", page.body);
     // Every graded submission was recorded once.
     assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "2");
 }

@@ -6,7 +6,7 @@
 //! [`one_case`] a check of one case as a whole process against one plain run; [`class`] is
 //! the synthetic class of submissions and its spawn floor; `similar` measures the
 //! similarity report against Dolos on disguised copies, and `rings` on classes where several
-//! students share one source.
+//! students share one source; `separation` what their tables share.
 
 mod class;
 mod figures;
@@ -14,6 +14,8 @@ mod measure;
 mod one_case;
 #[cfg(feature = "similarity")]
 mod rings;
+#[cfg(feature = "similarity")]
+mod separation;
 #[cfg(feature = "similarity")]
 mod similar;
 

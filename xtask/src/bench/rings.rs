@@ -10,7 +10,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use super::similar::{separation_of, DISGUISES};
+use super::separation::{separation_of, DolosScores, Scores, DISGUISES};
 use crate::error::Error;
 
 /// The ring sizes measured.
@@ -121,8 +121,8 @@ pub(super) fn same_ring((a, b): &(String, String)) -> bool {
 /// The table's rows for the ring classes; the classes where gridjudge did worse than Dolos.
 pub(super) fn rows(
     classes: &[RingClass],
-    ours: &BTreeMap<PathBuf, (super::similar::Scores, f64)>,
-    dolos: Option<&super::similar::DolosScores>,
+    ours: &BTreeMap<PathBuf, (Scores, f64)>,
+    dolos: Option<&DolosScores>,
 ) -> (String, Vec<String>) {
     let mut text = String::new();
     let mut worse = Vec::new();

@@ -19,47 +19,18 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
 
+use super::rings;
+use super::separation::{separation_of, DolosScores, Scores, Separation, DISGUISES};
 use crate::error::Error;
 
 /// The Dolos release measured against.
 const DOLOS: &str = "@dodona/dolos-lib@3.5.1";
-
-/// The disguises of `disguise.py`, in its order.
-pub(super) const DISGUISES: [&str; 7] = [
-    "rename",
-    "reorder",
-    "layout",
-    "deadcode",
-    "loops",
-    "statements",
-    "mix",
-];
-
-/// One tool's figures on one disguise or class.
-#[derive(Debug, Clone, Copy, Default)]
-pub(super) struct Separation {
-    pub auc: f64,
-    pub recall: f64,
-    /// The lowest score of a copy, less the highest of an independent pair: the room a
-    /// threshold has.
-    pub margin: f64,
-    /// The copies and the independent pairs at or above the report's code flag.
-    pub flagged: (usize, usize),
-    pub pairs: (usize, usize),
-    pub seconds: f64,
-}
 
 /// The figures of the bench, and whether gridjudge did worse than Dolos anywhere.
 pub struct SimilarFigures {
     pub text: String,
     pub worse_than_dolos: bool,
 }
-
-/// Dolos's scores per folder, and the seconds each analysis took.
-pub(super) type DolosScores = (BTreeMap<PathBuf, Scores>, BTreeMap<PathBuf, f64>);
-
-/// Every pair's score in one folder, by the two file names (sorted).
-pub(super) type Scores = BTreeMap<(String, String), f64>;
 
 /// Runs the bench: the classes are written under a temporary folder, Dolos into `target/`.
 pub fn similar_bench() -> Result<SimilarFigures, Error> {
@@ -79,7 +50,7 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
         .iter()
         .flat_map(|d| specs.iter().map(move |s| classes.join(d).join(s)))
         .collect();
-    let rings = super::rings::write(classes, &classes.join("rings"), &originals)?;
+    let rings = rings::write(classes, &classes.join("rings"), &originals)?;
     let ring_folders: Vec<PathBuf> = rings.iter().map(|r| r.folder.clone()).collect();
     let dolos = dolos_scores(&[folders.clone(), ring_folders.clone()].concat());
     let mut text = format!(
@@ -116,7 +87,7 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
     for folder in &ring_folders {
         ours_rings.insert(folder.clone(), gridjudge_scores(&[folder])?);
     }
-    let (ring_rows, ring_worse) = super::rings::rows(&rings, &ours_rings, dolos.as_ref().ok());
+    let (ring_rows, ring_worse) = rings::rows(&rings, &ours_rings, dolos.as_ref().ok());
     text += &format!(
         "\nrings: an original and disguised copies of it in a class of independent work; the \
          positives are the pairs of a ring\n\n{:<40} {:>6} {:>7} {:>7} {:>9}   {:>6} {:>7} {:>7} {:>9}\n",
@@ -150,7 +121,7 @@ pub fn similar_bench() -> Result<SimilarFigures, Error> {
 #[allow(clippy::type_complexity)] // The bench's own tallies, read once by its caller.
 fn table_rows(
     folders: &[PathBuf],
-    dolos: Option<&(BTreeMap<PathBuf, Scores>, BTreeMap<PathBuf, f64>)>,
+    dolos: Option<&DolosScores>,
 ) -> Result<(String, Vec<&'static str>, (usize, usize), (usize, usize)), Error> {
     let mut text = String::new();
     let mut worse = Vec::new();
@@ -398,10 +369,7 @@ fn key(a: &str, b: &str) -> (String, String) {
 }
 
 /// Dolos's scores per folder, and the seconds each analysis took; or why Dolos could not run.
-#[allow(clippy::type_complexity)] // Two maps by folder: a type of their own would say no more.
-fn dolos_scores(
-    folders: &[PathBuf],
-) -> Result<(BTreeMap<PathBuf, Scores>, BTreeMap<PathBuf, f64>), String> {
+fn dolos_scores(folders: &[PathBuf]) -> Result<DolosScores, String> {
     let place = crate::workspace::target_dir()
         .join("bench-similar")
         .join("dolos");
@@ -460,44 +428,4 @@ fn separation(scores: &Scores, seconds: f64) -> Separation {
             || b.strip_suffix(".orig.py") == a.strip_suffix(".py")
     };
     separation_of(scores, seconds, is_copy)
-}
-
-/// The separation of `scores`, the pairs `related` says are copies the positives.
-pub(super) fn separation_of(
-    scores: &Scores,
-    seconds: f64,
-    related: impl Fn(&(String, String)) -> bool,
-) -> Separation {
-    let (mut copies, mut independent) = (Vec::new(), Vec::new());
-    for (pair, score) in scores {
-        match related(pair) {
-            true => copies.push(*score),
-            false => independent.push(*score),
-        }
-    }
-    let mut wins = 0.0;
-    for copy in &copies {
-        for other in &independent {
-            wins += match copy.total_cmp(other) {
-                std::cmp::Ordering::Greater => 1.0,
-                std::cmp::Ordering::Equal => 0.5,
-                std::cmp::Ordering::Less => 0.0,
-            };
-        }
-    }
-    let flag = similarity::Options::default().code_flag;
-    let highest = independent.iter().copied().fold(f64::MIN, f64::max);
-    let lowest = copies.iter().copied().fold(f64::MAX, f64::min);
-    let total = (copies.len() * independent.len()).max(1) as f64;
-    Separation {
-        auc: wins / total,
-        recall: copies.iter().filter(|c| **c > highest).count() as f64 / copies.len().max(1) as f64,
-        margin: lowest - highest,
-        flagged: (
-            copies.iter().filter(|c| **c >= flag).count(),
-            independent.iter().filter(|c| **c >= flag).count(),
-        ),
-        pairs: (copies.len(), independent.len()),
-        seconds,
-    }
 }

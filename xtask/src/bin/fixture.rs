@@ -31,6 +31,12 @@ fn print(bytes: &[u8]) {
     let _ = stdout.flush();
 }
 
+/// Half its input (the echo spec's expected output), then a crash.
+fn echo_crash(input: &[u8]) -> ExitCode {
+    print(&input[..input.len() / 2]);
+    ExitCode::from(1)
+}
+
 /// The modes of ordinary programs, right and wrong; `None` for a mode that is none of them.
 fn plain(mode: &str, input: &[u8], expected: &dyn Fn() -> Vec<u8>) -> Option<ExitCode> {
     match mode {
@@ -108,11 +114,7 @@ fn plain(mode: &str, input: &[u8], expected: &dyn Fn() -> Vec<u8>) -> Option<Exi
             }
         }
         "exit-early" => {}
-        // Half its input (the echo spec's expected output), then a crash.
-        "echo-crash" => {
-            print(&input[..input.len() / 2]);
-            return Some(ExitCode::from(1));
-        }
+        "echo-crash" => return Some(echo_crash(input)),
         "echo" => print(input),
         // Different output on every run.
         "nondeterministic" => {
