@@ -39,18 +39,26 @@ impl Judgement {
                 format!("{}: {}", self.verdict, difference.cause)
             }
             (Some(difference), Verdict::WrongOutput) => {
-                let answers = match self.answers.as_deref() {
-                    None => String::new(),
-                    Some("") => " (in the output after an empty line)".into(),
-                    Some(line) => format!(
+                let answers = match (self.answers.as_deref(), self.command()) {
+                    (None, _) => String::new(),
+                    // Where no misreading fits: the spec's command it first shows after.
+                    (Some(_), Some(command)) if self.rule.as_ref().is_some_and(|r| !r.misread) => {
+                        format!(", first after {}", command.words)
+                    }
+                    (Some(""), _) => " (in the output after an empty line)".into(),
+                    (Some(line), _) => format!(
                         " (in the output after a line like `{}`)",
                         super::diff::line(line)
                     ),
                 };
+                let what = match &self.rule {
+                    Some(rule) if !rule.misread => self.in_the_grid(),
+                    _ => None,
+                };
                 format!(
                     "{}: {}{answers}{}",
                     self.verdict,
-                    difference.cause,
+                    what.as_deref().unwrap_or(&difference.cause),
                     self.section()
                 )
             }
@@ -68,6 +76,33 @@ impl Judgement {
             ),
             (_, verdict) => verdict.to_string(),
         }
+    }
+
+    /// The spec's command the first difference shows after (where the spec has commands and
+    /// the reference named the rule there).
+    fn command(&self) -> Option<super::command::Command> {
+        let rule = self.rule.as_ref()?;
+        super::command::command(&rule.slug, self.answers.as_deref()?)
+    }
+
+    /// A difference inside a Columns field, in the grid's terms (which cell, which form).
+    fn in_the_grid(&self) -> Option<String> {
+        let difference = self.difference.as_ref()?;
+        if self
+            .command()
+            .is_none_or(|c| c.key == "move" || c.key == "invalid")
+        {
+            return None;
+        }
+        // The display's height: the lines before its first dashed line, and that line.
+        let expected = String::from_utf8_lossy(&self.expected);
+        let height = expected.split('\n').position(|l| l.starts_with(" -"))? + 1;
+        let row = (difference.line - 1) % height + 1;
+        super::command::columns_cell(
+            Some(row),
+            difference.expected_line.as_deref()?,
+            difference.actual_line.as_deref()?,
+        )
     }
 
     /// Where no misreading explains the failure: the section of the handout whose rules
@@ -125,6 +160,7 @@ impl Judgement {
         let Some(difference) = &self.difference else {
             return String::new();
         };
+
         if difference.presentation_only
             || difference.actual_line.is_none()
             || difference.expected_line.is_none()
@@ -416,6 +452,44 @@ mod tests {
         assert_ne!(a.cause_id(), c.cause_id());
         assert_ne!(a.cause_id(), d.cause_id());
         assert_eq!(a.cause_id().len(), 6);
+    }
+
+    /// Where no misreading fits a Columns failure, its own cause names the command it shows
+    /// after, with the handout's section, and the cell that differs, by row, column and form.
+    #[test]
+    fn an_unexplained_columns_failure_names_its_command_and_cell() {
+        let field = "|         |\n|    X    |\n ---------\n";
+        let mut marked = judged(
+            &format!("{field}{field}"),
+            &format!("{field}|         |\n|   *X*   |\n ---------\n"),
+            Exit::Code(0),
+            "",
+            "",
+        );
+        marked.rule = Some(crate::judge::RuleAt {
+            slug: "13-horizontal".into(),
+            words: "horizontal matching".into(),
+            misread: false,
+            whole: false,
+        });
+        let cause = marked.cause();
+        assert!(
+            cause.contains(
+                "the cell at row 2, column 2 is `*X*` (matched) where it should be ` X ` (frozen)"
+            ),
+            "{cause}"
+        );
+        assert!(
+            cause.contains("first after a tick, an empty line (the handout's timing model)"),
+            "{cause}"
+        );
+        // A misreading that fits says so instead, in its own words.
+        marked.rule.as_mut().unwrap().misread = true;
+        assert!(
+            !marked.cause().contains("first after"),
+            "{}",
+            marked.cause()
+        );
     }
 
     #[test]

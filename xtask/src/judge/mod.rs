@@ -4,12 +4,13 @@
 //! [`outcome`] the closed [`Verdict`], the [`Judgement`] of a case and [`judge`] (with
 //! [`judge_hidden`] for a hidden case, redacted, by the salted hashes of [`hidden`]); [`cause`]
 //! where a difference shows and the rule behind it; [`locate`] the input line of a difference,
-//! from the reference's trace (which `process` makes: judging runs nothing); [`refute`] which misreadings a whole run refutes, and [`family`] the handout section a failure
-//! no misreading explains is grouped by; [`diff`] the line diff with invisible characters made visible;
+//! from the reference's trace (which `process` makes: judging runs nothing); [`refute`] which misreadings a whole run refutes, [`family`] the handout section a failure
+//! no misreading explains shows under, and [`command`] the spec's command it first shows after; [`diff`] the line diff with invisible characters made visible;
 //! [`run`] the finished [`Run`] and its summaries, computed once, which every reporter only
 //! formats; [`verdict`] the one place a case's final verdict is decided ([`judge_case`]).
 
 mod cause;
+mod command;
 mod compare;
 mod diff;
 mod family;
