@@ -21,7 +21,8 @@ pub enum Expected<'h> {
 /// The judgement of a case's run: `execution` (or why it could not run), judged by `rules`
 /// with the `timeout` that applied. `busy`: how long the case was kept from its CPU where it
 /// was stopped at the wall-clock backstop waiting for one (and again when rerun); a timeout
-/// then is unreliable, not the program's.
+/// then is unreliable, not the program's, unless it had printed a wrong line already (a wrong
+/// output) or its own CPU time reached the limit (a timeout).
 pub fn judge_case(
     rules: Rules,
     expected: Expected,
@@ -42,7 +43,20 @@ pub fn judge_case(
         }
         (Err(why), Expected::Hidden(_)) => Judgement::could_not_run(why, Vec::new()),
     };
-    if let (Verdict::Timeout, Some(waited)) = (judgement.verdict, busy) {
+    // Its own CPU time reached the limit: a timeout, whatever the load.
+    let cpu_limit = judgement.execution.as_ref().is_some_and(|e| e.timed_out);
+    if let (Verdict::Timeout, Some(waited), false) = (judgement.verdict, busy, cpu_limit) {
+        if judgement.diverged_before_the_end() {
+            // A wrong line printed before it was stopped is a failure whatever the load: the
+            // wrong output, then what it did next.
+            judgement.verdict = Verdict::WrongOutput;
+            judgement.detail = Some(format!(
+                "it printed a wrong line, then was stopped at the wall-clock backstop after \
+                 being kept from its CPU for {:.1} s (its time says nothing; its output does)",
+                waited.as_secs_f64()
+            ));
+            return judgement;
+        }
         judgement.verdict = Verdict::Unreliable;
         judgement.detail = Some(format!(
             "stopped at the wall-clock backstop after being kept from its CPU for {:.1} s (and \
@@ -60,6 +74,34 @@ mod tests {
     use super::*;
     use crate::corpus::CompareMode;
     use crate::process::Exit;
+
+    /// A case stopped at the backstop on a busy machine: no verdict where what it printed so
+    /// far is right; a wrong output where it had printed a wrong line; a timeout where its own
+    /// CPU time reached the limit.
+    #[test]
+    fn a_busy_machine_hides_no_failure_the_output_shows() {
+        let rules = Rules {
+            compare: CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let stopped = |stdout: &[u8], cpu_limit: bool| {
+            let mut execution = Execution::finished(Exit::Signal(9), stdout.to_vec(), Vec::new());
+            execution.wall_stopped = !cpu_limit;
+            execution.timed_out = cpu_limit;
+            judge_case(
+                rules,
+                Expected::Output(b"1\n2\n3\n".to_vec()),
+                Ok(execution),
+                Duration::from_secs(1),
+                Some(Duration::from_secs(5)),
+            )
+        };
+        assert_eq!(stopped(b"1\n2\n", false).verdict, Verdict::Unreliable);
+        let wrong = stopped(b"1\n7\n", false);
+        assert_eq!(wrong.verdict, Verdict::WrongOutput);
+        assert!(wrong.detail.as_deref().unwrap().contains("wrong line"));
+        assert_eq!(stopped(b"1\n", true).verdict, Verdict::Timeout);
+    }
 
     /// A hidden case tells its verdict and nothing a program could make carry its input: no
     /// exit status or signal, no CPU or wall time, no detail.
