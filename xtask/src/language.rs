@@ -30,6 +30,11 @@ pub struct Language {
     /// The build command, if it has one.
     #[serde(default)]
     pub build: Option<String>,
+    /// A command that checks the sources without building them (Python's byte-compile), for a
+    /// language without a build: a failure is "could not build", and the program then runs
+    /// from its sources.
+    #[serde(default)]
+    pub check: Option<String>,
     pub run: String,
 }
 
@@ -330,6 +335,15 @@ impl Recipe {
     pub fn build_line(&self, build: &Path) -> Option<Vec<OsString>> {
         self.language
             .build
+            .as_ref()
+            .map(|line| self.expand(line, build))
+    }
+
+    /// The command that checks the sources of a language without a build, `{build}` being
+    /// `build`.
+    pub fn check_line(&self, build: &Path) -> Option<Vec<OsString>> {
+        self.language
+            .check
             .as_ref()
             .map(|line| self.expand(line, build))
     }

@@ -64,7 +64,8 @@ const SOLUTIONS: &[Solution] = &[
         file: "go.py",
         title: "Python",
         tool: "python3",
-        broken: None,
+        // Byte-compiled first: a file that does not parse does not build.
+        broken: Some("undeclared_name = (\n"),
         as_folder: true,
     },
     Solution {
@@ -198,6 +199,14 @@ fn check_language(file: &str) {
         );
         let case = &json["cases"][0];
         assert_eq!(case["verdict"], "could-not-build", "{case}");
+        if solution.file == "go.py" {
+            let line = text.lines().count() + 2;
+            assert_eq!(
+                case["cause"],
+                format!("could not build: SyntaxError at line {line}: '(' was never closed"),
+                "{case}"
+            );
+        }
         assert!(
             case["cause"]
                 .as_str()

@@ -72,7 +72,7 @@ impl Judgement {
             },
             (_, Verdict::CouldNotBuild) => format!(
                 "could not build: {}",
-                build_headline(self.detail.as_deref().unwrap_or_default())
+                super::headline::build_headline(self.detail.as_deref().unwrap_or_default())
             ),
             (_, verdict) => verdict.to_string(),
         }
@@ -341,24 +341,6 @@ pub(super) fn command_kind(line: &str) -> String {
         Some(' ') => "(space)".into(),
         Some(_) => "(punctuation)".into(),
     }
-}
-
-/// The line of a failed build's message that says most: the compiler's first error line, else
-/// its first line.
-pub fn build_headline(message: &str) -> String {
-    // The message's first two lines say which command failed and how.
-    let lines = || {
-        message
-            .lines()
-            .skip(2)
-            .map(str::trim)
-            .filter(|l| !l.is_empty())
-    };
-    let line = lines()
-        .find(|line| line.to_ascii_lowercase().contains("error"))
-        .or_else(|| lines().next())
-        .unwrap_or("the build failed");
-    super::diff::line(line)
 }
 
 /// The exception an uncaught-exception report on stderr names, as its runtime words it: Java's

@@ -114,7 +114,11 @@ pub fn build(
             recipe.language.tool
         )));
     }
-    let Some(template) = recipe.build_line(Path::new(BUILD)) else {
+    // A language without a build may check its sources (Python's byte-compile): it runs from
+    // them once they pass.
+    let checks_only = recipe.language.build.is_none();
+    let line = |work: &Path| recipe.build_line(work).or_else(|| recipe.check_line(work));
+    let Some(template) = line(Path::new(BUILD)) else {
         return Ok(Outcome::Ready(Ready {
             language,
             run: recipe.run_line(Path::new("")),
@@ -140,8 +144,12 @@ pub fn build(
         language,
         shown,
         fill: &|_| Ok(()),
-        command: &|work| (recipe.build_line(work).unwrap_or_default(), folder.clone()),
-        run: &|done| recipe.run_line(done),
+        command: &|work| (line(work).unwrap_or_default(), folder.clone()),
+        run: &|done| match checks_only {
+            true => recipe.run_line(Path::new("")),
+            false => recipe.run_line(done),
+        },
+        runs_in: checks_only.then(|| folder.clone()),
     };
     cached(&job, settings, corpus_root, warnings)
 }
@@ -187,6 +195,7 @@ pub fn build_custom(
         },
         command: &|work| (custom.build.clone(), work.to_path_buf()),
         run: &|_| custom.run.clone(),
+        runs_in: None,
     };
     cached(&job, settings, corpus_root, warnings)
 }
@@ -219,6 +228,9 @@ struct Job<'a> {
     command: &'a dyn Fn(&Path) -> (Vec<OsString>, PathBuf),
     /// The command that runs the finished build, kept in `done`.
     run: &'a dyn Fn(&Path) -> Vec<OsString>,
+    /// Where the program runs, where not in `done` (a language whose sources are only checked
+    /// runs from them).
+    runs_in: Option<PathBuf>,
 }
 
 /// Runs `job` once: reuses its finished folder or its remembered failure, or builds it into a
@@ -238,7 +250,7 @@ fn cached(
     let ready = |build_time, reused| Ready {
         language: job.language.clone(),
         run: (job.run)(&done),
-        dir: done.clone(),
+        dir: job.runs_in.clone().unwrap_or_else(|| done.clone()),
         build: Some(shown.clone()),
         build_time,
         reused,
