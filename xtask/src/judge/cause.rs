@@ -80,13 +80,13 @@ impl Judgement {
 
     /// The spec's command the first difference shows after (where the spec has commands and
     /// the reference named the rule there).
-    fn command(&self) -> Option<super::command::Command> {
+    pub(super) fn command(&self) -> Option<super::command::Command> {
         let rule = self.rule.as_ref()?;
         super::command::command(&rule.slug, self.answers.as_deref()?)
     }
 
     /// A difference inside a Columns field, in the grid's terms (which cell, which form).
-    fn in_the_grid(&self) -> Option<String> {
+    pub(super) fn in_the_grid(&self) -> Option<String> {
         let difference = self.difference.as_ref()?;
         if self
             .command()
@@ -465,6 +465,13 @@ mod tests {
             cause.contains("first after a tick, an empty line (the handout's timing model)"),
             "{cause}"
         );
+        // The case's block tells the cell and the field before the tick, as the reference
+        // showed it.
+        let (words, before) = marked.in_the_field().unwrap();
+        assert!(words.starts_with("the cell at row 2, column 2"), "{words}");
+        assert_eq!(before, ["|         |", "|    X    |", " ---------"]);
+        let block = crate::report::case_block("c/1", true, &marked);
+        assert!(block.contains("the field before that command"), "{block}");
         // A misreading that fits says so instead, in its own words.
         marked.rule.as_mut().unwrap().misread = true;
         assert!(

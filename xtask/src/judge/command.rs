@@ -87,6 +87,31 @@ pub(super) fn command(slug: &str, line: &str) -> Option<Command> {
     None
 }
 
+impl super::Judgement {
+    /// Where no misreading fits a Columns failure: the difference in the field's terms, and
+    /// the field the reference showed before the command it first shows after (the state a
+    /// student can set up by hand to see the bug).
+    pub fn in_the_field(&self) -> Option<(String, Vec<String>)> {
+        if self.rule.as_ref().is_none_or(|rule| rule.misread) {
+            return None;
+        }
+        let words = self.in_the_grid()?;
+        let expected = String::from_utf8_lossy(&self.expected);
+        let lines: Vec<&str> = expected.split('\n').collect();
+        let height = lines.iter().position(|l| l.starts_with(" -"))? + 1;
+        let display = (self.difference.as_ref()?.line - 1) / height;
+        let before = match display {
+            0 => Vec::new(),
+            d => lines
+                .get((d - 1) * height..d * height)?
+                .iter()
+                .map(|l| l.to_string())
+                .collect(),
+        };
+        Some((words, before))
+    }
+}
+
 /// The cell forms of a Columns display.
 fn form(cell: &str) -> &'static str {
     let bytes = cell.as_bytes();

@@ -140,6 +140,18 @@ pub fn case_block(id: &str, graded: bool, judgement: &Judgement) -> String {
             difference.line, difference.column
         );
         let _ = writeln!(out, "  {}", difference.cause);
+        if let Some((words, before)) = judgement.in_the_field() {
+            let _ = writeln!(out, "  in the field: {words}");
+            if !before.is_empty() {
+                let _ = writeln!(
+                    out,
+                    "  the field before that command, as the reference showed it:"
+                );
+                for line in before {
+                    let _ = writeln!(out, "    {}", visible(&line));
+                }
+            }
+        }
         if let Some(then) = judgement.consequence() {
             let _ = writeln!(out, "  {then}");
         }
