@@ -357,8 +357,8 @@ fn a_class_of_folders_archives_and_odd_names_is_graded_whole() {
     assert!(!dir.path().join("evil.c").exists() && !class.join("evil.c").exists());
 }
 
-/// A zip of sources is checked as the folder it unpacks to; one holding a path out of its folder
-/// is refused, naming that path.
+/// A zip of sources is checked as the folder it unpacks to, and named as given; one holding a
+/// path out of its folder is refused, naming that path.
 #[test]
 fn a_zip_is_checked_as_its_sources() {
     let dir = tempfile::tempdir().unwrap();
@@ -384,7 +384,11 @@ fn a_zip_is_checked_as_its_sources() {
         "{}",
         String::from_utf8_lossy(&right.stderr)
     );
-    assert!(String::from_utf8_lossy(&right.stdout).contains(" passed, 0 failed"));
+    let said = String::from_utf8_lossy(&right.stdout);
+    assert!(said.contains(" passed, 0 failed"));
+    // Named as it was given, not by the folder it was unpacked into.
+    assert!(said.contains(" cases of submission.zip in "), "{said}");
+    assert!(!said.contains("unpacked"), "{said}");
     let evil = check("evil.zip");
     assert_eq!(evil.status.code(), Some(2));
     assert!(

@@ -66,8 +66,22 @@ pub(super) fn run(args: CheckArgs) -> Result<ExitCode, Error> {
     let reports = args.run.reports();
     let options = args.options()?;
     reports.check_writable(&options, &args.target)?;
-    let run = check_drawn(&options);
+    let mut run = check_drawn(&options);
+    // An archive is named as the user gave it, not by the folder it was unpacked into.
+    if let (Ok(run), Some(archive)) = (&mut run, archive_given(&args.target)) {
+        run.target = archive;
+    }
     reports.finish(run)
+}
+
+/// The archive the target names (`check submission.zip`), as it was typed.
+fn archive_given(target: &[std::ffi::OsString]) -> Option<String> {
+    let [word] = target else {
+        return None;
+    };
+    let path = Path::new(word);
+    (path.is_file() && crate::submission::archive_extension(path).is_some())
+        .then(|| path.display().to_string())
 }
 
 /// `check --list`: each suite's graded groups with their cases and points, its ungraded groups,
