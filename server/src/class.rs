@@ -179,7 +179,6 @@ pub async fn gradebook(
                     .unwrap_or_else(|| empty_row(&student.id, sub.error.clone()));
                 row.id = student.id.clone();
                 row.score = counted(sub, assignment).unwrap_or(0.0);
-                row.cases.clear();
                 row
             }
             None => empty_row(&student.id, Some("no submission".into())),

@@ -102,7 +102,7 @@ impl Session<'_> {
             "--disable-background-networking",
             "--disable-component-update",
             "--disable-sync",
-            "--window-size=1200,1000",
+            "--window-size=1280,1000",
             &format!("--user-data-dir={}", profile.display()),
         ];
         let answer = driver.call(
@@ -246,6 +246,37 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
         .unwrap_or_default();
     assert_ne!(best, "–");
     browser.screenshot(&shots.join("instructor-class.png"));
+    // The class report, with a pair side by side (alan hands in ada's program), fits a
+    // window 1280 px wide: nothing scrolls sideways but inside its own box.
+    let mut alan = server.client();
+    alan.bearer = Some(links["alan"].clone());
+    let answer = alan.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c_wrong())],
+    );
+    alan.wait_final(answer.json()["id"].as_i64().unwrap());
+    browser.open(&format!(
+        "{}/instructor/assignments/go/report.html",
+        server.base
+    ));
+    assert!(browser.source().contains("data-pair=\"ada alan\""));
+    let widths = browser.post(
+        "/execute/sync",
+        json!({"script": "return [document.documentElement.scrollWidth, window.innerWidth];", "args": []}),
+    );
+    let (scroll, inner) = (widths[0].as_u64().unwrap(), widths[1].as_u64().unwrap());
+    browser.screenshot(&shots.join("class-report.png"));
+    // What sticks out, where something does: the narrowest element past the window's edge.
+    let widest = browser.post(
+        "/execute/sync",
+        json!({"script": "let w = null; for (const e of document.querySelectorAll('body *')) { const r = e.getBoundingClientRect(); if (r.right > window.innerWidth && (!w || r.width < w.width)) w = {tag: e.tagName, cls: e.className, width: r.width, right: r.right}; } return w;", "args": []}),
+    );
+    assert!(
+        scroll <= inner,
+        "the class report scrolls sideways: {scroll} px in {inner} ({widest})"
+    );
+    browser.open(&format!("{}/instructor", server.base));
     let script = "const done = arguments[arguments.length - 1];\
         fetch('/instructor/assignments/go/grades.csv').then(r => r.text()).then(done);";
     let downloaded = browser.post("/execute/async", json!({"script": script, "args": []}));

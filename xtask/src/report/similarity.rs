@@ -49,7 +49,8 @@ const STYLE: &str = r#"
 table.rank td, table.rank th { padding: .1em .7em .1em 0; text-align: left; }
 section.pair { border: 1px solid #d3d9df; border-radius: 6px; padding: .8em 1em; margin: 1em 0; }
 section.pair h3 { margin: 0 0 .3em; font-size: 1.05em; }
-.side { display: grid; grid-template-columns: 1fr 1fr; gap: 1em; }
+.side { display: grid; grid-template-columns: minmax(0, 1fr) minmax(0, 1fr); gap: 1em; }
+.side > * { min-width: 0; } .side pre { overflow-x: auto; }
 .side pre { margin: .3em 0; } .side .at { font-size: .85em; color: #5c6670; }
 pre .shared { background: #fff1c2; } pre .no { color: #9aa4ae; user-select: none; }
 table.mistakes td, table.mistakes th { padding: .1em .7em .1em 0; text-align: left; vertical-align: top; }
