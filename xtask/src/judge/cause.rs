@@ -465,13 +465,11 @@ mod tests {
             cause.contains("first after a tick, an empty line (the handout's timing model)"),
             "{cause}"
         );
-        // The case's block tells the cell and the field before the tick, as the reference
-        // showed it.
+        // The cell, and the field before the tick as the reference showed it (what a case's
+        // block tells).
         let (words, before) = marked.in_the_field().unwrap();
         assert!(words.starts_with("the cell at row 2, column 2"), "{words}");
         assert_eq!(before, ["|         |", "|    X    |", " ---------"]);
-        let block = crate::report::case_block("c/1", true, &marked);
-        assert!(block.contains("the field before that command"), "{block}");
         // A misreading that fits says so instead, in its own words.
         marked.rule.as_mut().unwrap().misread = true;
         assert!(

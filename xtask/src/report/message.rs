@@ -265,6 +265,42 @@ mod tests {
     use super::*;
     use crate::judge::{Judgement, Summaries};
 
+    /// Where no misreading fits a Columns failure, its block tells the cell and the field the
+    /// reference showed before the command.
+    #[test]
+    fn a_block_tells_the_field_before_the_command() {
+        let field = "|         |\n|    X    |\n ---------\n";
+        let rules = crate::corpus::Rules {
+            compare: crate::corpus::CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let execution = crate::process::Execution::finished(
+            crate::process::Exit::Code(0),
+            format!("{field}|         |\n|   *X*   |\n ---------\n").into_bytes(),
+            Vec::new(),
+        );
+        let mut judgement = crate::judge::judge(
+            rules,
+            format!("{field}{field}").into_bytes(),
+            execution,
+            std::time::Duration::from_secs(1),
+        );
+        judgement.answers = Some(String::new());
+        judgement.rule = Some(crate::judge::RuleAt {
+            slug: "13-horizontal".into(),
+            words: "horizontal matching".into(),
+            misread: false,
+            whole: false,
+        });
+        let block = case_block("c/1", true, &judgement);
+        assert!(
+            block.contains("in the field: the cell at row 2, column 2"),
+            "{block}"
+        );
+        assert!(block.contains("the field before that command"), "{block}");
+        assert!(block.contains("····X····"), "{block}");
+    }
+
     /// A run of one passing case and one the machine was too busy to judge.
     fn run_with_an_unjudged_case() -> Run {
         let case = |name: &str| crate::corpus::Case {
