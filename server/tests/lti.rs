@@ -46,6 +46,14 @@ fn hand_in(server: &Server, browser: &Browser, source: &[u8]) -> Value {
     client.wait_final(id)
 }
 
+/// A course of the Go assignment launched from `platform`, served, and registered with it.
+fn serving(platform: &Platform) -> (Course, Server) {
+    let course = platform.course(&[&go_assignment("go", "")]);
+    let server = Server::start(&course, &[]);
+    platform.register(&server.base);
+    (course, server)
+}
+
 fn learner(user: &str) -> Value {
     json!({ "user": user, "roles": [LEARNER], "name": format!("Learner {user}"),
             "email": format!("{user}@lms.example"), "assignment": "go" })
@@ -161,9 +169,7 @@ fn instructors_and_tas_get_the_class_whose_roster_comes_from_the_lms() {
     let Some(platform) = Platform::start() else {
         return;
     };
-    let course = platform.course(&[&go_assignment("go", "")]);
-    let server = Server::start(&course, &[]);
-    platform.register(&server.base);
+    let (_course, server) = serving(&platform);
     let members: Vec<Value> = (1..=5)
         .map(|n| {
             json!({ "user_id": format!("member-{n}"), "roles": [LEARNER],
@@ -247,9 +253,7 @@ fn forged_launches_are_refused_and_open_no_session() {
     let Some(platform) = Platform::start() else {
         return;
     };
-    let course = platform.course(&[&go_assignment("go", "")]);
-    let server = Server::start(&course, &[]);
-    platform.register(&server.base);
+    let (_course, server) = serving(&platform);
     let refused = |answer: &support::Answer, browser: &Browser, why: &str| {
         assert_eq!(answer.status, 401, "{why}: {}", answer.body);
         assert!(answer.body.contains("refused"), "{why}: {}", answer.body);
@@ -313,9 +317,7 @@ fn a_grade_made_while_the_platform_is_down_arrives_once_it_is_back() {
     let Some(platform) = Platform::start() else {
         return;
     };
-    let course = platform.course(&[&go_assignment("go", "")]);
-    let server = Server::start(&course, &[]);
-    platform.register(&server.base);
+    let (_course, server) = serving(&platform);
     let mut browser = Browser::default();
     let mut spec = learner("user-9");
     // The link has a line item of its own.
@@ -359,9 +361,7 @@ fn a_new_platform_key_is_fetched_when_a_launch_names_it() {
     let Some(platform) = Platform::start() else {
         return;
     };
-    let course = platform.course(&[&go_assignment("go", "")]);
-    let server = Server::start(&course, &[]);
-    platform.register(&server.base);
+    let (_course, _server) = serving(&platform);
     let mut browser = Browser::default();
     assert_eq!(browser.launch(&platform, learner("user-1")).status, 200);
     platform.control("/control/rotate", json!({}));

@@ -125,7 +125,8 @@ async fn post(state: &Arc<State>, score: Score) -> Result<(), String> {
         "gradingProgress": "FullyGraded",
         "timestamp": timestamp,
     });
-    let (lineitem, lineitems) = (link.lineitem.clone().or(made.clone()), link.lineitems);
+    let (lineitem, lineitems) = (link.lineitem.or(made), link.lineitems);
+    let under = lineitems.clone();
     let assignment = score.assignment.clone();
     let maximum = score.score_maximum;
     let (item, was_made) = tokio::task::spawn_blocking(move || {
@@ -142,16 +143,11 @@ async fn post(state: &Arc<State>, score: Score) -> Result<(), String> {
     })
     .await
     .map_err(|err| err.to_string())??;
-    if was_made && made.is_none() {
-        if let Some(lineitems) = lti::link(db, &score.student, &score.assignment)
+    // A line item made now (the launch named only `lineitems`) is kept for the next score.
+    if let (true, Some(lineitems)) = (was_made, &under) {
+        lti::save_made_lineitem(db, lineitems, &score.assignment, &item)
             .await
-            .map_err(|f| f.to_string())?
-            .and_then(|l| l.lineitems)
-        {
-            lti::save_made_lineitem(db, &lineitems, &score.assignment, &item)
-                .await
-                .map_err(|f| f.to_string())?;
-        }
+            .map_err(|f| f.to_string())?;
     }
     Ok(())
 }
