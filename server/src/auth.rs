@@ -1,14 +1,20 @@
-//! Who is asking: login links (random 128-bit tokens, only their SHA-256 stored), the session a
-//! link opens (a fresh random id in an HttpOnly, SameSite=Strict cookie, Secure behind TLS), the
-//! CSRF token every form carries, bearer tokens for the API, and the rate limit on guessing.
+//! Who is asking: login links (random 128-bit tokens, only their SHA-256 stored, each spent by
+//! the session it opens), the session a link opens (a fresh random id in an HttpOnly,
+//! SameSite=Strict cookie, Secure behind TLS, and a browser id in a Lax one, so that a link
+//! opened from another site still sees whose session the browser holds), the CSRF token every
+//! form carries, the API's bearer tokens (their own, revocable), and the rate limit on
+//! guessing.
 
 use axum::http::StatusCode;
 use sha2::{Digest, Sha256};
 
-use crate::db::{now, sessions, Db};
+use crate::db::{api_tokens, now, sessions, Db};
 use crate::error::{Fault, Reply};
 
 pub const COOKIE: &str = "gj_session";
+
+/// The browser's id: no credential (it opens nothing), only which session a browser holds.
+pub const BROWSER: &str = "gj_browser";
 
 /// Failed logins from one address allowed per [`WINDOW`] seconds.
 pub const FAILURES_ALLOWED: i64 = 10;
@@ -52,9 +58,17 @@ pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
     sessions::revoke(pool, student).await
 }
 
-/// Whose a live token is: `Some(None)` for the instructor's, `Some(Some(id))` for a student's.
-pub async fn token_owner(pool: &Db, token: &str) -> Result<Option<Option<String>>, Fault> {
-    sessions::token_owner(pool, &hash(token)).await
+/// Whose a live API token is: `Some(None)` for the instructor's, `Some(Some(id))` for a
+/// student's. A login link is no API token.
+pub async fn api_owner(pool: &Db, token: &str) -> Result<Option<Option<String>>, Fault> {
+    api_tokens::owner(pool, &hash(token)).await
+}
+
+/// A fresh API token for `student` (none: the instructor), revoking their earlier one.
+pub async fn issue_api(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
+    let (token, hash) = new_token();
+    api_tokens::issue(pool, student, &hash).await?;
+    Ok(token)
 }
 
 /// Whether `addr` has used up its failed logins; records a failure when `failed`.
@@ -62,28 +76,65 @@ pub async fn limited(pool: &Db, addr: &str, failed: bool) -> Result<bool, Fault>
     Ok(sessions::failures(pool, addr, failed, now() - WINDOW).await? >= FAILURES_ALLOWED)
 }
 
-/// Opens a session for the live token `token_hash`: its cookie value.
-pub async fn open_session(pool: &Db, token_hash: &str) -> Result<String, Fault> {
+/// A session opened: the values of its two cookies.
+pub struct Opened {
+    pub session: String,
+    pub browser: String,
+}
+
+impl Opened {
+    /// The cookies that carry it: the session's (Strict) and the browser's id (Lax).
+    pub fn cookies(&self, secure: bool) -> [String; 2] {
+        let secure = if secure { "; Secure" } else { "" };
+        [
+            format!(
+                "{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={TERM}{secure}",
+                self.session
+            ),
+            format!(
+                "{BROWSER}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={TERM}{secure}",
+                self.browser
+            ),
+        ]
+    }
+}
+
+/// Opens a session for the token `token_hash`, in the browser whose id is `browser` (none:
+/// a fresh one).
+pub async fn open_session(
+    pool: &Db,
+    token_hash: &str,
+    browser: Option<&str>,
+) -> Result<Opened, Fault> {
     let (session, session_hash) = new_token();
     let (csrf, _) = new_token();
-    sessions::open(pool, &session_hash, token_hash, &csrf).await?;
-    Ok(session)
+    let browser = browser.map_or_else(|| new_token().0, str::to_string);
+    sessions::open(pool, &session_hash, token_hash, &csrf, &hash(&browser)).await?;
+    Ok(Opened { session, browser })
 }
 
-/// The cookie that carries `session`.
-pub fn cookie(session: &str, secure: bool) -> String {
-    format!(
-        "{COOKIE}={session}; Path=/; HttpOnly; SameSite=Strict; Max-Age={TERM}{}",
-        if secure { "; Secure" } else { "" }
-    )
+/// The cookies that end a session in the browser.
+pub fn cleared(secure: bool) -> [String; 2] {
+    let secure = if secure { "; Secure" } else { "" };
+    [
+        format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0{secure}"),
+        format!("{BROWSER}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"),
+    ]
 }
 
-/// The cookie that ends a session in the browser.
-pub fn cleared(secure: bool) -> String {
-    format!(
-        "{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0{}",
-        if secure { "; Secure" } else { "" }
-    )
+/// Adds `cookies` to `response`'s headers.
+pub fn set_cookies(
+    response: &mut axum::response::Response,
+    cookies: impl IntoIterator<Item = String>,
+) -> Result<(), Fault> {
+    for value in cookies {
+        let value = axum::http::HeaderValue::from_str(&value)
+            .map_err(|err| Fault::Harness(err.to_string()))?;
+        response
+            .headers_mut()
+            .append(axum::http::header::SET_COOKIE, value);
+    }
+    Ok(())
 }
 
 /// Someone signed in by a session cookie, or by a bearer token (the API).

@@ -12,21 +12,21 @@ use axum::extract::{ConnectInfo, FromRequestParts, Path as UrlPath};
 use axum::http::request::Parts;
 use axum::http::{header, StatusCode};
 
-use crate::auth::{hash, limited, token_owner, Who, COOKIE};
+use crate::auth::{api_owner, hash, limited, Who, COOKIE};
 use crate::course::Assignment;
 use crate::db::sessions;
 use crate::error::{not_found, Reply};
 use crate::state::State;
 
-fn cookie_value(parts: &Parts) -> Option<String> {
-    parts
-        .headers
+/// The value of the cookie `name` the request carries.
+pub fn cookie_value(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+    headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|value| value.to_str().ok())
         .flat_map(|value| value.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(key, _)| *key == name)
         .map(|(_, value)| value.to_string())
 }
 
@@ -42,7 +42,7 @@ impl FromRequestParts<Arc<State>> for Who {
             .and_then(|value| value.strip_prefix("Bearer "))
             .map(str::trim);
         if let Some(token) = bearer {
-            if let Some(student) = token_owner(pool, token).await? {
+            if let Some(student) = api_owner(pool, token).await? {
                 return Ok(Who {
                     student,
                     csrf: None,
@@ -61,7 +61,7 @@ impl FromRequestParts<Arc<State>> for Who {
                 "that token is not a live one".into(),
             ));
         }
-        let Some(session) = cookie_value(parts) else {
+        let Some(session) = cookie_value(&parts.headers, COOKIE) else {
             return Err(Reply::SignIn);
         };
         let since = crate::db::now() - crate::auth::TERM;

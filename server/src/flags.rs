@@ -24,14 +24,19 @@ pub struct Args {
     /// Write a commented course.toml and roster.csv into the course folder, and stop.
     #[arg(long)]
     pub init: bool,
-    /// Print a CSV `id,name,link` of fresh login links (the earlier ones stop working), the
-    /// instructor's last, and stop.
+    /// Print a CSV `id,name,link` of fresh login links (the earlier ones stop working, their
+    /// sessions end; each link signs in once), the instructor's last, and stop.
     #[arg(long)]
     pub links: bool,
-    /// With --links: only this student's link (or `instructor`'s).
-    #[arg(long, value_name = "ID", requires = "links")]
+    /// Print a CSV `id,name,token` of fresh API tokens (each person's earlier one stops
+    /// working), the instructor's last, and stop. A link signs in once; a token is for scripts.
+    #[arg(long, conflicts_with = "links")]
+    pub api_tokens: bool,
+    /// With --links or --api-tokens: only this student's (or `instructor`'s).
+    #[arg(long, value_name = "ID")]
     pub student: Option<String>,
-    /// Revoke the links of student ID (or `instructor`) and end their sessions, and stop.
+    /// Revoke the links and API token of student ID (or `instructor`) and end their sessions,
+    /// and stop.
     #[arg(long, value_name = "ID")]
     pub revoke: Option<String>,
     /// The address students reach the server at, for --links (default: http://LISTEN). An
@@ -64,7 +69,7 @@ pub struct Args {
     pub database: Option<String>,
     /// Grade only, serving no pages: a worker beside a web server on the same database (any
     /// number of them, on any machine with the course folder's cases).
-    #[arg(long, requires = "database", conflicts_with_all = ["links", "revoke", "init"])]
+    #[arg(long, requires = "database", conflicts_with_all = ["links", "api_tokens", "revoke", "init"])]
     pub worker: bool,
 }
 

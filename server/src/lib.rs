@@ -8,13 +8,14 @@
 //!
 //! The modules, from the top: [`flags`] (the command line) and [`start`] (what it does, step
 //! by step); [`listen`] (the connections: hyper with a header read
-//! timeout, a graceful stop), [`web`] (the routes, headers, logging in and out), [`pages`] (the students'),
+//! timeout, a graceful stop), [`web`] (the routes, headers), [`access`] (signing in and out, links for another device, API tokens), [`pages`] (the students'),
 //! [`class`] (the instructor's), [`api`]; [`upload`] (taking work in) and [`grading`] (the
 //! queue's worker); [`extract`] (who is asking and what about), [`auth`] (links, sessions,
-//! CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
+//! API tokens, CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
 //! [`lti`] (the course inside an LMS: launch, grade passback, roster) and [`lms`] (the LMS's services as the server calls them); [`course`], [`roster`] and [`init`] (the course folder's files); [`view`] (what every page shares) and [`error`] (the faults and the
 //! answers they turn into).
 
+pub mod access;
 pub mod api;
 pub mod auth;
 pub mod class;

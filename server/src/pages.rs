@@ -44,6 +44,7 @@ pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html
                             None => { a href="/instructor" { "the class" } span.muted { "signed in as the instructor" } },
                         }
                         @if let Some(csrf) = &who.csrf {
+                            a href="/access" { "your access" }
                             form method="post" action="/logout" {
                                 input type="hidden" name="csrf" value=(csrf);
                                 button type="submit" { "Sign out" }

@@ -39,8 +39,17 @@ pub async fn run(args: Args) -> Result<(), Fault> {
         .base_url
         .clone()
         .unwrap_or_else(|| format!("http://{}", args.listen));
-    if args.links {
-        return print_links(&opened.db, &course, &base_url, args.student.as_deref()).await;
+    if args.links || args.api_tokens {
+        let made = match args.links {
+            true => Credential::Link(&base_url),
+            false => Credential::ApiToken,
+        };
+        return print_credentials(&opened.db, &course, made, args.student.as_deref()).await;
+    }
+    if args.student.is_some() {
+        return Err(Fault::Course(
+            "--student goes with --links or --api-tokens".into(),
+        ));
     }
     if let Some(id) = &args.revoke {
         return revoke(&opened.db, &course, id).await;
@@ -202,6 +211,7 @@ fn shared_state(
         live: Live::default(),
         work,
         secure: base_url.starts_with("https://"),
+        base_url: base_url.trim_end_matches('/').to_string(),
         trusted_proxy: args.trusted_proxy,
         max_upload: args.max_upload << 20,
         stopping: AtomicBool::new(false),
@@ -246,7 +256,8 @@ fn grade_options(
     Ok(options)
 }
 
-/// `--revoke ID`: the links of student `id` (or `instructor`) stop working, their sessions end.
+/// `--revoke ID`: the links and API token of student `id` (or `instructor`) stop working,
+/// their sessions end.
 async fn revoke(pool: &db::Db, course: &Course, id: &str) -> Result<(), Fault> {
     let student = (id != "instructor").then_some(id);
     if student.is_some_and(|id| course.student(id).is_none()) {
@@ -255,7 +266,7 @@ async fn revoke(pool: &db::Db, course: &Course, id: &str) -> Result<(), Fault> {
         )));
     }
     auth::revoke(pool, student).await?;
-    println!("revoked the links of {id}; their sessions are ended");
+    println!("revoked the links and API token of {id}; their sessions are ended");
     Ok(())
 }
 
@@ -356,12 +367,21 @@ async fn stopped() {
     }
 }
 
-/// `--links`: a CSV `id,name,link` of fresh login links (the earlier ones stop working), the
-/// instructor's last; `only` one of them.
-async fn print_links(
+/// What `--links` or `--api-tokens` makes for each person.
+#[derive(Clone, Copy)]
+enum Credential<'a> {
+    /// A login link at this base address (the earlier ones stop working, their sessions end).
+    Link(&'a str),
+    /// An API token (the earlier one stops working).
+    ApiToken,
+}
+
+/// `--links` or `--api-tokens`: a CSV `id,name,link` (or `id,name,token`) of fresh links or
+/// tokens, the instructor's last; `only` one of them.
+async fn print_credentials(
     pool: &db::Db,
     course: &Course,
-    base_url: &str,
+    made: Credential<'_>,
     only: Option<&str>,
 ) -> Result<(), Fault> {
     if let Some(id) = only {
@@ -371,21 +391,33 @@ async fn print_links(
             )));
         }
     }
+    let make = |student: Option<String>| async move {
+        Ok::<_, Fault>(match made {
+            Credential::Link(base) => format!(
+                "{}/login/{}",
+                base.trim_end_matches('/'),
+                auth::issue(pool, student.as_deref()).await?
+            ),
+            Credential::ApiToken => auth::issue_api(pool, student.as_deref()).await?,
+        })
+    };
     let mut writer = csv::Writer::from_writer(std::io::stdout());
-    let base = base_url.trim_end_matches('/');
-    writer.write_record(["id", "name", "link"])?;
+    let column = match made {
+        Credential::Link(_) => "link",
+        Credential::ApiToken => "token",
+    };
+    writer.write_record(["id", "name", column])?;
     for student in &course.roster {
         if only.is_some_and(|id| id != student.id) {
             continue;
         }
-        let token = auth::issue(pool, Some(&student.id)).await?;
+        let value = make(Some(student.id.clone())).await?;
         // A name or id that begins like a formula is text in a spreadsheet, as in grades.csv.
         let (id, name) = (csv_text(&student.id), csv_text(&student.name));
-        writer.write_record([&id, &name, &format!("{base}/login/{token}")])?;
+        writer.write_record([&id, &name, &value])?;
     }
     if only.is_none_or(|id| id == "instructor") {
-        let token = auth::issue(pool, None).await?;
-        writer.write_record(["instructor", "Instructor", &format!("{base}/login/{token}")])?;
+        writer.write_record(["instructor", "Instructor", &make(None).await?])?;
     }
     writer.flush().map_err(|err| Fault::Io(err.to_string()))
 }

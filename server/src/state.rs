@@ -79,6 +79,8 @@ pub struct State {
     pub work: PathBuf,
     /// Cookies are Secure (the server is reached over TLS, through a proxy).
     pub secure: bool,
+    /// The address students reach the server at (`--base-url`), for the links it shows.
+    pub base_url: String,
     /// The proxy whose `X-Forwarded-For` names the client (`--trusted-proxy`).
     pub trusted_proxy: Option<std::net::IpAddr>,
     /// The largest upload taken, in bytes.

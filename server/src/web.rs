@@ -1,20 +1,15 @@
 //! The web side: the routes, the headers every answer carries (a Content-Security-Policy that
-//! allows no script but the server's own file, no framing by others, no referrer), and logging
-//! in and out.
+//! allows no script but the server's own file, no framing by others, no referrer).
 
 use std::sync::Arc;
 
-use axum::extract::{DefaultBodyLimit, Path as UrlPath, State as Shared};
-use axum::http::{header, HeaderValue, StatusCode};
+use axum::extract::DefaultBodyLimit;
+use axum::http::{header, HeaderValue};
 use axum::middleware::{self, Next};
-use axum::response::{IntoResponse, Redirect, Response};
+use axum::response::Response;
 use axum::routing::{get, post};
 use axum::Router;
 
-use crate::auth::{self, check_csrf, CsrfForm, Who};
-use crate::db::sessions;
-use crate::error::{Fault, Reply};
-use crate::extract::{too_many_guesses, ClientAddr};
 use crate::state::State;
 
 /// The policy of every page: scripts from the server only, styles inline (the check report is
@@ -53,8 +48,15 @@ pub fn router(state: Arc<State>) -> Router {
     let body_limit = state.max_upload + 64 * 1024;
     Router::new()
         .route("/", get(crate::pages::home))
-        .route("/login/{token}", get(login))
-        .route("/logout", post(logout))
+        .route(
+            "/login/{token}",
+            get(crate::access::login).post(crate::access::login_confirmed),
+        )
+        .route("/logout", post(crate::access::logout))
+        .route("/access", get(crate::access::access))
+        .route("/access/link", post(crate::access::make_link))
+        .route("/access/token", post(crate::access::make_token))
+        .route("/access/token/revoke", post(crate::access::revoke_token))
         .route("/static/live.js", get(crate::pages::live_js))
         .route("/assignments/{name}", get(crate::pages::assignment))
         .route(
@@ -111,50 +113,4 @@ fn api_routes() -> Router<Arc<State>> {
         .route("/grades.csv", get(crate::api::grades_csv))
         .fallback(|| async { crate::error::not_found() })
         .layer(middleware::from_fn(crate::error::as_json))
-}
-
-/// `/login/{token}`: a live link opens a fresh session (never one the browser brought: no
-/// session fixation) and goes home, whatever wrong guesses came from its address (behind a
-/// proxy or a campus network, a whole class shares one); a wrong one counts against the
-/// address's limit, and past it is refused outright.
-async fn login(
-    Shared(state): Shared<Arc<State>>,
-    ClientAddr(addr): ClientAddr,
-    UrlPath(token): UrlPath<String>,
-) -> Result<Response, Reply> {
-    let live = auth::token_owner(&state.db, &token).await?;
-    if live.is_none() {
-        if auth::limited(&state.db, &addr, false).await? {
-            return Err(too_many_guesses());
-        }
-        auth::limited(&state.db, &addr, true).await?;
-        return Err(Reply::Status(
-            StatusCode::NOT_FOUND,
-            "That link is not a live one: ask your instructor for a new one.".into(),
-        ));
-    }
-    let session = auth::open_session(&state.db, &auth::hash(&token)).await?;
-    let mut response = Redirect::to("/").into_response();
-    let cookie = HeaderValue::from_str(&auth::cookie(&session, state.secure))
-        .map_err(|err| Fault::Harness(err.to_string()))?;
-    response.headers_mut().insert(header::SET_COOKIE, cookie);
-    Ok(response)
-}
-
-async fn logout(
-    Shared(state): Shared<Arc<State>>,
-    who: Who,
-    axum::Form(form): axum::Form<CsrfForm>,
-) -> Result<Response, Reply> {
-    check_csrf(&who, &form.csrf)?;
-    sessions::end(&state.db, who.session.as_deref()).await?;
-    let mut response = crate::view::message(
-        "Signed out",
-        "You are signed out. Your link signs you in again.",
-    )
-    .into_response();
-    let cookie = HeaderValue::from_str(&auth::cleared(state.secure))
-        .map_err(|err| Fault::Harness(err.to_string()))?;
-    response.headers_mut().insert(header::SET_COOKIE, cookie);
-    Ok(response)
 }

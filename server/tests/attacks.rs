@@ -33,10 +33,10 @@ fn zip_bomb(mib: usize) -> Vec<u8> {
 #[test]
 fn a_zip_bomb_is_refused_by_the_unpacker_and_the_server_goes_on() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let bomb = zip_bomb(200);
     assert!(bomb.len() < 1 << 20, "{} bytes", bomb.len());
     let answer = ada.post_files(
@@ -56,10 +56,10 @@ fn a_zip_bomb_is_refused_by_the_unpacker_and_the_server_goes_on() {
 #[test]
 fn a_sparse_file_in_a_tarball_is_refused_by_the_unpacker() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     // A 4 GiB file that holds no block, packed as GNU tar packs sparse files: a few bytes.
     let dir = tempfile::tempdir().unwrap();
     let sparse = dir.path().join("go.c");
@@ -100,11 +100,12 @@ fn a_sparse_file_in_a_tarball_is_refused_by_the_unpacker() {
 fn markup_in_a_file_name_a_zip_entry_or_an_id_is_text() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
     ada.login(&links["ada"]);
     let mut api = server.client();
-    api.bearer = Some(links["ada"].clone());
+    api.bearer = Some(tokens["ada"].clone());
     let named = api.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
@@ -183,7 +184,7 @@ fn a_session_id_chosen_before_the_login_is_never_the_session() {
 #[test]
 fn requests_that_never_finish_do_not_keep_others_from_being_served() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let address = server.base.trim_start_matches("http://").to_string();
     // 200 connections that send half a request line and then nothing (slowloris), and 20 that
@@ -201,7 +202,7 @@ fn requests_that_never_finish_do_not_keep_others_from_being_served() {
     }
     // Another student is served as usual, and their work graded.
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let answer = ada.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
@@ -220,10 +221,10 @@ fn requests_that_never_finish_do_not_keep_others_from_being_served() {
 fn a_student_flooding_the_queue_delays_another_by_their_share_only() {
     // Eight submissions an hour each.
     let course = Course::new(&["flood", "ada"], &[&go_assignment("go", "per_hour = 8")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "1"]);
     let mut flood = server.client();
-    flood.bearer = Some(links["flood"].clone());
+    flood.bearer = Some(tokens["flood"].clone());
     for _ in 0..8 {
         let answer = flood.post_files(
             "/api/v1/assignments/go/submissions",
@@ -242,7 +243,7 @@ fn a_student_flooding_the_queue_delays_another_by_their_share_only() {
     assert!(ninth.headers.contains_key("retry-after"));
     // Ada hands in once, after all eight: hers is graded next, not after the flood.
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     ada.the_next_is_graded();
     let before: usize = course
         .sql("SELECT COUNT(*) FROM submissions WHERE student = 'flood' AND status = 'graded'")
@@ -263,10 +264,10 @@ fn a_student_flooding_the_queue_delays_another_by_their_share_only() {
 #[test]
 fn an_archive_of_folders_or_an_upload_of_many_parts_is_refused() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let mut zipped = std::io::Cursor::new(Vec::new());
     {
         let mut writer = zip::ZipWriter::new(&mut zipped);
@@ -371,11 +372,11 @@ fn wrong_guesses_lock_out_their_own_address_only_behind_a_trusted_proxy() {
 fn a_session_holds_at_most_four_event_streams() {
     use std::io::{BufRead, BufReader};
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     // Nothing grades: the submission stays queued and its streams stay open.
     let server = Server::start(&course, &["--jobs", "0"]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let answer = ada.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
@@ -391,7 +392,7 @@ fn a_session_holds_at_most_four_event_streams() {
         write!(
             stream,
             "GET /submissions/{id}/events HTTP/1.1\r\nHost: {address}\r\nAuthorization: Bearer {}\r\n\r\n",
-            links["ada"]
+            tokens["ada"]
         )
         .unwrap();
         let mut status = String::new();

@@ -185,6 +185,7 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
     }
     let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "")]);
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let upload = tempfile::tempdir().unwrap();
     let program = upload.path().join("go.c");
@@ -239,8 +240,22 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
     browser.screenshot(&shots.join("student-result.png"));
     println!("statuses the page showed: {seen:?}");
 
+    // The instructor's link in a browser where Ada is signed in asks first (login CSRF).
     browser.open(&format!("{}/login/{}", server.base, links["instructor"]));
-    assert!(browser.source().contains("The class"));
+    assert!(
+        browser.source().contains("Sign in as someone else?"),
+        "{}",
+        browser.source()
+    );
+    let confirm = browser
+        .find("form[action^='/login/'] button")
+        .expect("the button that answers");
+    browser.post(&format!("/element/{confirm}/click"), json!({}));
+    let deadline = Instant::now() + Duration::from_secs(30);
+    while !browser.source().contains("The class") {
+        assert!(Instant::now() < deadline, "{}", browser.source());
+        std::thread::sleep(Duration::from_millis(100));
+    }
     let best = browser
         .text("tr[data-student=ada] td.best")
         .unwrap_or_default();
@@ -249,7 +264,7 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
     // The class report, with a pair side by side (alan hands in ada's program), fits a
     // window 1280 px wide: nothing scrolls sideways but inside its own box.
     let mut alan = server.client();
-    alan.bearer = Some(links["alan"].clone());
+    alan.bearer = Some(tokens["alan"].clone());
     let answer = alan.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
@@ -281,7 +296,7 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
         fetch('/instructor/assignments/go/grades.csv').then(r => r.text()).then(done);";
     let downloaded = browser.post("/execute/async", json!({"script": script, "args": []}));
     let mut api = server.client();
-    api.bearer = Some(links["instructor"].clone());
+    api.bearer = Some(tokens["instructor"].clone());
     assert_eq!(
         downloaded.as_str(),
         Some(api.get("/api/v1/grades.csv").body.as_str())

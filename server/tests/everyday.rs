@@ -13,12 +13,12 @@ use support::{go_assignment, go_c, Course, Server};
 #[test]
 fn the_queue_page_counts_in_the_queues_fair_order() {
     let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     // Nothing grades: every submission stays queued, in a known order.
     let server = Server::start(&course, &["--jobs", "0"]);
     let hand_in = |student: &str| {
         let mut client = server.client();
-        client.bearer = Some(links[student].clone());
+        client.bearer = Some(tokens[student].clone());
         let answer = client.post_files(
             "/api/v1/assignments/go/submissions",
             &[],
@@ -48,9 +48,9 @@ fn the_queue_page_counts_in_the_queues_fair_order() {
 #[test]
 fn forty_uploads_at_once_take_exactly_the_hourly_limit() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "0"]);
-    assert_eq!(support::parallel_uploads(&server, &links["ada"], 40), 6);
+    assert_eq!(support::parallel_uploads(&server, &tokens["ada"], 40), 6);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
 }
 
@@ -81,10 +81,10 @@ fn a_second_server_on_one_course_folder_is_refused() {
 #[test]
 fn the_api_answers_errors_in_json_and_the_roster_names_a_missing_field() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "0"]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     for (path, status) in [
         ("/api/v1/submissions/9999", 404),
         ("/api/v1/submissions/%3Cb%3E", 404),
@@ -149,10 +149,10 @@ fn the_init_example_serves_and_takes_python() {
     };
     std::fs::remove_dir(course.path()).unwrap();
     std::fs::rename(&course_dir, course.path()).unwrap();
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "0"]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
     let answer = ada.post_files(
         "/api/v1/assignments/go/submissions",
@@ -170,10 +170,10 @@ fn the_result_page_puts_hidden_cases_last_as_one_line() {
         &["alan"],
         &[&go_assignment("go", "hidden = [\"error-character\"]")],
     );
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut alan = server.client();
-    alan.bearer = Some(links["alan"].clone());
+    alan.bearer = Some(tokens["alan"].clone());
     let answer = alan.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
@@ -191,7 +191,7 @@ fn the_result_page_puts_hidden_cases_last_as_one_line() {
     assert!(cause < hidden, "{page}");
     assert!(!page.contains("<code>go/error-character/"), "{page}");
     let mut instructor = server.client();
-    instructor.bearer = Some(links["instructor"].clone());
+    instructor.bearer = Some(tokens["instructor"].clone());
     let theirs = instructor.get(&format!("/submissions/{id}")).body;
     assert!(theirs.contains("<code>go/error-character/"), "{theirs}");
     assert!(!theirs.contains("hidden cases failed"), "{theirs}");
@@ -203,10 +203,10 @@ fn the_result_page_puts_hidden_cases_last_as_one_line() {
 fn a_deadline_is_shown_with_the_courses_offset() {
     let assignment = "name = \"go\"\nspec = \"go\"\ndeadline = \"2099-01-01T23:59:00+01:00\"\n";
     let course = Course::new(&["ada"], &[assignment]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "0"]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     for path in ["/", "/assignments/go"] {
         let page = ada.get(path).body;
         assert!(
@@ -225,6 +225,7 @@ fn a_deadline_is_shown_with_the_courses_offset() {
 fn the_class_report_is_framed_and_holds_the_similarity_of_the_class() {
     let course = Course::new(&["ada", "alan", "grace"], &[&go_assignment("go", "")]);
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let program = ("go.c", go_c());
     let other = (
@@ -233,7 +234,7 @@ fn the_class_report_is_framed_and_holds_the_similarity_of_the_class() {
     );
     for (student, (name, source)) in [("ada", &program), ("alan", &program), ("grace", &other)] {
         let mut client = server.client();
-        client.bearer = Some(links[student].clone());
+        client.bearer = Some(tokens[student].clone());
         let answer =
             client.post_files("/api/v1/assignments/go/submissions", &[], &[(name, source)]);
         assert_eq!(answer.status, 202, "{}", answer.body);

@@ -385,11 +385,12 @@ fn links_and_launches_work_side_by_side() {
     let text = std::fs::read_to_string(&toml).unwrap() + &platform.course_table();
     std::fs::write(&toml, text).unwrap();
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     platform.register(&server.base);
     let mut by_link = server.client();
     assert_eq!(by_link.login(&links["ada"]).status, 303);
-    by_link.bearer = Some(links["ada"].clone());
+    by_link.bearer = Some(tokens["ada"].clone());
     by_link.the_next_is_graded();
 
     let mut spec = learner("lms-user-ada");

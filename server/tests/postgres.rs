@@ -76,14 +76,14 @@ fn two_hundred_submissions_are_graded_once_through_kills_and_a_database_restart(
     let students: Vec<String> = (0..STUDENTS).map(|k| format!("s{k:03}")).collect();
     let names: Vec<&str> = students.iter().map(String::as_str).collect();
     let course = Course::new(&names, &[&go_assignment("go", "")]).on(&postgres.url);
-    let links = course.links();
+    let tokens = course.tokens();
     // A web server that grades nothing, and two workers of one seat each.
     let web = Server::start(&course, &["--jobs", "0"]);
     let first = Server::worker(&course, &["--jobs", "1"]);
     let _second = Server::worker(&course, &["--jobs", "1"]);
     let mut ids = Vec::new();
     for (k, student) in students.iter().enumerate() {
-        ids.push(hand_in(&web, &links[student], k));
+        ids.push(hand_in(&web, &tokens[student], k));
     }
     let graded = "SELECT COUNT(*) FROM gradings";
     // kill -9 of a worker while it runs a case, and another joins.
@@ -101,7 +101,7 @@ fn two_hundred_submissions_are_graded_once_through_kills_and_a_database_restart(
     web.kill();
     let web = Server::start(&course, &["--jobs", "0"]);
     for (k, student) in students.iter().enumerate() {
-        ids.push(hand_in(&web, &links[student], k));
+        ids.push(hand_in(&web, &tokens[student], k));
     }
     // The database restarts while the workers grade.
     wait_for(&course, graded, 120, Duration::from_secs(300));
@@ -123,7 +123,7 @@ fn two_hundred_submissions_are_graded_once_through_kills_and_a_database_restart(
     );
     // The grades are grade's, byte for byte.
     let mut instructor = web.client();
-    instructor.bearer = Some(links["instructor"].clone());
+    instructor.bearer = Some(tokens["instructor"].clone());
     let csv = instructor.get("/api/v1/grades.csv");
     assert_eq!(csv.status, 200);
     let right = go_c();
@@ -151,12 +151,12 @@ fn a_web_server_shows_the_progress_of_a_grading_another_process_runs() {
         return;
     }
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]).on(&postgres.url);
-    let links = course.links();
+    let tokens = course.tokens();
     let web = Server::start(&course, &["--jobs", "0"]);
     let _worker = Server::worker(&course, &["--jobs", "1"]);
-    let id = hand_in(&web, &links["ada"], 0);
+    let id = hand_in(&web, &tokens["ada"], 0);
     let mut ada = web.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let deadline = Instant::now() + Duration::from_secs(300);
     let (done, total) = loop {
         let json = ada.get(&format!("/api/v1/submissions/{id}")).json();
@@ -186,9 +186,9 @@ fn forty_uploads_at_once_take_exactly_the_hourly_limit_on_postgres() {
         return;
     };
     let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]).on(&postgres.url);
-    let links = course.links();
+    let tokens = course.tokens();
     let web = Server::start(&course, &["--jobs", "0"]);
-    assert_eq!(support::parallel_uploads(&web, &links["ada"], 40), 6);
+    assert_eq!(support::parallel_uploads(&web, &tokens["ada"], 40), 6);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
 }
 

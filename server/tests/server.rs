@@ -17,11 +17,12 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
         )],
     );
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let mut alan = server.client();
-    alan.bearer = Some(links["alan"].clone());
+    alan.bearer = Some(tokens["alan"].clone());
 
     let a = ada.post_files(
         "/api/v1/assignments/go/submissions",
@@ -48,7 +49,7 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
 
     // The grades are grade's, byte for byte, on the same files.
     let mut instructor = server.client();
-    instructor.bearer = Some(links["instructor"].clone());
+    instructor.bearer = Some(tokens["instructor"].clone());
     let csv = instructor.get("/api/v1/grades.csv");
     assert_eq!(csv.status, 200);
     let expected = support::grade_csv(&[("ada", "go.c", &go_c()), ("alan", "go.c", &go_c_wrong())]);
@@ -97,8 +98,9 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
         format!("/submissions/{a}/report"),
         format!("/submissions/{a}/events"),
     ] {
+        // A link signs in once: each browser signs in by a link made in the first.
         let mut browser = server.client();
-        browser.login(&links["alan"]);
+        assert_eq!(browser.login(&his_browser.device_link()).status, 303);
         assert_eq!(browser.get(&path).status, 404, "{path}");
         assert_eq!(alan.get(&path).status, 404, "{path}");
         assert_eq!(ada.get(&path).status, 200, "{path}");
@@ -119,7 +121,7 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
     assert_eq!(python.status, 422, "{}", python.body);
     // The same by the browser's form: a page with a heading in words and the way back.
     let mut browser = server.client();
-    browser.login(&links["alan"]);
+    browser.login(&his_browser.device_link());
     let csrf = browser.csrf("/assignments/go");
     let page = browser.post_files(
         "/assignments/go/submissions",
@@ -170,6 +172,8 @@ fn forms_are_refused_without_their_csrf_token_and_pages_carry_the_policy() {
     );
     assert_eq!(taken.status, 303, "{}", taken.body);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "1");
+    // A link for another device, made before signing out.
+    let second = browser.device_link();
     // Sign out needs the token too; after it, the cookie opens nothing.
     assert_ne!(
         browser.post_form("/logout", &[("csrf", "nope")]).status,
@@ -187,16 +191,17 @@ fn forms_are_refused_without_their_csrf_token_and_pages_carry_the_policy() {
     assert_eq!(statuses[11], 429);
     // A live link is never refused for the wrong guesses of its address: behind a proxy or a
     // campus network, a whole class shares one.
-    assert_eq!(guesser.get(&format!("/login/{}", links["ada"])).status, 303);
+    assert_eq!(guesser.get(&format!("/login/{second}")).status, 303);
 }
 
 #[test]
 fn the_hourly_limit_holds_and_says_when_the_next_submission_is_allowed() {
     let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "per_hour = 2")]);
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "0"]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     for _ in 0..2 {
         let answer = ada.post_files(
             "/api/v1/assignments/go/submissions",
@@ -220,7 +225,7 @@ fn the_hourly_limit_holds_and_says_when_the_next_submission_is_allowed() {
     );
     // Another student is not held by Ada's limit.
     let mut alan = server.client();
-    alan.bearer = Some(links["alan"].clone());
+    alan.bearer = Some(tokens["alan"].clone());
     assert_eq!(
         alan.post_files(
             "/api/v1/assignments/go/submissions",
@@ -250,9 +255,10 @@ fn late_work_is_marked_and_counted_with_its_penalty_or_refused() {
         ],
     );
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let refused = ada.post_files(
         "/api/v1/assignments/closed/submissions",
         &[],
@@ -271,7 +277,7 @@ fn late_work_is_marked_and_counted_with_its_penalty_or_refused() {
     assert_eq!(graded["score"], graded["max_score"]);
     let max = graded["max_score"].as_f64().unwrap();
     let mut instructor = server.client();
-    instructor.bearer = Some(links["instructor"].clone());
+    instructor.bearer = Some(tokens["instructor"].clone());
     let csv = instructor.get("/api/v1/grades.csv?assignment=late").body;
     let row = csv.lines().nth(1).unwrap();
     // 75% of the points: the late penalty of a quarter.
@@ -288,10 +294,10 @@ fn late_work_is_marked_and_counted_with_its_penalty_or_refused() {
 #[test]
 fn an_upload_over_the_cap_is_refused_and_nothing_is_stored() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &["--max-upload", "1", "--jobs", "0"]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let big = vec![b'x'; 3 << 20];
     let upload = ada.try_post_files("/api/v1/assignments/go/submissions", &[], &[("go.c", &big)]);
     support::assert_refused(upload, 413);
@@ -342,13 +348,13 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 #[test]
 fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_restart() {
     let course = Course::new(&["s1", "s2", "s3"], &[&go_assignment("go", "")]);
-    let links = course.links();
+    let tokens = course.tokens();
     let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
     let server = Server::start(&course, &[]);
     let mut ids = Vec::new();
     for student in ["s1", "s2", "s3"] {
         let mut client = server.client();
-        client.bearer = Some(links[student].clone());
+        client.bearer = Some(tokens[student].clone());
         let answer = client.post_files(
             "/api/v1/assignments/go/submissions",
             &[],
@@ -359,7 +365,7 @@ fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_resta
     }
     // Killed once the first submission is well into its cases.
     let mut watcher = server.client();
-    watcher.bearer = Some(links["s1"].clone());
+    watcher.bearer = Some(tokens["s1"].clone());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
     loop {
         let json = watcher
@@ -379,7 +385,7 @@ fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_resta
     // Restarted; SIGTERM while a submission is graded: that one finishes, then the server stops.
     let server = Server::start(&course, &[]);
     let mut instructor = server.client();
-    instructor.bearer = Some(links["instructor"].clone());
+    instructor.bearer = Some(tokens["instructor"].clone());
     // One this server is grading: its cases counted (a status the killed server left in the
     // database counts none).
     let running = 'found: loop {
@@ -404,7 +410,7 @@ fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_resta
     let mut max = None;
     for (student, id) in ["s1", "s2", "s3"].iter().zip(&ids) {
         let mut client: Client = server.client();
-        client.bearer = Some(links[*student].clone());
+        client.bearer = Some(tokens[*student].clone());
         let graded = client.wait_final(*id);
         assert_eq!(graded["status"], "graded", "{graded}");
         assert_eq!(graded["score"], graded["max_score"], "{student}");
@@ -447,11 +453,12 @@ fn regrade_all_after_the_cases_changed_says_whose_score_moved_and_why() {
         &course.path().join("cases/go"),
     );
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ids = Vec::new();
     for (student, program) in [("ada", go_c()), ("alan", go_c_wrong())] {
         let mut client = server.client();
-        client.bearer = Some(links[student].clone());
+        client.bearer = Some(tokens[student].clone());
         let answer = client.post_files(
             "/api/v1/assignments/go/submissions",
             &[],
@@ -460,7 +467,7 @@ fn regrade_all_after_the_cases_changed_says_whose_score_moved_and_why() {
         ids.push(answer.json()["id"].as_i64().unwrap());
     }
     let mut instructor = server.client();
-    instructor.bearer = Some(links["instructor"].clone());
+    instructor.bearer = Some(tokens["instructor"].clone());
     let before: Vec<f64> = ids
         .iter()
         .map(|id| instructor.wait_final(*id)["score"].as_f64().unwrap())
@@ -503,9 +510,10 @@ fn regrade_all_after_the_cases_changed_says_whose_score_moved_and_why() {
 fn what_a_program_prints_is_shown_as_text_and_a_zip_is_unpacked() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "")]);
     let links = course.links();
+    let tokens = course.tokens();
     let server = Server::start(&course, &[]);
     let mut ada = server.client();
-    ada.bearer = Some(links["ada"].clone());
+    ada.bearer = Some(tokens["ada"].clone());
     let hostile = b"print('<script>alert(1)</script><img src=x onerror=alert(2)>')\n";
     let answer = ada.post_files(
         "/api/v1/assignments/go/submissions",

@@ -123,7 +123,7 @@ fn grade(dir: &Path, args: &Args, jobs: usize, reference: &Path) -> Result<f64, 
     Ok(started.elapsed().as_secs_f64())
 }
 
-/// A course of the bench's students in `course`; their login tokens, the instructor's last.
+/// A course of the bench's students in `course`; their API tokens, the instructor's last.
 fn course(course: &Path, args: &Args, server: &Path) -> Result<Vec<String>, String> {
     std::fs::create_dir_all(course).map_err(|e| e.to_string())?;
     std::fs::write(
@@ -139,24 +139,20 @@ fn course(course: &Path, args: &Args, server: &Path) -> Result<Vec<String>, Stri
         roster += &format!("s{k:03},Student {k},s{k:03}@example.edu\n");
     }
     std::fs::write(course.join("roster.csv"), roster).map_err(|e| e.to_string())?;
-    let mut links = Command::new(server);
-    links.arg("--course").arg(course).arg("--links");
+    // The students' API tokens (`id,name,token`), as their scripts would hold them.
+    let mut tokens = Command::new(server);
+    tokens.arg("--course").arg(course).arg("--api-tokens");
     if let Some(url) = &args.database {
-        links.env("GRIDJUDGE_DATABASE", url);
+        tokens.env("GRIDJUDGE_DATABASE", url);
     }
-    let links = links.output().map_err(|e| e.to_string())?;
-    if !links.status.success() {
-        return Err(String::from_utf8_lossy(&links.stderr).into_owned());
+    let tokens = tokens.output().map_err(|e| e.to_string())?;
+    if !tokens.status.success() {
+        return Err(String::from_utf8_lossy(&tokens.stderr).into_owned());
     }
-    Ok(String::from_utf8_lossy(&links.stdout)
+    Ok(String::from_utf8_lossy(&tokens.stdout)
         .lines()
         .skip(1)
-        .map(|line| {
-            line.rsplit("/login/")
-                .next()
-                .unwrap_or_default()
-                .to_string()
-        })
+        .map(|line| line.rsplit(',').next().unwrap_or_default().to_string())
         .collect())
 }
 

@@ -142,17 +142,6 @@ pub struct LaunchForm {
     state: String,
 }
 
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|value| value.to_str().ok())
-        .flat_map(|value| value.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(key, _)| *key == name)
-        .map(|(_, value)| value.to_string())
-}
-
 /// `/lti/launch`: the state is this browser's and was issued by this server (and is used up
 /// now), the id_token passes every check; then the user is signed in.
 pub async fn launch(
@@ -164,7 +153,8 @@ pub async fn launch(
     if form.state.is_empty() || form.id_token.is_empty() {
         return Err(refused("the launch carries no id_token or no state"));
     }
-    let bound = cookie(&headers, STATE_COOKIE).is_some_and(|c| auth::same(&c, &form.state));
+    let bound = crate::extract::cookie_value(&headers, STATE_COOKIE)
+        .is_some_and(|c| auth::same(&c, &form.state));
     if !bound {
         return Err(refused(
             "its state is not the one this browser began the sign-in with (cookies off, or a forged launch)",
@@ -220,8 +210,8 @@ async fn sign_in(state: &Arc<State>, launch: Launch) -> Result<Response, Reply> 
     }
     let (token, token_hash) = auth::new_token();
     drop(token);
-    sessions::issue_beside(&state.db, student.as_deref(), &token_hash).await?;
-    let session = auth::open_session(&state.db, &token_hash).await?;
+    sessions::issue_beside(&state.db, student.as_deref(), &token_hash, true).await?;
+    let opened = auth::open_session(&state.db, &token_hash, None).await?;
     let target = match (&student, &assignment) {
         (None, _) => "/instructor".to_string(),
         (Some(_), Some(name)) => format!("/assignments/{name}"),
@@ -236,13 +226,10 @@ async fn sign_in(state: &Arc<State>, launch: Launch) -> Result<Response, Reply> 
             body { p { "Signed in from your LMS. " a href=(target) { "Continue" } } } }
     };
     let mut response = axum::response::Html(page.into_string()).into_response();
-    let headers = response.headers_mut();
     let cleared = format!("{STATE_COOKIE}=; Path=/lti; HttpOnly; Max-Age=0");
-    for value in [auth::cookie(&session, state.secure), cleared] {
-        headers.append(
-            header::SET_COOKIE,
-            HeaderValue::from_str(&value).map_err(|err| Fault::Harness(err.to_string()))?,
-        );
-    }
+    auth::set_cookies(
+        &mut response,
+        opened.cookies(state.secure).into_iter().chain([cleared]),
+    )?;
     Ok(response)
 }

@@ -86,11 +86,21 @@ impl Course {
         self.dir.path()
     }
 
-    /// Fresh login tokens of every student and of `instructor`, from `--links`.
+    /// Fresh login tokens of every student and of `instructor`, from `--links` (each signs
+    /// in once).
     pub fn links(&self) -> HashMap<String, String> {
+        self.credentials("--links")
+    }
+
+    /// Fresh API tokens of every student and of `instructor`, from `--api-tokens`.
+    pub fn tokens(&self) -> HashMap<String, String> {
+        self.credentials("--api-tokens")
+    }
+
+    fn credentials(&self, flag: &str) -> HashMap<String, String> {
         let out = self
             .command()
-            .args(["--links", "--base-url", "http://example.invalid"])
+            .args([flag, "--base-url", "http://example.invalid"])
             .output()
             .unwrap();
         assert!(
@@ -100,11 +110,14 @@ impl Course {
         );
         let text = String::from_utf8(out.stdout).unwrap();
         let mut lines = text.lines();
-        assert_eq!(lines.next(), Some("id,name,link"));
+        let column = if flag == "--links" { "link" } else { "token" };
+        assert_eq!(lines.next(), Some(format!("id,name,{column}").as_str()));
         lines
             .map(|line| {
                 let id = line.split(',').next().unwrap().to_string();
-                let token = line.rsplit("/login/").next().unwrap().to_string();
+                let value = line.rsplit(',').next().unwrap();
+                let token = value.rsplit("/login/").next().unwrap().to_string();
+                assert_eq!(token.len(), 32, "{line}");
                 (id, token)
             })
             .collect()
@@ -244,6 +257,8 @@ pub struct Client {
     agent: ureq::Agent,
     pub base: String,
     pub cookie: Option<String>,
+    /// The browser's id (the Lax cookie a sign-in sets beside the session's).
+    pub browser: Option<String>,
     pub bearer: Option<String>,
     /// An `X-Forwarded-For` this client's requests carry, as a proxy in front would add.
     pub forwarded_for: Option<String>,
@@ -261,6 +276,7 @@ impl Client {
             agent,
             base: base.to_string(),
             cookie: None,
+            browser: None,
             bearer: None,
             forwarded_for: None,
         }
@@ -274,16 +290,15 @@ impl Client {
         response: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Answer, ureq::Error> {
         let mut response = response?;
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(name, value)| {
-                (
-                    name.as_str().to_string(),
-                    value.to_str().unwrap_or_default().to_string(),
-                )
-            })
-            .collect();
+        // A header given more than once (Set-Cookie) keeps every value, a line each.
+        let mut headers: HashMap<String, String> = HashMap::new();
+        for (name, value) in response.headers() {
+            let value = value.to_str().unwrap_or_default();
+            headers
+                .entry(name.as_str().to_string())
+                .and_modify(|values| *values = format!("{values}\n{value}"))
+                .or_insert_with(|| value.to_string());
+        }
         let mut body = String::new();
         let _ = response.body_mut().as_reader().read_to_string(&mut body);
         Ok(Answer {
@@ -298,9 +313,13 @@ impl Client {
             Some(addr) => request.header("X-Forwarded-For", addr),
             None => request,
         };
-        let request = match &self.cookie {
-            Some(cookie) => request.header("Cookie", format!("gj_session={cookie}")),
-            None => request,
+        let cookies: Vec<String> = [("gj_session", &self.cookie), ("gj_browser", &self.browser)]
+            .into_iter()
+            .filter_map(|(name, value)| Some(format!("{name}={}", value.as_ref()?)))
+            .collect();
+        let request = match cookies.is_empty() {
+            false => request.header("Cookie", cookies.join("; ")),
+            true => request,
         };
         match &self.bearer {
             Some(token) => request.header("Authorization", format!("Bearer {token}")),
@@ -369,18 +388,38 @@ impl Client {
         )
     }
 
-    /// Opens login link `token`: the session cookie it sets is kept.
+    /// Opens login link `token`: the cookies it sets are kept.
     pub fn login(&mut self, token: &str) -> Answer {
         let answer = self.get(&format!("/login/{token}"));
-        if let Some(cookie) = answer.headers.get("set-cookie") {
-            let value = cookie
-                .split(';')
-                .next()
-                .unwrap()
-                .trim_start_matches("gj_session=");
-            self.cookie = Some(value.to_string());
-        }
+        self.keep_cookies(&answer);
         answer
+    }
+
+    /// Keeps the session's and the browser's cookies `answer` sets.
+    pub fn keep_cookies(&mut self, answer: &Answer) {
+        for cookie in answer
+            .headers
+            .get("set-cookie")
+            .into_iter()
+            .flat_map(|c| c.lines())
+        {
+            let pair = cookie.split(';').next().unwrap();
+            if let Some(value) = pair.strip_prefix("gj_session=") {
+                self.cookie = Some(value.to_string());
+            }
+            if let Some(value) = pair.strip_prefix("gj_browser=") {
+                self.browser = Some(value.to_string());
+            }
+        }
+    }
+
+    /// A one-time link for another device, made on this signed-in client's access page.
+    pub fn device_link(&self) -> String {
+        let csrf = self.csrf("/access");
+        let page = self.post_form("/access/link", &[("csrf", &csrf)]);
+        assert_eq!(page.status, 200, "{}", page.body);
+        let at = page.body.find("/login/").expect("a link") + 7;
+        page.body[at..at + 32].to_string()
     }
 
     /// Hands in the right Go solution and waits for its grade: the server grades the next
