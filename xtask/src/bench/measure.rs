@@ -46,6 +46,8 @@ pub enum Measure {
     OneCase,
     /// A synthetic class.
     Class(class::Settings),
+    /// A submission of 64 busy processes beside an honest classmate.
+    Hog,
 }
 
 /// The figures of `measure`, from the settings every measured run starts from.
@@ -57,6 +59,11 @@ pub fn measure(base: &Options, measure: &Measure) -> Result<Figures, Error> {
             Ok(Figures { text, rows })
         }
         Measure::Layers => layers(300, &base.cases_root),
+        Measure::Hog => {
+            let text = super::hog::hog(base)?;
+            let rows = vec![serde_json::json!({ "what": "hog", "report": text })];
+            Ok(Figures { text, rows })
+        }
         Measure::OneCase => super::one_case::one_case(&base.cases_root, &base.reference),
         Measure::Overhead {
             reference_only,

@@ -35,6 +35,10 @@ pub struct BenchArgs {
     /// of the same program on the same input.
     #[arg(long)]
     pub one_case: bool,
+    /// Measure instead what a submission of 64 busy processes costs its class: an honest
+    /// classmate who needs 1.2 s a case graded beside it and beside another honest one.
+    #[arg(long, conflicts_with_all = ["server", "class", "layers", "one_case"])]
+    pub hog: bool,
     /// Grade instead a synthetic class of N submissions (right, wrong, crashing, hanging and
     /// flooding; Python and native) against the raw spawn floor for the same runs.
     #[arg(long, value_name = "N", value_parser = class_size, allow_hyphen_values = true)]
@@ -88,6 +92,7 @@ impl BenchArgs {
             }),
             None if self.layers => Measure::Layers,
             None if self.one_case => Measure::OneCase,
+            None if self.hog => Measure::Hog,
             None => Measure::Overhead {
                 reference_only: self.reference_only,
                 jobs,
