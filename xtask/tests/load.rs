@@ -12,61 +12,7 @@ use xtask::grade::{grade, Options};
 use xtask::judge::Verdict;
 use xtask::target::Program;
 
-use crate::support::{fixture, options, Corpus};
-
-/// CPU-bound processes started by the test (`sh` busy loops), ended by pid when dropped.
-struct Busy(Vec<std::process::Child>);
-
-impl Busy {
-    /// `per_core` busy loops per core.
-    fn start(per_core: usize) -> Busy {
-        let n = per_core * xtask::process::cpus();
-        let children = (0..n)
-            .map(|_| {
-                std::process::Command::new("sh")
-                    .args(["-c", "while :; do :; done"])
-                    .spawn()
-                    .unwrap()
-            })
-            .collect();
-        // Let the scheduler see them.
-        std::thread::sleep(Duration::from_millis(300));
-        Busy(children)
-    }
-}
-
-impl Drop for Busy {
-    fn drop(&mut self) {
-        for child in &mut self.0 {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// The case's options, sandboxed where this machine has the sandbox (its CPU time is then the
-/// worker cgroup's), directly otherwise (the target's own `/proc` accounting).
-fn both_ways(corpus: &Corpus, mode: &str, timeout: Duration) -> Vec<CheckOptions> {
-    let direct = options(corpus, mode, timeout);
-    let mut all = vec![direct.clone()];
-    if xtask::sandbox::available().is_ok() {
-        let mut sandboxed = direct;
-        sandboxed.confine.sandbox = true;
-        let copy = tempfile::tempdir().unwrap().keep();
-        crate::support::share(&copy);
-        let expected = copy.join("expected.out");
-        std::fs::copy(corpus.expected_path(), &expected).unwrap();
-        crate::support::share(&copy);
-        std::fs::set_permissions(
-            &expected,
-            std::os::unix::fs::PermissionsExt::from_mode(0o644),
-        )
-        .unwrap();
-        sandboxed.program = Program::Command(vec![fixture(), mode.into(), expected.into()]);
-        all.push(sandboxed);
-    }
-    all
-}
+use crate::support::{both_ways, fixture, options, Busy, Corpus};
 
 #[test]
 fn a_program_that_burns_cpu_past_its_limit_is_a_timeout_by_cpu_time() {

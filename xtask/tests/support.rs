@@ -215,3 +215,73 @@ pub fn check_variant(spec: &str, name: &str, hold_out: Vec<String>) -> xtask::ju
     options.hold_out = hold_out;
     xtask::check::check(&options, &|_| {}).unwrap()
 }
+
+/// CPU-bound processes started by the test (`sh` busy loops), ended by pid when dropped.
+pub struct Busy(Vec<std::process::Child>);
+
+impl Busy {
+    /// `per_core` busy loops per core.
+    pub fn start(per_core: usize) -> Busy {
+        Busy::spawn(per_core, false)
+    }
+
+    /// `per_core` busy loops per core; with `sessions`, each in a session of its own, as
+    /// other users' jobs are: where the kernel groups its scheduling by session (autogroup),
+    /// each then weighs as much as the harness's case does, not all of them together as one.
+    pub fn spawn(per_core: usize, sessions: bool) -> Busy {
+        use std::os::unix::process::CommandExt;
+        let n = per_core * xtask::process::cpus();
+        let children = (0..n)
+            .map(|_| {
+                let mut command = std::process::Command::new("sh");
+                command.args(["-c", "while :; do :; done"]);
+                if sessions {
+                    // SAFETY: setsid is async-signal-safe and touches only the new child.
+                    unsafe {
+                        command.pre_exec(|| {
+                            libc::setsid();
+                            Ok(())
+                        });
+                    }
+                }
+                command.spawn().unwrap()
+            })
+            .collect();
+        // Let the scheduler see them.
+        std::thread::sleep(Duration::from_millis(300));
+        Busy(children)
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        for child in &mut self.0 {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The case's options, sandboxed where this machine has the sandbox (its CPU time is then the
+/// worker cgroup's), directly otherwise (the target's own `/proc` accounting).
+pub fn both_ways(corpus: &Corpus, mode: &str, timeout: Duration) -> Vec<Options> {
+    let direct = options(corpus, mode, timeout);
+    let mut all = vec![direct.clone()];
+    if xtask::sandbox::available().is_ok() {
+        let mut sandboxed = direct;
+        sandboxed.confine.sandbox = true;
+        let copy = tempfile::tempdir().unwrap().keep();
+        share(&copy);
+        let expected = copy.join("expected.out");
+        std::fs::copy(corpus.expected_path(), &expected).unwrap();
+        share(&copy);
+        std::fs::set_permissions(
+            &expected,
+            std::os::unix::fs::PermissionsExt::from_mode(0o644),
+        )
+        .unwrap();
+        sandboxed.program = Program::Command(vec![fixture(), mode.into(), expected.into()]);
+        all.push(sandboxed);
+    }
+    all
+}

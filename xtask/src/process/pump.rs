@@ -34,6 +34,10 @@ const LIMITS_EVERY: Duration = Duration::from_millis(5);
 /// escaped its process group (a sandboxed case has none: its namespace dies with it).
 const DRAIN: Duration = Duration::from_millis(200);
 
+/// How many times its wall-clock backstop a case the machine keeps waiting for a CPU may run
+/// on (in the harness's own time) before it is stopped all the same.
+const STARVED_AT_MOST: u32 = 10;
+
 /// How long the end of a killed case may take to be reported before the harness stops waiting
 /// (generous: a loaded machine can take seconds to tear a namespace down).
 const HARD_DEADLINE: Duration = Duration::from_secs(30);
@@ -114,9 +118,9 @@ struct Pump<'r, 'a, 'i> {
     backstop: Instant,
     /// When the case's limits are next looked at.
     limits_due: Instant,
-    /// When the case was last seen active (using or waiting for a CPU), and how much it had
-    /// then; `None` until first looked at.
-    still: Option<(Instant, Duration)>,
+    /// When the case was last seen active (using or waiting for a CPU, or printing), how much
+    /// activity it had then and how much it had printed; `None` until first looked at.
+    still: Option<(Instant, Duration, usize)>,
     /// The last look at its activity: when, and how much.
     last: Option<(Instant, Duration)>,
     /// Since when it has been quiet at every look (for its CPU seat).
@@ -183,7 +187,7 @@ impl Pump<'_, '_, '_> {
         }
         if self.over_time_limit(now) {
             self.pumped.timed_out = true;
-        } else if now >= self.backstop || self.asleep(now) {
+        } else if self.past_backstop(now) || self.asleep(now) {
             self.pumped.wall_stopped = true;
             self.pumped.run_delay = self.running.run_delay();
             if now < self.backstop {
@@ -224,6 +228,35 @@ impl Pump<'_, '_, '_> {
         }
     }
 
+    /// Whether the wall-clock backstop has passed in the case's own time: the time it ran or
+    /// slept, not the time the machine kept it waiting for a CPU (its run delay, at most what
+    /// its share of this worker's CPUs would have given it and it did not get). A case a busy
+    /// machine starves is neither slow nor asleep: it runs on until its CPU time reaches the
+    /// limit (a timeout), up to [`STARVED_AT_MOST`] times the backstop. Only where the case's
+    /// activity is measured (`asleep_after`, as for the idle span); an explicit `--wall` is a
+    /// wall.
+    fn past_backstop(&mut self, now: Instant) -> bool {
+        if now < self.backstop {
+            return false;
+        }
+        let span = self.bounds.wall;
+        let elapsed = now.saturating_duration_since(self.start);
+        if self.bounds.asleep_after.is_none() || elapsed >= span.saturating_mul(STARVED_AT_MOST) {
+            return true;
+        }
+        let (Some(waited), Some(cpu)) = (self.running.run_delay(), self.running.cpu_used()) else {
+            return true;
+        };
+        let cpus = sys::allowed_cpus().len().max(1) as u32;
+        let kept = waited.min(elapsed.saturating_mul(cpus).saturating_sub(cpu));
+        let own = elapsed.saturating_sub(kept);
+        if own >= span {
+            return true;
+        }
+        self.backstop = now + (span - own).max(LOOK);
+        false
+    }
+
     /// Whether the case has for `bounds.asleep_after` neither run nor waited for a CPU (it
     /// sleeps or blocks: no load of the machine makes a case look like that), looked at every
     /// tenth of the span or [`LOOK`], whichever is sooner. Less activity than a twentieth of
@@ -241,12 +274,27 @@ impl Pump<'_, '_, '_> {
             return false;
         };
         self.seat(now, activity);
+        // Output read since counts too: a case blocked on a full pipe while the harness itself
+        // waited for a CPU was writing, not asleep.
+        let output = self.pumped.stdout.len() + self.pumped.stderr.len();
         match self.still {
-            Some((since, then)) if activity.saturating_sub(then) < after / 20 => {
-                now >= since + after
+            Some((since, then, printed))
+                if activity.saturating_sub(then) < after / 20 && output == printed =>
+            {
+                // Before calling it asleep, what the harness has not looked at yet: output or
+                // an end waiting to be read (the harness's own thread may have waited for a
+                // CPU all this while), or a process waiting for a CPU now.
+                if now < since + after {
+                    return false;
+                }
+                let hung = !self.pending() && !self.running.runnable();
+                if !hung {
+                    self.still = Some((now, activity, output));
+                }
+                hung
             }
             _ => {
-                self.still = Some((now, activity));
+                self.still = Some((now, activity, output));
                 false
             }
         }
@@ -287,6 +335,18 @@ impl Pump<'_, '_, '_> {
             self.running.kill();
             self.killed_at = Some(now);
         }
+    }
+
+    /// Whether output or the case's end is ready to be read now.
+    fn pending(&self) -> bool {
+        let (mut fds, streams) = self.watch_list();
+        // SAFETY: `fds` is a valid array of `fds.len()` pollfd structs; a zero timeout.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, 0) };
+        ready > 0
+            && fds
+                .iter()
+                .zip(&streams)
+                .any(|(fd, stream)| fd.revents != 0 && *stream != Stream::Stdin)
     }
 
     /// The descriptors to poll, and what each is.

@@ -128,6 +128,14 @@ impl Running<'_> {
         }
     }
 
+    /// Whether a process of the case (or its helper) is running or waiting to run now.
+    pub(super) fn runnable(&self) -> bool {
+        match self {
+            Running::Direct { pid, .. } => sys::runnable(*pid),
+            Running::Sandboxed { helper, .. } => helper.runnable(),
+        }
+    }
+
     /// How long the case has waited, runnable, for a CPU, where that can be read.
     pub(super) fn run_delay(&self) -> Option<Duration> {
         match self {

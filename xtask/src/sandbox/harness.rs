@@ -171,14 +171,26 @@ impl Helper {
 
     /// The CPU time the running case's processes have used and waited for, all their threads
     /// together, where the worker's cgroup accounts it: what a case that sleeps or blocks adds
-    /// nothing to.
+    /// nothing to. The helper's waiting counts too: a case whose first process waits for the
+    /// helper to set it up, while the helper waits for a CPU, is not asleep (between cases the
+    /// helper blocks, and adds nothing).
     pub fn activity(&self, started: &Started) -> Option<std::time::Duration> {
-        let cpu = self.cgroup.as_ref()?.cpu_since(&started.mark)?;
-        let waited: std::time::Duration = self
-            .case_processes()?
+        let cgroup = self.cgroup.as_ref()?;
+        let cpu = cgroup.cpu_since(&started.mark)?;
+        let waited: std::time::Duration = cgroup
+            .members()
+            .into_iter()
             .filter_map(sys::threads_run_delay)
             .sum();
         Some(cpu + waited)
+    }
+
+    /// Whether a process of the worker's cgroup (the case's, or the helper) is running or
+    /// waiting to run now.
+    pub fn runnable(&self) -> bool {
+        self.cgroup
+            .as_ref()
+            .is_some_and(|cgroup| cgroup.members().into_iter().any(sys::runnable))
     }
 
     /// The running case's processes, where the worker's cgroup lists them: its members but

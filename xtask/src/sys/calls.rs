@@ -114,6 +114,21 @@ pub fn threads_run_delay(pid: libc::pid_t) -> Option<Duration> {
     )
 }
 
+/// Whether a thread of `pid` is running or waiting to run now (state `R`): the kernel adds to
+/// a thread's run delay only when it gets a CPU, so a thread kept waiting all along shows none
+/// until then.
+pub fn runnable(pid: libc::pid_t) -> bool {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return false;
+    };
+    tasks.flatten().any(|task| {
+        std::fs::read_to_string(task.path().join("stat"))
+            .ok()
+            .and_then(|stat| Some(stat.rsplit_once(") ")?.1.starts_with('R')))
+            .unwrap_or(false)
+    })
+}
+
 /// The run delay a `schedstat` file gives (its second field, in nanoseconds).
 fn schedstat_delay(path: &Path) -> Option<Duration> {
     let stat = std::fs::read_to_string(path).ok()?;
