@@ -1,6 +1,7 @@
 //! The harness's test suite: one binary, one module per concern.
 
 mod bless;
+mod builds;
 mod class_attacks;
 mod cli;
 mod diagnosis;
