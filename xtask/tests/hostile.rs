@@ -175,8 +175,13 @@ fn allocating_10_gib_hits_the_memory_limit() {
 
 #[test]
 fn an_endless_loop_hits_the_cpu_limit() {
-    let (verdict, _, elapsed) = run_hostile("spin", false, Duration::from_secs(10));
+    let (verdict, detail, elapsed) = run_hostile("spin", false, Duration::from_secs(10));
     assert_eq!(verdict, Verdict::CpuLimit);
+    // The limit that applied and the CPU time used, apart.
+    assert!(
+        detail.starts_with("the CPU limit (--cpu, or the suite's [limits] cpu) is 1.0 s, below the time limit; it used "),
+        "{detail}"
+    );
     assert!(elapsed < xtask::process::backstop(Duration::from_secs(2)) + MARGIN);
 }
 

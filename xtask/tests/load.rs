@@ -26,7 +26,7 @@ fn a_program_that_burns_cpu_past_its_limit_is_a_timeout_by_cpu_time() {
         let detail = judgement.detail.clone().unwrap_or_default();
         let sandboxed = options.confine.sandbox;
         assert!(
-            detail.contains("of CPU time, its limit"),
+            detail.contains("the time limit is 0.7 s of CPU time; it used"),
             "sandboxed {sandboxed}: {detail} {:?}",
             judgement
                 .execution

@@ -440,7 +440,7 @@ fn timeout_detail(execution: &Execution, timeout: Duration) -> String {
         )
     } else if execution.cpu_time >= timeout.mul_f64(0.9) {
         format!(
-            "used {cpu:.1} s of CPU time, its limit of {:.1} s, in {:.1} s of wall time: killed",
+            "the time limit is {:.1} s of CPU time; it used {cpu:.1} s (in {:.1} s of wall time): killed",
             timeout.as_secs_f64(),
             execution.elapsed.as_secs_f64()
         )
@@ -462,8 +462,8 @@ fn limit_verdict(limit: Limit, execution: &Execution) -> (Verdict, String) {
         Limit::Cpu => (
             Verdict::CpuLimit,
             format!(
-                "used {:.1} s of CPU time, its CPU limit (--cpu, or the suite's [limits] cpu), \
-                 before its time limit: killed",
+                "the CPU limit (--cpu, or the suite's [limits] cpu) is below the time limit; it \
+                 used {:.1} s: killed",
                 execution.cpu_time.as_secs_f64()
             ),
         ),
@@ -561,15 +561,16 @@ mod tests {
         assert_eq!(at_limit.verdict, Verdict::Timeout);
         let detail = at_limit.detail.unwrap_or_default();
         assert!(
-            detail.starts_with("used 10.0 s of CPU time, its limit of 10.0 s, in 15.0 s"),
+            detail.starts_with("the time limit is 10.0 s of CPU time; it used 10.0 s (in 15.0 s"),
             "{detail}"
         );
         let below = judge(rules, b"x\n".to_vec(), killed(2.0), timeout);
         assert_eq!(below.verdict, Verdict::CpuLimit);
-        assert!(below
-            .detail
-            .unwrap_or_default()
-            .starts_with("used 2.0 s of CPU time, its CPU limit"),);
+        let below = below.with_cpu_limit(Some(Duration::from_secs(2)));
+        assert_eq!(
+            below.detail.as_deref(),
+            Some("the CPU limit (--cpu, or the suite's [limits] cpu) is 2.0 s, below the time limit; it used 2.0 s: killed")
+        );
     }
 
     #[test]

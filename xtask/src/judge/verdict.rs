@@ -18,6 +18,21 @@ pub enum Expected<'h> {
     Validated(Vec<u8>, Option<super::compare::Difference>),
 }
 
+impl Judgement {
+    /// Names the CPU limit `cpu` that applied in a CPU-limit verdict's detail (the judgement
+    /// knows only that one was reached).
+    pub fn with_cpu_limit(mut self, cpu: Option<Duration>) -> Judgement {
+        if let (Verdict::CpuLimit, Some(cpu), Some(detail)) = (self.verdict, cpu, &self.detail) {
+            self.detail = Some(detail.replacen(
+                "is below the time limit",
+                &format!("is {:.1} s, below the time limit", cpu.as_secs_f64()),
+                1,
+            ));
+        }
+        self
+    }
+}
+
 /// The judgement of a case's run: `execution` (or why it could not run), judged by `rules`
 /// with the `timeout` that applied. `busy`: how long the case was kept from its CPU where it
 /// was stopped at the wall-clock backstop waiting for one (and again when rerun); a timeout

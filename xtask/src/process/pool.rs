@@ -110,10 +110,16 @@ pub fn seated_workers(jobs: usize, worker: impl Fn() + Sync) {
 
 /// [`seated_workers`] on `shared` seats, which other pools may be using at the same time.
 pub fn seated_workers_in(shared: &SharedSeats, worker: impl Fn() + Sync) {
+    seated_threads(shared, usize::MAX, worker)
+}
+
+/// [`seated_workers_in`] on at most `most` threads: work of a few pieces (a check of one
+/// case) starts no thread that would find nothing to take.
+fn seated_threads(shared: &SharedSeats, most: usize, worker: impl Fn() + Sync) {
     let (jobs, pinned) = (shared.jobs, shared.pinned);
     let cpus = crate::sys::allowed_cpus();
     std::thread::scope(|scope| {
-        for index in 0..super::gate::threads(jobs) {
+        for index in 0..super::gate::threads(jobs).min(most.max(1)) {
             let (worker, cpus, seats) = (&worker, &cpus, std::sync::Arc::clone(&shared.seats));
             scope.spawn(move || {
                 let group = if pinned {
@@ -149,7 +155,7 @@ pub fn seated_map_in<T: Sync, R: Send>(
     let next = std::sync::atomic::AtomicUsize::new(0);
     let slots: Vec<std::sync::Mutex<Option<R>>> =
         items.iter().map(|_| std::sync::Mutex::new(None)).collect();
-    seated_workers_in(shared, || loop {
+    seated_threads(shared, items.len(), || loop {
         super::gate::admit();
         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(item) = items.get(k) else {
