@@ -85,18 +85,17 @@ pub struct Opened {
 impl Opened {
     /// The cookies that carry it: the session's (Strict) and the browser's id (Lax).
     pub fn cookies(&self, secure: bool) -> [String; 2] {
-        let secure = if secure { "; Secure" } else { "" };
         [
-            format!(
-                "{COOKIE}={}; Path=/; HttpOnly; SameSite=Strict; Max-Age={TERM}{secure}",
-                self.session
-            ),
-            format!(
-                "{BROWSER}={}; Path=/; HttpOnly; SameSite=Lax; Max-Age={TERM}{secure}",
-                self.browser
-            ),
+            cookie(COOKIE, &self.session, "Strict", TERM, secure),
+            cookie(BROWSER, &self.browser, "Lax", TERM, secure),
         ]
     }
+}
+
+/// A `Set-Cookie` value: HttpOnly, the whole site, `age` seconds.
+fn cookie(name: &str, value: &str, same_site: &str, age: i64, secure: bool) -> String {
+    let secure = if secure { "; Secure" } else { "" };
+    format!("{name}={value}; Path=/; HttpOnly; SameSite={same_site}; Max-Age={age}{secure}")
 }
 
 /// Opens a session for the token `token_hash`, in the browser whose id is `browser` (none:
@@ -115,10 +114,9 @@ pub async fn open_session(
 
 /// The cookies that end a session in the browser.
 pub fn cleared(secure: bool) -> [String; 2] {
-    let secure = if secure { "; Secure" } else { "" };
     [
-        format!("{COOKIE}=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0{secure}"),
-        format!("{BROWSER}=; Path=/; HttpOnly; SameSite=Lax; Max-Age=0{secure}"),
+        cookie(COOKIE, "", "Strict", 0, secure),
+        cookie(BROWSER, "", "Lax", 0, secure),
     ]
 }
 

@@ -1,5 +1,5 @@
-//! What every measurement shares: its [`Figures`], and copies of the programs it runs outside
-//! the checkout (which no confined target may see).
+//! What every measurement shares: its [`Figures`], the median of its samples, and copies of
+//! the programs it runs outside the checkout (which no confined target may see).
 
 use std::path::PathBuf;
 
@@ -29,4 +29,10 @@ pub(super) fn outside_checkout(
     let copy = dir.path().join(name);
     std::fs::copy(source, &copy).map_err(|err| Error::io(source, err))?;
     Ok((dir, copy))
+}
+
+/// The median of `samples` (the upper one of an even count).
+pub(super) fn median(mut samples: Vec<std::time::Duration>) -> std::time::Duration {
+    samples.sort();
+    samples[samples.len() / 2]
 }

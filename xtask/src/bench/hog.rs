@@ -9,6 +9,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
+use super::figures::median;
 use crate::check::Options as CheckOptions;
 use crate::error::Error;
 
@@ -55,11 +56,6 @@ fn class(root: &Path, name: &str, fixture: &Path, modes: &[&str]) -> Result<Path
         std::fs::write(&path, mode).map_err(io(&path))?;
     }
     Ok(dir)
-}
-
-fn median(mut times: Vec<Duration>) -> Duration {
-    times.sort();
-    times[times.len() / 2]
 }
 
 /// Grades both classes in turn; the report.

@@ -9,7 +9,7 @@
 //! a full run, what each confinement layer costs a case ([`layers`]).
 
 use super::class;
-use super::figures::{outside_checkout, Figures};
+use super::figures::{median, outside_checkout, Figures};
 use std::ffi::OsString;
 use std::io::Write;
 use std::path::PathBuf;
@@ -153,11 +153,6 @@ pub(super) fn programs(
     }
     folders.extend(folder);
     Ok((programs, folders))
-}
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
 }
 
 /// Spawns the command on every input, `jobs` at a time, and waits for all of them.

@@ -7,7 +7,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use super::figures::{outside_checkout, Figures};
+use super::figures::{median, outside_checkout, Figures};
 use crate::error::Error;
 
 /// The case checked: the go handout's example.
@@ -15,11 +15,6 @@ const CASE: &str = "handout/001-example";
 
 /// Pairs of runs per figure (and two more first, to warm the caches).
 const PAIRS: usize = 31;
-
-fn median(mut samples: Vec<Duration>) -> Duration {
-    samples.sort();
-    samples[samples.len() / 2]
-}
 
 fn timed(command: &mut Command) -> Result<Duration, Error> {
     let start = Instant::now();

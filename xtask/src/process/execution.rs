@@ -32,6 +32,21 @@ pub fn backstop(timeout: Duration) -> Duration {
         .saturating_add(Duration::from_secs(2))
 }
 
+/// How long a case waited for a CPU because of the machine, not because of itself: its run
+/// delay `waited`, at most the CPU time its share of `cpus` CPUs would have given it over
+/// `elapsed` and it did not get (it used `cpu`). A case of 64 busy processes on one CPU waits
+/// 63 s a second, all of it for its own processes: it got its whole share, and the machine
+/// kept it from nothing.
+pub(super) fn kept_waiting(
+    waited: Duration,
+    elapsed: Duration,
+    cpu: Duration,
+    cpus: usize,
+) -> Duration {
+    let share = elapsed.saturating_mul(cpus.max(1) as u32);
+    waited.min(share.saturating_sub(cpu))
+}
+
 /// A resource limit the target ran into.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Limit {

@@ -3,6 +3,7 @@
 
 use std::time::Duration;
 
+use super::execution::kept_waiting;
 use crate::confine::Policy;
 use crate::process::{execute, Bounds};
 use crate::target::Target;
@@ -63,14 +64,10 @@ impl Reruns {
     }
 }
 
-/// How long `execution` waited for a CPU because of the machine, not because of itself: at
-/// most the CPU time its share of `cpus` CPUs would have given it over its run and it did not
-/// get. A case of 64 busy processes on one CPU waits 63 s a second, all of it for its own
-/// processes: it got its whole share, and the machine starved it of nothing.
+/// How long `execution` waited for a CPU because of the machine (see [`kept_waiting`]).
 fn machine_wait(execution: &crate::process::Execution, cpus: usize) -> Duration {
     let waited = execution.run_delay.unwrap_or_default();
-    let share = execution.elapsed * cpus.max(1) as u32;
-    waited.min(share.saturating_sub(execution.cpu_time))
+    kept_waiting(waited, execution.elapsed, execution.cpu_time, cpus)
 }
 
 /// Runs a case so that the machine's load does not decide its verdict. The time limit is on

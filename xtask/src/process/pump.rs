@@ -11,7 +11,7 @@ use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::time::{Duration, Instant};
 
-use super::execution::{Bounds, Limit};
+use super::execution::{kept_waiting, Bounds, Limit};
 use super::running::{Pumped, Running};
 use crate::sys::{self, Read};
 
@@ -247,8 +247,7 @@ impl Pump<'_, '_, '_> {
         let (Some(waited), Some(cpu)) = (self.running.run_delay(), self.running.cpu_used()) else {
             return true;
         };
-        let cpus = sys::allowed_cpus().len().max(1) as u32;
-        let kept = waited.min(elapsed.saturating_mul(cpus).saturating_sub(cpu));
+        let kept = kept_waiting(waited, elapsed, cpu, sys::allowed_cpus().len());
         let own = elapsed.saturating_sub(kept);
         if own >= span {
             return true;
