@@ -158,16 +158,12 @@ pub async fn logout(
 
 /// `GET /access`: the links and the API token of the signed-in person.
 pub async fn access(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
-    let made = api_tokens::made(&state.db, who.student.as_deref()).await?;
-    Ok(access_page(&state, &who, html! {}, made).into_response())
+    access_page(&state, &who, html! {}).await
 }
 
-fn access_page(
-    state: &State,
-    who: &Who,
-    shown: maud::Markup,
-    made: Option<i64>,
-) -> axum::response::Html<String> {
+/// The access page, with `shown` (a link or token just made) at its top.
+async fn access_page(state: &State, who: &Who, shown: maud::Markup) -> Result<Response, Reply> {
+    let made = api_tokens::made(&state.db, who.student.as_deref()).await?;
     let csrf = who.csrf.clone().unwrap_or_default();
     let body = html! {
         (shown)
@@ -196,7 +192,7 @@ fn access_page(
             }
         }
     };
-    page(state, Some(who), "Your access", body)
+    Ok(page(state, Some(who), "Your access", body).into_response())
 }
 
 /// `POST /access/link`: a one-time link for another device, beside the person's own session.
@@ -212,8 +208,7 @@ pub async fn make_link(
     let shown = html! {
         p.shown { "Your link for another device (it works once): " code #link { (link) } }
     };
-    let made = api_tokens::made(&state.db, who.student.as_deref()).await?;
-    Ok(access_page(&state, &who, shown, made).into_response())
+    access_page(&state, &who, shown).await
 }
 
 /// `POST /access/token`: a new API token, shown this once (only its hash is kept).
@@ -227,8 +222,7 @@ pub async fn make_token(
     let shown = html! {
         p.shown { "Your new API token (shown this once; copy it now): " code #token { (token) } }
     };
-    let made = api_tokens::made(&state.db, who.student.as_deref()).await?;
-    Ok(access_page(&state, &who, shown, made).into_response())
+    access_page(&state, &who, shown).await
 }
 
 /// `POST /access/token/revoke`: the API token stops working.
