@@ -29,6 +29,7 @@ fn parts(a: &[u8], b: &[u8]) -> Option<usize> {
 
 #[test]
 fn a_bug_nobody_listed_is_told_two_causes_at_most_and_no_refuted_misreading() {
+    let mut told: std::collections::BTreeMap<String, &str> = Default::default();
     for (spec, name) in [
         // Not readings of any rule another variant misreads.
         ("columns", "columns-min-run-four"),
@@ -40,6 +41,11 @@ fn a_bug_nobody_listed_is_told_two_causes_at_most_and_no_refuted_misreading() {
         ("collapse", "collapse-no-fall"),
         ("connect4", "connect4-no-diagonal-up"),
         ("go", "go-stone-liberties"),
+        // Pairs that one cause for every failure no misreading fits told alike: a run of
+        // three not matched and only the first run matched; two counts of liberties too high.
+        ("columns", "columns-one-run"),
+        ("go", "go-diagonal-liberties"),
+        ("go", "go-repeated-liberties"),
     ] {
         let hold_out = xtask::adequacy::twins(name);
         assert!(hold_out.contains(&name.to_string()));
@@ -53,6 +59,16 @@ fn a_bug_nobody_listed_is_told_two_causes_at_most_and_no_refuted_misreading() {
         let causes: std::collections::BTreeSet<_> =
             failing.iter().map(|r| r.judgement.cause_key()).collect();
         assert!(causes.len() <= 2, "{name}: {causes:#?}");
+        // Bugs of different rules are never told one cause.
+        for result in &failing {
+            let id = result.judgement.cause_id();
+            let earlier = told.insert(id.clone(), name);
+            assert!(
+                earlier.is_none_or(|other| other == name),
+                "{name} and {earlier:?} are both told [{id}] {}",
+                result.judgement.cause_text()
+            );
+        }
         let named: std::collections::BTreeSet<&str> = failing
             .iter()
             .filter_map(|r| r.judgement.rule.as_ref())
@@ -102,5 +118,90 @@ fn a_bug_nobody_listed_is_told_two_causes_at_most_and_no_refuted_misreading() {
                 );
             }
         }
+    }
+}
+
+/// A Columns program with two bugs nobody listed (its rotation swaps the top and bottom jewels;
+/// its sideways moves look only at the bottom jewel's neighbour): at most two causes, each bug
+/// shown in an example of its own (two examples, each parting from the expected output where
+/// the program with one of the bugs alone parts), each cause naming the command and the cell, and the report printing them.
+#[test]
+fn two_bugs_nobody_listed_each_show_in_an_example_of_their_own() {
+    if !xtask::target::on_path(&"python3".into()) {
+        println!("skipped: python3 is not installed");
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    crate::support::share(folder.path());
+    let source = xtask::workspace::root().join("xtask/bench/similar/columns/procedural.py");
+    let text = std::fs::read_to_string(source).unwrap();
+    let rotation = |text: &str| text.replacen("= [c, a, b]", "= [c, b, a]", 1);
+    let sideways = |text: &str| {
+        let check = "\n                r = faller['row'] - 2 + i\n                if r >= 0 and not cell_free";
+        text.replacen(
+            &format!("for i in range(3):{check}"),
+            &format!("for i in [2]:{check}"),
+            1,
+        )
+    };
+    let run = |name: &str, text: String| {
+        let program = folder.path().join(name);
+        std::fs::write(&program, text).unwrap();
+        let cases = Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let mut options = xtask::check::Options::new(
+            cases,
+            "/nonexistent/reference".into(),
+            folder.path().into(),
+        );
+        options.spec = Some("columns".into());
+        options.program = xtask::target::Program::Command(vec!["python3".into(), program.into()]);
+        xtask::check::check(&options, &|_| {}).unwrap()
+    };
+    // Where each case's output first differs: a bug shows in a case where the program with
+    // both parts where the program with that bug alone parts, and the other's does not.
+    let parting = |run: &xtask::judge::Run| -> std::collections::BTreeMap<String, usize> {
+        let parted = run.results.iter().filter_map(|r| {
+            let difference = r.judgement.difference.as_ref()?;
+            Some((r.case.id(), difference.expected_offset))
+        });
+        parted.collect()
+    };
+    assert_ne!(rotation(&text), text);
+    assert_ne!(sideways(&text), text);
+    let (only_rotation, only_sideways) = (
+        parting(&run("rotation.py", rotation(&text))),
+        parting(&run("sideways.py", sideways(&text))),
+    );
+    let both = run("both.py", rotation(&sideways(&text)));
+
+    let causes = &both.summaries.causes;
+    assert!(!causes.is_empty() && causes.len() <= 2, "{causes:#?}");
+    let examples: Vec<&xtask::judge::CaseResult> = causes
+        .iter()
+        .flat_map(|cause| &cause.cases[..cause.examples])
+        .map(|&k| &both.results[k])
+        .collect();
+    let texts: Vec<String> = examples.iter().map(|r| r.judgement.cause()).collect();
+    // Two different examples, each parting where one bug alone parts.
+    let parted = parting(&both);
+    let shows = |bug: &std::collections::BTreeMap<String, usize>, r: &xtask::judge::CaseResult| {
+        let at = parted.get(&r.case.id());
+        at.is_some() && bug.get(&r.case.id()) == at
+    };
+    let own = examples.iter().enumerate().any(|(a, x)| {
+        let other =
+            |(b, y): (usize, &&xtask::judge::CaseResult)| b != a && shows(&only_sideways, y);
+        shows(&only_rotation, x) && examples.iter().enumerate().any(other)
+    });
+    assert!(own, "a bug without an example of its own: {texts:#?}");
+    let report = xtask::report::text_report(&both, false);
+    for result in &examples {
+        let text = result.judgement.cause_text();
+        assert!(text.contains(", first after "), "{text}");
+        assert!(text.contains(" cell "), "{text}");
+        let (words, _) = result.judgement.in_the_field().unwrap();
+        let block = format!("{}: wrong output", result.case.id());
+        assert!(report.contains(&block), "{block} not in the report");
+        assert!(report.contains(&words), "{words} not in the report");
     }
 }

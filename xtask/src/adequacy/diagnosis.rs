@@ -14,9 +14,8 @@ use super::matrix::{Causes, Kills, Report};
 
 impl Report {
     /// What breaks the promise above, one line each: a variant told more than `most` causes
-    /// (named, and held out), a cause told to variants of different rules (named: held out,
-    /// a section of the handout is rightly told to variants of its several rules), or, held
-    /// out, a failure told a misreading the run refutes.
+    /// (named, and held out), a cause told to variants of different rules (named, and held
+    /// out), or, held out, a failure told a misreading the run refutes.
     pub fn cause_problems(&self, most: usize) -> Vec<String> {
         let mut problems = Vec::new();
         for kills in &self.kills {
@@ -43,6 +42,24 @@ impl Report {
             for id in kills.causes.keys() {
                 rules_of.entry(id).or_default().insert(kills.variant.rule);
                 variants_of.entry(id).or_default().push(kills.variant.name);
+            }
+        }
+        // Held out, as for bugs nobody listed, no two rules' variants share a cause either.
+        let mut held_out_rules: BTreeMap<&str, BTreeSet<&str>> = BTreeMap::new();
+        for kills in &self.kills {
+            for id in kills.held_out.keys() {
+                held_out_rules
+                    .entry(id)
+                    .or_default()
+                    .insert(kills.variant.rule);
+            }
+        }
+        for (id, rules) in held_out_rules {
+            if rules.len() > 1 {
+                problems.push(format!(
+                    "held out, cause {id} is told to variants of {} rules",
+                    rules.len()
+                ));
             }
         }
         for (id, rules) in rules_of {
@@ -72,8 +89,10 @@ impl Report {
              misreading the program's whole run refutes is named nowhere \
              (`xtask/src/judge/refute.rs`): one that would fail a case the program passes, or \
              part from the reference before the program does, or where it does without \
-             printing what the program prints. A failure left with no misreading is told the \
-             section of the handout its difference lies in and what differs.\n\n",
+             printing what the program prints. The failures left with no misreading are \
+             grouped over the run by the command each first shows after and the kind of \
+             difference in the grid's terms (`xtask/src/judge/unexplained.rs`): held out, no \
+             two variants of different rules share a cause.\n\n",
         );
         for (held_out, words) in [(false, "Named"), (true, "Held out")] {
             let counts: Vec<usize> = self.kills.iter().map(|k| pick(k, held_out).len()).collect();

@@ -21,7 +21,7 @@ use std::time::Duration;
 use crate::corpus::{discover, Case};
 use crate::corpus::{load_all, Rules};
 use crate::error::Error;
-use crate::judge::{judge, Judgement, RuleAt};
+use crate::judge::{group_unexplained, judge, unexplained_cause, Judgement, Kind, RuleAt};
 use crate::process::{Execution, Exit};
 
 /// The group of random cases, which does not count as hand-written.
@@ -257,14 +257,31 @@ fn tally(offers: &[&Offer], refuted: &BTreeSet<String>) -> (Causes, Vec<String>)
         .iter()
         .map(|kept| kept.iter().map(|(name, _)| name.as_str()).collect())
         .collect();
+    let chosen: Vec<&(String, Cause)> = kept
+        .iter()
+        .zip(crate::judge::settle_ties(&names))
+        .map(|(kept, chosen)| kept[chosen])
+        .collect();
+    // The failures left to no misreading are grouped over the run, as a check groups them.
+    let kinds: Vec<Option<Kind>> = offers
+        .iter()
+        .zip(&chosen)
+        .map(
+            |(offer, chosen)| match std::ptr::eq(*chosen, &offer.fallback) {
+                true => offer.kind.clone(),
+                false => None,
+            },
+        )
+        .collect();
     let mut causes = Causes::new();
     let mut chosen_names = Vec::new();
-    for (kept, chosen) in kept.iter().zip(crate::judge::settle_ties(&names)) {
-        let (name, cause) = kept[chosen];
-        let entry = causes
-            .entry(cause.id.clone())
-            .or_insert_with(|| (cause.text.clone(), 0));
-        entry.1 += 1;
+    let groups = group_unexplained(&kinds);
+    for (((name, cause), group), kind) in chosen.into_iter().zip(groups).zip(&kinds) {
+        let (id, text) = match (group, kind) {
+            (Some(group), Some(kind)) => unexplained_cause(kind.verdict, &group),
+            _ => (cause.id.clone(), cause.text.clone()),
+        };
+        causes.entry(id).or_insert_with(|| (text, 0)).1 += 1;
         chosen_names.push(name.clone());
     }
     (causes, chosen_names)
@@ -287,6 +304,8 @@ struct Offer {
     /// The misreadings among them the failure follows to the end ([`RuleAt::whole`]).
     whole: BTreeSet<String>,
     fallback: (String, Cause),
+    /// What the fallback is grouped by over the run, where no misreading fits.
+    kind: Option<Kind>,
 }
 
 /// The names of the variant `name` and of the other variants of its rule: what is held out
@@ -367,6 +386,7 @@ fn offer(judgement: &mut Judgement, case: &Loaded, trace: &str) -> Offer {
             misread: Vec::new(),
             whole: BTreeSet::new(),
             fallback: cause_of(None),
+            kind: None,
         };
     };
     let whole = found
@@ -383,10 +403,12 @@ fn offer(judgement: &mut Judgement, case: &Loaded, trace: &str) -> Offer {
         .filter(|rule| rule.misread)
         .map(|rule| cause_of(Some(rule)))
         .collect();
+    let fallback = cause_of(found.span);
     Offer {
         misread,
         whole,
-        fallback: cause_of(found.span),
+        fallback,
+        kind: judgement.unexplained_kind(),
     }
 }
 

@@ -1,6 +1,7 @@
 //! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
 //! cause), its stable id, and its words, with and without the case's own input line.
 
+use super::grid::Unexplained;
 use super::locate::{from_trace_text, without};
 use super::outcome::{Judgement, Verdict};
 use crate::process::killed_by;
@@ -137,9 +138,10 @@ impl Judgement {
             (Some((verdict, _)), Some(rule)) if rule.misread => {
                 (verdict, "misread".into(), format!("rule {}", rule.slug))
             }
-            (Some((verdict, _)), Some(_)) => {
-                (verdict, self.kind_under_rule(), "unexplained".into())
-            }
+            (Some((verdict, _)), Some(_)) => match &self.unexplained {
+                Some(group) => (verdict, group.key.clone(), "unexplained".into()),
+                None => (verdict, self.kind_under_rule(), "unexplained".into()),
+            },
             (Some((verdict, difference)), None) => (
                 verdict,
                 difference.to_string(),
@@ -174,7 +176,7 @@ impl Judgement {
     /// When the cause is where the output parted from the expected one: the verdict it is
     /// keyed by (a crash after a wrong line is keyed as that wrong line) and the kind of
     /// difference.
-    fn divergence(&self) -> Option<(Verdict, &str)> {
+    pub(super) fn divergence(&self) -> Option<(Verdict, &str)> {
         let difference = self.difference.as_ref()?;
         match self.verdict {
             Verdict::WrongOutput | Verdict::PresentationError => {
@@ -190,10 +192,7 @@ impl Judgement {
     /// The stable short name of [`Judgement::cause_key`]: six hex digits of its FNV-1a hash,
     /// the same in every run and every report.
     pub fn cause_id(&self) -> String {
-        let (verdict, difference, kind) = self.cause_key();
-        let hash =
-            crate::corpus::fnv1a(format!("{}\0{difference}\0{kind}", verdict.slug()).as_bytes());
-        format!("{:06x}", (hash ^ (hash >> 32)) & 0xff_ffff)
+        id_of(&self.cause_key())
     }
 
     /// Whether the program printed a wrong line before it stopped (rather than stopping short
@@ -249,11 +248,14 @@ impl Judgement {
         match &self.rule {
             Some(rule) if rule.misread => return format!("{verdict}: {}", rule.words),
             Some(_) => {
-                return format!(
-                    "{verdict}: {}, where no misreading of the handout that check knows of \
-                     fits every case",
-                    self.kind_under_rule(),
-                )
+                return match &self.unexplained {
+                    Some(group) => unexplained_cause(verdict, group).1,
+                    None => format!(
+                        "{verdict}: {}, where no misreading of the handout that check knows of \
+                         fits every case",
+                        self.kind_under_rule(),
+                    ),
+                }
             }
             None => {}
         }
@@ -267,6 +269,18 @@ impl Judgement {
         };
         format!("{verdict}: {difference}{after}")
     }
+}
+
+/// Six hex digits of the FNV-1a hash of a cause's key: its id.
+fn id_of((verdict, difference, kind): &(Verdict, String, String)) -> String {
+    let hash = crate::corpus::fnv1a(format!("{}\0{difference}\0{kind}", verdict.slug()).as_bytes());
+    format!("{:06x}", (hash ^ (hash >> 32)) & 0xff_ffff)
+}
+
+/// The id and words of the cause of a group of failures no misreading fits, with `verdict`.
+pub fn unexplained_cause(verdict: Verdict, group: &Unexplained) -> (String, String) {
+    let key = (verdict, group.key.clone(), "unexplained".to_string());
+    (id_of(&key), format!("{verdict}: {}", group.words))
 }
 
 /// Where several misreadings explain a case's failure equally well: which to name, so that one
@@ -328,6 +342,7 @@ pub fn settle_run_ties<'a>(judgements: impl Iterator<Item = &'a mut Judgement>) 
     for (judgement, chosen) in judgements.iter_mut().zip(chosen) {
         judgement.choose_rule(chosen);
     }
+    super::unexplained::settle_unexplained(&mut judgements);
 }
 
 /// The kind of an input line, for grouping: how it starts. An empty line, a number (a move, a

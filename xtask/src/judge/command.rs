@@ -16,7 +16,7 @@ pub(super) struct Command {
 }
 
 /// Whether `slug` is a rule of Columns (its checklist, timing, ruled and display rules).
-fn columns_rule(slug: &str) -> bool {
+pub(super) fn columns_rule(slug: &str) -> bool {
     slug.starts_with(|c: char| c.is_ascii_digit())
         || ["timing-", "ruled-", "display-"]
             .iter()
@@ -24,7 +24,7 @@ fn columns_rule(slug: &str) -> bool {
 }
 
 /// Whether `slug` is a rule of Connect Four.
-fn connect4_rule(slug: &str) -> bool {
+pub(super) fn connect4_rule(slug: &str) -> bool {
     [
         "blank-line",
         "header",
@@ -112,19 +112,6 @@ impl super::Judgement {
     }
 }
 
-/// The cell forms of a Columns display.
-fn form(cell: &str) -> &'static str {
-    let bytes = cell.as_bytes();
-    match (bytes.first(), bytes.last()) {
-        (Some(b' '), Some(b' ')) if cell.trim().is_empty() => "empty",
-        (Some(b' '), Some(b' ')) => "frozen",
-        (Some(b'['), Some(b']')) => "falling",
-        (Some(b'|'), Some(b'|')) => "landed",
-        (Some(b'*'), Some(b'*')) => "matched",
-        _ => "something else",
-    }
-}
-
 /// The first cell of a Columns field row that differs: its column (from 1), the program's
 /// cell and the expected one. `None` where either line is no field row of the same width.
 fn first_cell(expected: &str, actual: &str) -> Option<(usize, String, String)> {
@@ -155,8 +142,8 @@ pub(super) fn columns_cell(row: Option<usize>, expected: &str, actual: &str) -> 
     let row = row.map(|r| format!("row {r}, ")).unwrap_or_default();
     Some(format!(
         "the cell at {row}column {column} is `{got}` ({}) where it should be `{want}` ({})",
-        form(&got),
-        form(&want),
+        super::grid::form(&got),
+        super::grid::form(&want),
     ))
 }
 

@@ -52,9 +52,24 @@ pub(super) fn family(slug: &str) -> &'static str {
     }
 }
 
+/// The built-in spec whose rule `slug` is; `None` for a slug of none.
+pub(super) fn spec(slug: &str) -> Option<&'static str> {
+    if super::command::columns_rule(slug) {
+        return Some("columns");
+    }
+    if super::command::connect4_rule(slug) {
+        return Some("connect4");
+    }
+    match family(slug) {
+        "which blocks are removed" | "how the board closes up" => Some("collapse"),
+        "illegal input" | "the tables' layout" | "liberties" | "groups" => Some("go"),
+        _ => None,
+    }
+}
+
 #[cfg(all(test, feature = "reference"))]
 mod tests {
-    use super::family;
+    use super::{family, spec};
 
     #[test]
     fn every_rule_of_a_built_in_spec_has_a_section() {
@@ -64,8 +79,12 @@ mod tests {
             gridjudge::connect4::rules::ALL,
             gridjudge::go::rules::ALL,
         ];
-        for rule in all.into_iter().flatten() {
-            assert_ne!(family(rule.slug), "the output", "{}", rule.slug);
+        let names = ["columns", "collapse", "connect4", "go"];
+        for (rules, name) in all.into_iter().zip(names) {
+            for rule in rules {
+                assert_ne!(family(rule.slug), "the output", "{}", rule.slug);
+                assert_eq!(spec(rule.slug), Some(name), "{}", rule.slug);
+            }
         }
     }
 }

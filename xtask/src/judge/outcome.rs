@@ -157,13 +157,11 @@ pub struct Judgement {
     pub location: Option<String>,
     /// The input line the first difference answers (`None`: the whole input, or none).
     pub answers: Option<String>,
-    /// The rule of the spec that decided the expected output where it differs, when the
-    /// reference says: what the cause is keyed on.
+    /// The rule that decided the expected output where it differs (the reference says).
     pub rule: Option<super::locate::RuleAt>,
     /// Other misreadings that explain the difference as well as `rule` does.
     pub tied: Vec<super::locate::RuleAt>,
-    /// The rule of the innermost span of the trace holding the difference: what names the
-    /// failure's family where no misreading consistent with the whole run explains it.
+    /// The rule of the innermost span of the trace holding the difference.
     pub span: Option<super::locate::RuleAt>,
     pub execution: Option<Execution>,
     pub expected: Vec<u8>,
@@ -174,10 +172,11 @@ pub struct Judgement {
     /// expected one and the program ended by itself: what tells two students who print the
     /// same wrong output (the class's similarity report). Never shown to a student.
     pub printed: Option<String>,
+    /// Its cause where no misreading fits it, grouped over the run.
+    pub unexplained: Option<super::grid::Unexplained>,
 }
 
-/// How much of a target's stdout a judgement keeps once bounded: a window around the first
-/// difference.
+/// How much of a target's stdout a judgement keeps once bounded, around the first difference.
 const EXCERPT: usize = 64 << 10;
 
 impl Judgement {
@@ -195,9 +194,7 @@ impl Judgement {
         self.answers = None;
         self.rule = None;
         self.tied.clear();
-        self.span = None;
-        self.diff = None;
-        self.printed = None;
+        (self.span, self.diff, self.printed, self.unexplained) = (None, None, None, None);
         self.expected.clear();
     }
 
@@ -245,6 +242,7 @@ impl Judgement {
             elapsed: Duration::ZERO,
             diff: None,
             printed: None,
+            unexplained: None,
         }
     }
 
@@ -411,6 +409,7 @@ pub(super) fn decide(
         expected,
         diff: None,
         printed,
+        unexplained: None,
     }
 }
 

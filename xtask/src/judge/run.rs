@@ -96,8 +96,38 @@ pub struct Cause {
     /// ([`Judgement::cause_id`]).
     pub id: String,
     /// Indices into [`Run::results`]: its example first (the smallest public hand-written
-    /// case, see [`example_order`]), then the others in case order.
+    /// case, see [`example_order`]), then its other examples, then the others in case order.
     pub cases: Vec<usize>,
+    /// How many of `cases` are examples: one, and where no misreading fits, one more of each
+    /// other kind of failure the cause groups (another command, another kind of difference),
+    /// up to [`EXAMPLES`], so that each bug a cause holds shows in a case of its own.
+    pub examples: usize,
+}
+
+/// The most examples a cause shows.
+const EXAMPLES: usize = 3;
+
+/// Puts after `cases[0]` the best case of each other kind of failure, where no misreading
+/// fits (see [`Judgement::unexplained_kind`]); returns how many examples that makes.
+fn order_examples(results: &[CaseResult], cases: &mut Vec<usize>) -> usize {
+    let kind = |k: usize| {
+        let kind = results[k].judgement.unexplained_kind()?;
+        Some((kind.command.0, kind.difference))
+    };
+    let mut shown = vec![kind(cases[0])];
+    if shown[0].is_none() {
+        return 1;
+    }
+    while shown.len() < EXAMPLES {
+        let next = (shown.len()..cases.len())
+            .filter(|&j| !shown.contains(&kind(cases[j])))
+            .min_by_key(|&j| example_order(&results[cases[j]], cases[j]));
+        let Some(next) = next else { break };
+        shown.push(kind(cases[next]));
+        let case = cases.remove(next);
+        cases.insert(shown.len() - 1, case);
+    }
+    shown.len()
 }
 
 /// How good an example of its cause a failing case is, lower first: public before hidden,
@@ -169,6 +199,7 @@ impl Summaries {
                     id: result.judgement.cause_id(),
                     key,
                     cases: Vec::new(),
+                    examples: 1,
                 });
                 causes.len() - 1
             });
@@ -181,6 +212,7 @@ impl Summaries {
             if let Some(best) = best {
                 let example = cause.cases.remove(best);
                 cause.cases.insert(0, example);
+                cause.examples = order_examples(results, &mut cause.cases);
             }
         }
         let rank = |cause: &Cause| {

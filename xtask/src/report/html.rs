@@ -265,8 +265,8 @@ fn card(result: &CaseResult, also: &[String]) -> Markup {
     }
 }
 
-/// `check --html`: the run's totals, then one card per cause of failure (its first case), with
-/// the other cases of that cause named under it.
+/// `check --html`: the run's totals, then the cards of each cause of failure (its examples),
+/// with the other cases of that cause named under them.
 pub fn check_report(run: &Run) -> String {
     let totals = run.totals();
     let causes = &run.summaries.causes;
@@ -286,8 +286,10 @@ pub fn check_report(run: &Run) -> String {
         @if causes.is_empty() { p.pass { "Every case passes." } }
         @for cause in causes {
             @let results: Vec<&CaseResult> = run.cases_of(cause).collect();
-            @let also: Vec<String> = results[1..].iter().map(|r| r.case.id()).collect();
-            (card(results[0], &also))
+            @let also: Vec<String> = results[cause.examples..].iter().map(|r| r.case.id()).collect();
+            @for (k, result) in results[..cause.examples].iter().enumerate() {
+                (card(result, if k + 1 == cause.examples { &also } else { &[] }))
+            }
         }
     };
     page(&format!("gridjudge: {}", run.target), body)

@@ -52,8 +52,10 @@ pub fn text_report(run: &Run, verbose: bool) -> String {
         // Each cause's example in full, in the order of the causes list; its other cases
         // folded into a line.
         for cause in &summaries.causes {
-            let result = &run.results[cause.cases[0]];
-            out += &case_block(&result.case.id(), result.case.graded, &result.judgement);
+            for &k in &cause.cases[..cause.examples] {
+                let result = &run.results[k];
+                out += &case_block(&result.case.id(), result.case.graded, &result.judgement);
+            }
             out += &folded(run, cause);
         }
     }
@@ -85,7 +87,7 @@ pub fn text_report(run: &Run, verbose: bool) -> String {
 /// The other cases of `cause` on one line, counted per group: `  and 163 more cases of this
 /// cause: generated 80, size-9 7 (-v shows each)`.
 fn folded(run: &Run, cause: &Cause) -> String {
-    let others = &cause.cases[1..];
+    let others = &cause.cases[cause.examples..];
     if others.is_empty() {
         return String::new();
     }
