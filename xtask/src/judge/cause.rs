@@ -182,9 +182,7 @@ impl Judgement {
             Verdict::WrongOutput | Verdict::PresentationError => {
                 Some((self.verdict, &difference.cause))
             }
-            Verdict::RuntimeError if self.diverged_before_the_end() => {
-                Some((Verdict::WrongOutput, &difference.cause))
-            }
+            Verdict::RuntimeError => Some((self.parted_before_the_end()?, &difference.cause)),
             _ => None,
         }
     }
@@ -193,49 +191,6 @@ impl Judgement {
     /// the same in every run and every report.
     pub fn cause_id(&self) -> String {
         id_of(&self.cause_key())
-    }
-
-    /// Whether the program printed a wrong line before it stopped (rather than stopping short
-    /// of a right output, or in the middle of a right line).
-    pub fn diverged_before_the_end(&self) -> bool {
-        self.difference.as_ref().is_some_and(|d| {
-            let cut_short = match (&d.expected_line, &d.actual_line) {
-                (Some(expected), Some(actual)) => expected.starts_with(actual.as_str()),
-                (_, None) => true,
-                (None, Some(_)) => false,
-            };
-            !cut_short && !d.presentation_only
-        })
-    }
-
-    /// What the program did after the difference its cause is keyed by, where that was more
-    /// than stopping: `then it crashed (ZeroDivisionError: division by zero)` for a signal or
-    /// an uncaught exception, `then it exited with status 1` for an exit status it chose.
-    pub fn consequence(&self) -> Option<String> {
-        if self.verdict != Verdict::RuntimeError || !self.diverged_before_the_end() {
-            return None;
-        }
-        let execution = self.execution.as_ref()?;
-        let stderr = String::from_utf8_lossy(&execution.stderr);
-        let exception = [
-            "Traceback (most recent call last)",
-            "Exception in thread",
-            "Unhandled Exception",
-            "Unhandled exception",
-            "panicked at",
-            "terminate called",
-        ]
-        .iter()
-        .any(|sign| stderr.contains(sign));
-        Some(match (execution.exit, exception) {
-            (crate::process::Exit::Signal(signal), _) => {
-                format!("then it crashed ({})", crate::process::killed_by(signal))
-            }
-            (_, true) => format!("then it crashed ({})", exception_of(&stderr)),
-            (crate::process::Exit::Code(code), false) => {
-                format!("then it exited with status {code}")
-            }
-        })
     }
 
     /// The cause in words that hold no case's input or output: what reports show as the cause
@@ -358,43 +313,6 @@ pub(super) fn command_kind(line: &str) -> String {
     }
 }
 
-/// The exception an uncaught-exception report on stderr names, as its runtime words it: Java's
-/// `java.lang.ArrayIndexOutOfBoundsException: ...` (not the stack's last frame), .NET's and
-/// Mono's, Rust's panic message, C++'s `terminate called ...`; else (Python's traceback, whose
-/// last line it is) the last line.
-fn exception_of(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
-    let after = |k: usize| lines[k + 1..].iter().find(|line| !line.is_empty()).copied();
-    let named = lines.iter().enumerate().find_map(|(k, line)| {
-        if let Some(rest) = line.strip_prefix("Exception in thread ") {
-            // `"main" java.lang.X: message`: the thread's quoted name, then the exception.
-            let exception = rest.strip_prefix('"').and_then(|r| r.split_once("\" "));
-            return Some(exception.map_or(rest, |(_, exception)| exception));
-        }
-        if let Some(rest) = line.strip_prefix("Unhandled exception. ") {
-            return Some(rest);
-        }
-        if *line == "Unhandled Exception:" {
-            return after(k);
-        }
-        if line.starts_with("Unhandled Exception: ") {
-            return line.strip_prefix("Unhandled Exception: ");
-        }
-        if line.contains("panicked at") {
-            return after(k).or(Some(line));
-        }
-        line.starts_with("terminate called").then_some(*line)
-    });
-    match named {
-        Some(line) => super::diff::line(line),
-        None => lines
-            .iter()
-            .rev()
-            .find(|line| !line.is_empty())
-            .map_or_else(|| "no output at all".into(), |line| super::diff::line(line)),
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use std::time::Duration;
@@ -491,70 +409,6 @@ mod tests {
             !marked.cause().contains("first after"),
             "{}",
             marked.cause()
-        );
-    }
-
-    #[test]
-    fn a_crash_after_a_wrong_line_is_the_wrong_line_s_consequence() {
-        let wrong = judged("|X|\n|Z|\n", "|Y|\n|Z|\n", Exit::Code(0), "", "R");
-        let then_crashed = judged(
-            "|X|\n|Z|\n",
-            "|Y|\n",
-            Exit::Code(1),
-            "EOFError: EOF when reading a line\n",
-            "R",
-        );
-        assert_eq!(then_crashed.verdict, Verdict::RuntimeError);
-        assert_eq!(wrong.cause_id(), then_crashed.cause_id());
-        // One text per cause; what this case did after is its own.
-        assert_eq!(wrong.cause_text(), then_crashed.cause_text());
-        assert_eq!(
-            then_crashed.consequence().as_deref(),
-            Some("then it exited with status 1")
-        );
-        let traceback = judged(
-            "|X|\n|Z|\n",
-            "|Y|\n",
-            Exit::Code(1),
-            "Traceback (most recent call last):\n  File \"go.py\"\nEOFError: EOF when reading a line\n",
-            "R",
-        );
-        assert_eq!(
-            traceback.consequence().as_deref(),
-            Some("then it crashed (EOFError: EOF when reading a line)")
-        );
-        assert_eq!(wrong.consequence(), None);
-        // Java names its exception on the first line of its report, not the last.
-        let java = judged(
-            "|X|\n|Z|\n",
-            "|Y|\n",
-            Exit::Code(1),
-            "Exception in thread \"main\" java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 5\n\tat Go.liberties(Go.java:41)\n\tat Go.main(Go.java:12)\n",
-            "R",
-        );
-        assert_eq!(
-            java.consequence().as_deref(),
-            Some("then it crashed (java.lang.ArrayIndexOutOfBoundsException: Index 5 out of bounds for length 5)")
-        );
-        for (stderr, named) in [
-            ("Unhandled Exception:\nSystem.IndexOutOfRangeException: Index was outside the bounds of the array.\n  at Go.Main ()\n", "System.IndexOutOfRangeException: Index was outside the bounds of the array."),
-            ("Unhandled exception. System.FormatException: bad\n   at Go.Main()\n", "System.FormatException: bad"),
-            ("thread 'main' panicked at src/main.rs:3:5:\nindex out of bounds: the len is 3 but the index is 5\nnote: run with `RUST_BACKTRACE=1`\n", "index out of bounds: the len is 3 but the index is 5"),
-        ] {
-            assert_eq!(super::exception_of(stderr), named);
-        }
-        // A crash that cut a right output short is the crash itself.
-        let cut_short = judged(
-            "|X|\n|Z|\n",
-            "|X|\n|Z",
-            Exit::Code(1),
-            "ZeroDivisionError: division by zero\n",
-            "R",
-        );
-        assert_ne!(wrong.cause_id(), cut_short.cause_id());
-        assert_eq!(
-            cut_short.cause_text(),
-            "runtime error: ZeroDivisionError: division by zero"
         );
     }
 

@@ -3,7 +3,7 @@
 //! [`compare`] holds the canonical forms two outputs share exactly when they compare equal;
 //! [`outcome`] the closed [`Verdict`], the [`Judgement`] of a case and [`judge`] (with
 //! [`judge_hidden`] for a hidden case, redacted, by the salted hashes of [`hidden`]); [`cause`]
-//! where a difference shows and the rule behind it; [`locate`] the input line of a difference,
+//! where a difference shows and the rule behind it, [`consequence`] what the program did after it; [`locate`] the input line of a difference,
 //! from the reference's trace (which `process` makes: judging runs nothing); [`refute`] which misreadings a whole run refutes, [`family`] the handout section a failure
 //! no misreading explains shows under, and [`command`] the spec's command it first shows after, [`grid`] the kind of
 //! difference in the grid's terms and [`unexplained`] the causes of such failures, grouped over
@@ -15,6 +15,7 @@
 mod cause;
 mod command;
 mod compare;
+mod consequence;
 mod diff;
 mod family;
 mod grid;

@@ -177,7 +177,7 @@ pub struct Judgement {
 }
 
 /// How much of a target's stdout a judgement keeps once bounded, around the first difference.
-const EXCERPT: usize = 64 << 10;
+pub(super) const EXCERPT: usize = 64 << 10;
 
 impl Judgement {
     /// Keeps the verdict of a hidden case and drops all else a program could make carry its

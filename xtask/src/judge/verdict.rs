@@ -61,10 +61,10 @@ pub fn judge_case(
     // Its own CPU time reached the limit: a timeout, whatever the load.
     let cpu_limit = judgement.execution.as_ref().is_some_and(|e| e.timed_out);
     if let (Verdict::Timeout, Some(waited), false) = (judgement.verdict, busy, cpu_limit) {
-        if judgement.diverged_before_the_end() {
+        if let Some(parted) = judgement.parted_before_the_end() {
             // A wrong line printed before it was stopped is a failure whatever the load: the
             // wrong output, then what it did next.
-            judgement.verdict = Verdict::WrongOutput;
+            judgement.verdict = parted;
             judgement.detail = Some(format!(
                 "it printed a wrong line, then was stopped at the wall-clock backstop after \
                  being kept from its CPU for {:.1} s (its time says nothing; its output does)",
