@@ -60,10 +60,11 @@ fn plan(
     if !reference.as_os_str().is_empty() {
         settings.protected.push(reference.to_path_buf());
     }
-    // The bundled reference runs unconfined: no helper is started to find out whether the
-    // machine could confine it.
+    // The bundled reference runs unconfined, and so does everything under --no-sandbox: no
+    // helper is started to find out whether the machine could confine it.
     let sandbox = match program {
         crate::target::Program::Reference => Err("not needed".into()),
+        _ if !settings.sandbox => Err("--no-sandbox".into()),
         _ => crate::sandbox::available(),
     };
     let (target, policy, found) = Policy::for_program(

@@ -7,6 +7,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
+use std::sync::{Mutex, PoisonError};
 
 use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG, SAME_REQUEST};
 use crate::confine::{cgroup, Mark, Observed, WorkerCgroup};
@@ -71,9 +72,13 @@ pub struct Started {
 }
 
 impl Helper {
-    /// Starts a helper, in a worker cgroup of its own where the machine has cgroups.
+    /// Starts a helper, in a worker cgroup of its own where the machine has cgroups; the one
+    /// [`available`] started, where it is still spare.
     pub fn start() -> io::Result<Helper> {
-        Helper::spawn(true)
+        match SPARE.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            Some(helper) => Ok(helper),
+            None => Helper::spawn(true),
+        }
     }
 
     /// Starts a helper; in a worker cgroup of its own when `in_cgroup` says and the machine has
@@ -249,17 +254,37 @@ pub fn with_helper<R>(work: impl FnOnce(&mut Helper) -> io::Result<R>) -> io::Re
     })
 }
 
-/// Ends this thread's helper, if it has one (its cgroup goes with it).
-pub fn release() {
-    HELPER.with(|slot| drop(slot.borrow_mut().take()));
+/// The helper [`available`] started to find out, kept for the first worker that needs one: a
+/// check of one case starts one helper, not two. Only a helper the process's main thread
+/// started is kept: a helper is killed when the thread that started it ends
+/// (`PR_SET_PDEATHSIG`), and the main thread ends last.
+static SPARE: Mutex<Option<Helper>> = Mutex::new(None);
+
+/// Whether the calling thread is the process's main thread.
+fn on_main_thread() -> bool {
+    // SAFETY: gettid and getpid take nothing and cannot fail.
+    unsafe { libc::gettid() == libc::getpid() }
 }
 
-/// Whether this machine can run the sandbox, found once by starting a helper (without a
-/// cgroup: its limits are not what is asked): `Err` says why not.
+/// Ends this thread's helper, if it has one, and the spare one (their cgroups go with them).
+pub fn release() {
+    HELPER.with(|slot| drop(slot.borrow_mut().take()));
+    drop(SPARE.lock().unwrap_or_else(PoisonError::into_inner).take());
+}
+
+/// Whether this machine can run the sandbox, found once by starting a helper: on the main
+/// thread, in a worker cgroup, kept as the first worker's; elsewhere, or where that fails, one
+/// without a cgroup, ended at once. `Err` says why not.
 pub fn available() -> Result<(), String> {
     static FOUND: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     FOUND
         .get_or_init(|| {
+            if on_main_thread() {
+                if let Ok(helper) = Helper::spawn(true) {
+                    *SPARE.lock().unwrap_or_else(PoisonError::into_inner) = Some(helper);
+                    return Ok(());
+                }
+            }
             Helper::spawn(false)
                 .map(drop)
                 .map_err(|err| err.to_string())
