@@ -53,7 +53,9 @@ impl Judgement {
                     ),
                 };
                 let what = match &self.rule {
-                    Some(rule) if !rule.misread => self.in_the_grid(),
+                    Some(rule) if !rule.misread => self
+                        .in_the_grid()
+                        .or_else(|| Some(self.unexplained_kind()?.difference)),
                     _ => None,
                 };
                 format!(
@@ -403,6 +405,22 @@ mod tests {
         let (words, before) = marked.in_the_field().unwrap();
         assert!(words.starts_with("the cell at row 2, column 2"), "{words}");
         assert_eq!(before, ["|         |", "|    X    |", " ---------"]);
+        // Go's tables in their own terms too: which table, how the entry differs.
+        let expected = "The Liberties\n    AA\n 1   4\n\nThe Groups\n    AA\n 1   1\n";
+        let stdout = expected.replace(" 1   4", " 1   6");
+        let mut liberties = judged(expected, &stdout, Exit::Code(0), "", "");
+        liberties.rule = marked.rule.clone().map(|rule| crate::judge::RuleAt {
+            slug: "liberties".into(),
+            ..rule
+        });
+        let cause = liberties.cause();
+        assert!(
+            cause.starts_with(
+                "wrong output: in the table Liberties: a number higher than it should be (a \
+                 stone alone in its group), where the handout's rules on liberties decide"
+            ),
+            "{cause}"
+        );
         // A misreading that fits says so instead, in its own words.
         marked.rule.as_mut().unwrap().misread = true;
         assert!(
