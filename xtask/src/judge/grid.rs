@@ -20,7 +20,7 @@ pub(super) fn kind(spec: &str, difference: &Difference, expected: &str, actual: 
     match spec {
         "columns" => columns(want, got) + &unmarked(want, got, actual, difference.line),
         "go" => go(want, got, expected, difference.line),
-        "connect4" => cells(want, got, "piece"),
+        "connect4" => connect4(want, got),
         "collapse" => cells(want, got, "block"),
         _ => "the output differs".into(),
     }
@@ -125,6 +125,37 @@ fn unmarked(want: &str, got: &str, actual: &str, line: usize) -> String {
     match marked {
         true => " (other jewels of the field marked)".into(),
         false => " (no jewel of the field marked)".into(),
+    }
+}
+
+/// A Connect Four difference: by the first cell inside two board rows, else by the kinds of
+/// line (a turn, a win, the end of the game, the prompt, the invalid-move message).
+fn connect4(want: &str, got: &str) -> String {
+    let line = |l: &str| {
+        if l.len() == 8 && l.chars().all(|c| matches!(c, '.' | 'X' | 'O')) {
+            "a board row"
+        } else if l.len() == 8 && l.chars().all(|c| c.is_ascii_digit()) {
+            "the column numbers"
+        } else if l.ends_with("'s turn") {
+            "a turn line"
+        } else if l.ends_with(" wins!") {
+            "a win"
+        } else if l == "Game finished." {
+            "the end of the game"
+        } else if l.starts_with("Enter a column") {
+            "the prompt"
+        } else if l.starts_with("Invalid move") {
+            "the invalid-move message"
+        } else if l.is_empty() {
+            "an empty line"
+        } else {
+            "another line"
+        }
+    };
+    match (line(want), line(got)) {
+        ("a board row", "a board row") => cells(want, got, "piece"),
+        (w, g) if w == g => format!("{g} of other words"),
+        (w, g) => format!("{g} where {w} should be"),
     }
 }
 
@@ -262,6 +293,11 @@ mod tests {
         assert_eq!(
             kind("connect4", &d, "", ""),
             "a piece where an empty cell should be"
+        );
+        let d = differing("X's turn\n", "Game finished.\n");
+        assert_eq!(
+            kind("connect4", &d, "", ""),
+            "the end of the game where a turn line should be"
         );
         let d = differing("..242.\n", "..342.\n");
         assert_eq!(kind("collapse", &d, "", ""), "a block of another kind");
