@@ -54,15 +54,24 @@ pub fn discover(suite: &Suite) -> Result<Vec<Case>, Error> {
             .collect());
     }
     let mut cases = Vec::new();
-    for entry in WalkDir::new(&suite.dir)
+    let entries = WalkDir::new(&suite.dir)
         .min_depth(1)
         .max_depth(2)
         .sort_by_file_name()
-    {
-        let entry = entry.map_err(|err| {
+        .into_iter()
+        .collect::<Result<Vec<_>, _>>()
+        .map_err(|err| {
             let path = err.path().unwrap_or(&suite.dir).to_path_buf();
             Error::io(&path, err.into())
         })?;
+    // The files of the groups, as listed: whether an `.out` is beside an `.in` is read here,
+    // not asked of the file system once per case.
+    let files: std::collections::HashSet<&Path> = entries
+        .iter()
+        .filter(|entry| entry.depth() == 2 && !entry.file_type().is_dir())
+        .map(|entry| entry.path())
+        .collect();
+    for entry in &entries {
         let path = entry.path();
         if entry.depth() == 1 {
             if entry.file_type().is_dir() && suite.is_graded(&file_name(path)).is_none() {
@@ -81,11 +90,12 @@ pub fn discover(suite: &Suite) -> Result<Vec<Case>, Error> {
             continue;
         }
         let group = file_name(path.parent().unwrap_or(path));
+        let listed = |path: &Path| files.contains(path) || path.is_file();
         let (mut expected, mut hidden) = (path.with_extension("out"), false);
-        if !expected.is_file() && path.with_extension("hidden").is_file() {
+        if !listed(&expected) && listed(&path.with_extension("hidden")) {
             (expected, hidden) = (path.with_extension("hidden"), true);
         }
-        if !expected.is_file() {
+        if !listed(&expected) {
             return Err(Error::corpus(path, "has no `.out` beside it"));
         }
         cases.push(Case {
