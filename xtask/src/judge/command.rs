@@ -115,23 +115,19 @@ impl super::Judgement {
 /// The first cell of a Columns field row that differs: its column (from 1), the program's
 /// cell and the expected one. `None` where either line is no field row of the same width.
 fn first_cell(expected: &str, actual: &str) -> Option<(usize, String, String)> {
-    let inner = |line: &str| {
-        let inner = line.strip_prefix('|')?.strip_suffix('|')?;
-        (inner.len() % 3 == 0 && inner.is_ascii()).then_some(inner.to_string())
-    };
-    let (want, got) = (inner(expected)?, inner(actual)?);
+    let (want, got) = (
+        super::grid::field_cells(expected)?,
+        super::grid::field_cells(actual)?,
+    );
     if want.len() != got.len() {
         return None;
     }
-    let cells = |text: &str| -> Vec<String> {
-        text.as_bytes()
-            .chunks(3)
-            .map(|c| String::from_utf8_lossy(c).into_owned())
-            .collect()
-    };
-    let (want, got) = (cells(&want), cells(&got));
     let column = want.iter().zip(&got).position(|(w, g)| w != g)?;
-    Some((column + 1, got[column].clone(), want[column].clone()))
+    Some((
+        column + 1,
+        got[column].to_string(),
+        want[column].to_string(),
+    ))
 }
 
 /// A difference inside a Columns field row, in the grid's terms: the first cell that differs,

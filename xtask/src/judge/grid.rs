@@ -52,7 +52,7 @@ pub(super) fn form(cell: &str) -> &'static str {
 }
 
 /// The cells of a Columns field row (`|` + three characters a cell + `|`).
-fn field_cells(line: &str) -> Option<Vec<&str>> {
+pub(super) fn field_cells(line: &str) -> Option<Vec<&str>> {
     let inner = line.strip_prefix('|')?.strip_suffix('|')?;
     if inner.len() % 3 != 0 || !inner.is_ascii() {
         return None;
