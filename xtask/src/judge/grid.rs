@@ -32,6 +32,9 @@ pub(super) fn kind(spec: &str, difference: &Difference, expected: &str, actual: 
 pub struct Unexplained {
     pub key: String,
     pub words: String,
+    /// This failure's own kind within the group: the command it first shows after and its
+    /// kind of difference (what a cause shows an example of each of).
+    pub shows: (String, String),
 }
 
 /// The kinds that say nothing of the grid: output past the end, or missing at the end.

@@ -108,12 +108,9 @@ pub struct Cause {
 const EXAMPLES: usize = 3;
 
 /// Puts after `cases[0]` the best case of each other kind of failure, where no misreading
-/// fits (see [`Judgement::unexplained_kind`]); returns how many examples that makes.
+/// fits (the kind each was grouped by); returns how many examples that makes.
 fn order_examples(results: &[CaseResult], cases: &mut Vec<usize>) -> usize {
-    let kind = |k: usize| {
-        let kind = results[k].judgement.unexplained_kind()?;
-        Some((kind.command.0, kind.difference))
-    };
+    let kind = |k: usize| Some(&results[k].judgement.unexplained.as_ref()?.shows);
     let mut shown = vec![kind(cases[0])];
     if shown[0].is_none() {
         return 1;

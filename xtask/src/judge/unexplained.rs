@@ -107,8 +107,12 @@ pub fn group(kinds: &[Option<Kind>]) -> Vec<Option<Unexplained>> {
         .collect();
     (0..kinds.len())
         .map(|k| {
-            kinds[k].as_ref()?;
-            named.get(&root(&mut parent, k)).cloned()
+            let kind = kinds[k].as_ref()?;
+            let group = named.get(&root(&mut parent, k))?;
+            Some(Unexplained {
+                shows: (kind.command.0.to_string(), kind.difference.clone()),
+                ..group.clone()
+            })
         })
         .collect()
 }
@@ -148,6 +152,7 @@ fn name(kinds: &BTreeSet<&Kind>) -> Unexplained {
             "{differences}{after}, where no misreading of the handout that check knows of \
              fits (the handout's rules on {sections} decide the output there)"
         ),
+        shows: Default::default(),
     }
 }
 
