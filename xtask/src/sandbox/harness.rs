@@ -266,10 +266,13 @@ fn on_main_thread() -> bool {
     unsafe { libc::gettid() == libc::getpid() }
 }
 
-/// Ends this thread's helper, if it has one, and the spare one (their cgroups go with them).
+/// Ends this thread's helper, if it has one, and on the main thread the spare one too (their
+/// cgroups go with them).
 pub fn release() {
     HELPER.with(|slot| drop(slot.borrow_mut().take()));
-    drop(SPARE.lock().unwrap_or_else(PoisonError::into_inner).take());
+    if on_main_thread() {
+        drop(SPARE.lock().unwrap_or_else(PoisonError::into_inner).take());
+    }
 }
 
 /// Whether this machine can run the sandbox, found once by starting a helper: on the main
