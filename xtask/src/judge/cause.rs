@@ -316,7 +316,7 @@ pub(super) fn command_kind(line: &str) -> String {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use std::time::Duration;
 
     use super::*;
@@ -337,7 +337,13 @@ mod tests {
 
     /// The judgement of a program that printed `stdout` and ended with `exit` (and `stderr`),
     /// where `expected` was right and the difference answers the input line `answers`.
-    fn judged(expected: &str, stdout: &str, exit: Exit, stderr: &str, answers: &str) -> Judgement {
+    pub(in crate::judge) fn judged(
+        expected: &str,
+        stdout: &str,
+        exit: Exit,
+        stderr: &str,
+        answers: &str,
+    ) -> Judgement {
         let execution =
             Execution::finished(exit, stdout.as_bytes().to_vec(), stderr.as_bytes().to_vec());
         let rules = Rules {

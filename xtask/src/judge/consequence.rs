@@ -114,28 +114,9 @@ fn exception_of(stderr: &str) -> String {
 
 #[cfg(test)]
 mod tests {
-    use std::time::Duration;
-
     use super::*;
-    use crate::corpus::{CompareMode, Rules};
-    use crate::process::{Execution, Exit};
-
-    fn judged(expected: &str, stdout: &str, exit: Exit, stderr: &str, answers: &str) -> Judgement {
-        let execution =
-            Execution::finished(exit, stdout.as_bytes().to_vec(), stderr.as_bytes().to_vec());
-        let rules = Rules {
-            compare: CompareMode::Exact,
-            grade_exit_status: false,
-        };
-        let mut judgement = crate::judge::outcome::judge(
-            rules,
-            expected.as_bytes().to_vec(),
-            execution,
-            Duration::from_secs(1),
-        );
-        judgement.answers = Some(answers.to_string());
-        judgement
-    }
+    use crate::judge::cause::tests::judged;
+    use crate::process::Exit;
 
     #[test]
     fn a_crash_after_a_wrong_line_is_the_wrong_line_s_consequence() {
