@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, Parser};
+use clap::{CommandFactory, FromArgMatches, Parser};
 
 use super::parse::{parse_error, split_attached_values};
 
@@ -38,20 +38,32 @@ pub struct Cli {
 impl Cli {
     /// Parses the command line; a bad flag is one `error:` line naming it, exit 2.
     pub fn parse_args() -> Result<Cli, ExitCode> {
-        Cli::try_parse_from(Cli::normalized(std::env::args_os().collect())).map_err(parse_error)
+        // The command is built once (all its tasks' flags: most of the parse's time).
+        let mut command = Cli::command();
+        let args = Cli::normalized_for(&command, std::env::args_os().collect());
+        command
+            .try_get_matches_from_mut(args)
+            .and_then(|matches| Cli::from_arg_matches(&matches))
+            .map_err(|err| parse_error(err.format(&mut command)))
     }
 
     /// The command line with `-j2` written `-j 2` before the task's program (see
     /// [`split_attached_values`]).
+    #[cfg(test)]
     fn normalized(args: Vec<OsString>) -> Vec<OsString> {
+        Cli::normalized_for(&Cli::command(), args)
+    }
+
+    /// [`Cli::normalized`] with the command built already.
+    fn normalized_for(command: &clap::Command, args: Vec<OsString>) -> Vec<OsString> {
         let task = args
             .get(1)
             .and_then(|name| name.to_str())
-            .and_then(|name| Cli::command().find_subcommand(name).cloned());
+            .and_then(|name| command.find_subcommand(name));
         match task {
             Some(task) => {
                 let mut split = args[..2].to_vec();
-                split.extend(split_attached_values(&task, &args[2..]));
+                split.extend(split_attached_values(task, &args[2..]));
                 split
             }
             None => args,
