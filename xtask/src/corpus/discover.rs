@@ -4,9 +4,8 @@
 //!
 //! Cases come back sorted by path, the order every report uses.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-
-use walkdir::WalkDir;
 
 use super::suite::Suite;
 use crate::error::Error;
@@ -54,70 +53,134 @@ pub fn discover(suite: &Suite) -> Result<Vec<Case>, Error> {
             .collect());
     }
     let mut cases = Vec::new();
-    let entries = WalkDir::new(&suite.dir)
-        .min_depth(1)
-        .max_depth(2)
-        .sort_by_file_name()
-        .into_iter()
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(|err| {
-            let path = err.path().unwrap_or(&suite.dir).to_path_buf();
-            Error::io(&path, err.into())
-        })?;
-    // The files of the groups, as listed: whether an `.out` is beside an `.in` is read here,
-    // not asked of the file system once per case.
-    let files: std::collections::HashSet<&Path> = entries
-        .iter()
-        .filter(|entry| entry.depth() == 2 && !entry.file_type().is_dir())
-        .map(|entry| entry.path())
-        .collect();
-    for entry in &entries {
-        let path = entry.path();
-        if entry.depth() == 1 {
-            if entry.file_type().is_dir() && suite.is_graded(&file_name(path)).is_none() {
-                return Err(Error::corpus(
-                    path,
-                    format!(
-                        "group `{}` is not listed in `{}`",
-                        file_name(path),
-                        suite.dir.join("suite.toml").display()
-                    ),
-                ));
-            }
+    for (group, is_dir) in listing(&suite.dir)? {
+        let dir = suite.dir.join(&group);
+        if !is_dir {
             continue;
         }
-        if path.extension().is_none_or(|ext| ext != "in") {
-            continue;
+        let group = group.to_string_lossy().into_owned();
+        let Some(graded) = suite.is_graded(&group) else {
+            return Err(Error::corpus(
+                &dir,
+                format!(
+                    "group `{group}` is not listed in `{}`",
+                    suite.dir.join("suite.toml").display()
+                ),
+            ));
+        };
+        // Whether an `.out` is beside an `.in` is read from the listing, not asked of the file
+        // system once per case.
+        let files = listing(&dir)?;
+        let listed: std::collections::HashSet<&[u8]> = files
+            .iter()
+            .filter(|(_, is_dir)| !is_dir)
+            .map(|(name, _)| name.as_bytes())
+            .collect();
+        for (file, _) in files.iter().filter(|(_, is_dir)| !is_dir) {
+            let Some(stem) = file.as_bytes().strip_suffix(b".in") else {
+                continue;
+            };
+            let beside = |ext: &[u8]| {
+                let name = [stem, ext].concat();
+                let path = dir.join(std::ffi::OsStr::from_bytes(&name));
+                (listed.contains(name.as_slice()) || path.is_file()).then_some(path)
+            };
+            let (expected, hidden) = match (beside(b".out"), beside(b".hidden")) {
+                (Some(out), _) => (out, false),
+                (None, Some(hidden)) => (hidden, true),
+                (None, None) => {
+                    return Err(Error::corpus(&dir.join(file), "has no `.out` beside it"));
+                }
+            };
+            cases.push(Case {
+                spec: suite.name.clone(),
+                group: group.clone(),
+                name: String::from_utf8_lossy(stem).into_owned(),
+                input: dir.join(file),
+                expected,
+                graded,
+                hidden,
+            });
         }
-        let group = file_name(path.parent().unwrap_or(path));
-        let listed = |path: &Path| files.contains(path) || path.is_file();
-        let (mut expected, mut hidden) = (path.with_extension("out"), false);
-        if !listed(&expected) && listed(&path.with_extension("hidden")) {
-            (expected, hidden) = (path.with_extension("hidden"), true);
-        }
-        if !listed(&expected) {
-            return Err(Error::corpus(path, "has no `.out` beside it"));
-        }
-        cases.push(Case {
-            spec: suite.name.clone(),
-            graded: suite.is_graded(&group).unwrap_or(false),
-            group,
-            name: path
-                .file_stem()
-                .unwrap_or_default()
-                .to_string_lossy()
-                .into_owned(),
-            input: path.to_path_buf(),
-            expected,
-            hidden,
-        });
     }
     Ok(cases)
 }
 
-fn file_name(path: &Path) -> String {
-    path.file_name()
-        .unwrap_or_default()
-        .to_string_lossy()
-        .into_owned()
+/// The entries of `dir` sorted by name, each with whether it is a folder (a link is not).
+fn listing(dir: &Path) -> Result<Vec<(std::ffi::OsString, bool)>, Error> {
+    let mut entries = Vec::new();
+    for entry in std::fs::read_dir(dir).map_err(|err| Error::io(dir, err))? {
+        let entry = entry.map_err(|err| Error::io(dir, err))?;
+        let is_dir = entry.file_type().is_ok_and(|kind| kind.is_dir());
+        entries.push((entry.file_name(), is_dir));
+    }
+    entries.sort_unstable();
+    Ok(entries)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A corpus with one suite `demo` (groups `a`, graded, and `z`, ungraded) holding `files`.
+    fn corpus(files: &[&str]) -> tempfile::TempDir {
+        let root = tempfile::tempdir().unwrap();
+        let suite = root.path().join("demo");
+        std::fs::create_dir_all(&suite).unwrap();
+        std::fs::write(
+            suite.join("suite.toml"),
+            "args = []\ncompare = \"exact\"\ngrade_exit_status = true\ntimeout = 2.0\n\
+             [groups]\na = 1\n[ungraded]\nz = \"not graded\"\n",
+        )
+        .unwrap();
+        for file in files {
+            let path = suite.join(file);
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, "x\n").unwrap();
+        }
+        root
+    }
+
+    fn found(root: &tempfile::TempDir) -> Result<Vec<Case>, Error> {
+        discover(&crate::corpus::find(root.path(), "demo").unwrap())
+    }
+
+    #[test]
+    fn cases_come_sorted_with_their_group_s_grading_and_hidden_ones_by_their_hashes() {
+        let root = corpus(&[
+            "z/001-odd.in",
+            "z/001-odd.out",
+            "a/010-b.in",
+            "a/010-b.out",
+            "a/002-a.in",
+            "a/002-a.hidden",
+            "a/notes.txt",
+        ]);
+        let cases = found(&root).unwrap();
+        let ids: Vec<String> = cases.iter().map(Case::id).collect();
+        assert_eq!(ids, ["demo/a/002-a", "demo/a/010-b", "demo/z/001-odd"]);
+        assert_eq!(
+            cases
+                .iter()
+                .map(|c| (c.graded, c.hidden))
+                .collect::<Vec<_>>(),
+            [(true, true), (true, false), (false, false)]
+        );
+        assert_eq!(cases[0].expected, root.path().join("demo/a/002-a.hidden"));
+        assert_eq!(cases[1].input, root.path().join("demo/a/010-b.in"));
+        assert_eq!(cases[1].expected, root.path().join("demo/a/010-b.out"));
+    }
+
+    #[test]
+    fn an_input_without_its_output_or_a_group_the_suite_file_lacks_is_named() {
+        let root = corpus(&["a/001-x.in"]);
+        let err = found(&root).unwrap_err().to_string();
+        assert!(
+            err.contains("001-x.in") && err.contains("has no `.out`"),
+            "{err}"
+        );
+        let root = corpus(&["b/001-x.in", "b/001-x.out"]);
+        let err = found(&root).unwrap_err().to_string();
+        assert!(err.contains("group `b` is not listed"), "{err}");
+    }
 }
