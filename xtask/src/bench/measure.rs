@@ -412,7 +412,7 @@ pub(super) fn layers(runs: usize, cases_root: &std::path::Path) -> Result<Figure
         crate::confine::ResourceLimits::default(),
         cases_root,
         &plain,
-        crate::sandbox::available(),
+        crate::sandbox::available,
     )?;
     if confined.mode != Mode::Sandboxed {
         return Err(Error::Measure(

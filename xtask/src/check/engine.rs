@@ -194,7 +194,12 @@ pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usi
 
 /// Plans a check: the suites, their targets and the cases to run (sources built first).
 pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
-    if options.program != Program::Reference && options.confine.sandbox {
+    // The first helper is started now, to set itself up while the cases are found; where none
+    // is started ahead (a later check of a course server), the cgroup's first move is.
+    if options.program != Program::Reference
+        && options.confine.sandbox
+        && !crate::sandbox::start_ahead()
+    {
         crate::confine::prime_migrations();
     }
     let (built, mut prepared) = begin(options, Instant::now())?;

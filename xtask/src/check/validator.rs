@@ -272,7 +272,7 @@ impl Validator {
             limits,
             cases_root,
             &Target::command(&argv, &self.dir),
-            crate::sandbox::available(),
+            crate::sandbox::available,
         )?;
         let bounds = Bounds {
             timeout: VALIDATION_TIME,

@@ -155,15 +155,16 @@ impl Policy {
         suite_limits: ResourceLimits,
         corpus_root: &Path,
         target: &Target,
-        sandbox: Result<(), String>,
+        sandbox: impl FnOnce() -> Result<(), String>,
     ) -> Result<(Target, Policy, Warnings), Error> {
         if *program == Program::Reference {
             return Ok((target.clone(), Policy::trusted(), Warnings::new()));
         }
         let limits = settings.limits.or(suite_limits);
-        let machine = Machine::find(settings, sandbox)?;
         let (resolved, folder) = resolve(target, settings.cwd.as_deref())?;
         let sight = Sight::of(settings, corpus_root, &resolved, folder.as_deref())?;
+        // Whether the helper runs is asked last: the one started ahead sets itself up meanwhile.
+        let machine = Machine::find(settings, sandbox())?;
         // Always the uid reserved for targets, never one taken from the submission's files: an
         // instructor who collects submissions as themselves and grades with sudo must not
         // lend a submission their own uid.

@@ -62,7 +62,7 @@ fn plan(
     }
     // The bundled reference runs unconfined, and so does everything under --no-sandbox: no
     // helper is started to find out whether the machine could confine it.
-    let sandbox = match program {
+    let sandbox = || match program {
         crate::target::Program::Reference => Err("not needed".into()),
         _ if !settings.sandbox => Err("--no-sandbox".into()),
         _ => crate::sandbox::available(),

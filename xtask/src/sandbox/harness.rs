@@ -7,7 +7,7 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::sync::{Mutex, PoisonError};
+use std::sync::{mpsc, Mutex, PoisonError};
 
 use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG, SAME_REQUEST};
 use crate::confine::{cgroup, Mark, Observed, WorkerCgroup};
@@ -75,9 +75,12 @@ impl Helper {
     /// Starts a helper, in a worker cgroup of its own where the machine has cgroups; the one
     /// [`available`] started, where it is still spare.
     pub fn start() -> io::Result<Helper> {
-        match SPARE.lock().unwrap_or_else(PoisonError::into_inner).take() {
-            Some(helper) => Ok(helper),
-            None => Helper::spawn(true),
+        if let Some(helper) = SPARE.lock().unwrap_or_else(PoisonError::into_inner).take() {
+            return Ok(helper);
+        }
+        match settled_ahead() {
+            Some(Ok(helper)) => Ok(helper),
+            _ => Helper::spawn(true),
         }
     }
 
@@ -86,6 +89,11 @@ impl Helper {
     /// for a grace period of the kernel's RCU (about 10 ms on cgroup v1), which so overlaps
     /// with the helper's start.
     fn spawn(in_cgroup: bool) -> io::Result<Helper> {
+        Helper::launch()?.settle(in_cgroup)
+    }
+
+    /// Starts the helper's process, which then sets itself up.
+    fn launch() -> io::Result<Helper> {
         let (ours, theirs) = sys::seqpacket_pair()?;
         let mut command = helper_command()?;
         command
@@ -93,20 +101,24 @@ impl Helper {
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .env_clear();
-        let child = command.spawn()?;
-        let mut helper = Helper {
-            child,
+        Ok(Helper {
+            child: command.spawn()?,
             socket: ours,
             cgroup: None,
             holds: None,
-        };
+        })
+    }
+
+    /// Moves the launched helper into a worker cgroup of its own (when `in_cgroup` says and the
+    /// machine has cgroups) and waits until it says it is ready.
+    fn settle(mut self, in_cgroup: bool) -> io::Result<Helper> {
         if let Some(hierarchy) = in_cgroup.then(cgroup::hierarchy).flatten() {
             let worker = WorkerCgroup::new(&hierarchy)?;
-            worker.adopt(helper.child.id())?;
-            helper.cgroup = Some(worker);
+            worker.adopt(self.child.id())?;
+            self.cgroup = Some(worker);
         }
-        match wire::receive_reply(helper.socket.as_raw_fd())? {
-            (Reply::Ready, _) => Ok(helper),
+        match wire::receive_reply(self.socket.as_raw_fd())? {
+            (Reply::Ready, _) => Ok(self),
             (Reply::Failed { error }, _) => Err(io::Error::other(error)),
             (other, _) => Err(io::Error::other(format!("unexpected {other:?}"))),
         }
@@ -266,22 +278,114 @@ fn on_main_thread() -> bool {
     unsafe { libc::gettid() == libc::getpid() }
 }
 
-/// Ends this thread's helper, if it has one, and on the main thread the spare one too (their
-/// cgroups go with them).
+/// Ends this thread's helper, if it has one, without waiting for its end; on the main thread,
+/// the spare one too, and waits until every helper ended so is gone with its cgroup.
 pub fn release() {
-    HELPER.with(|slot| drop(slot.borrow_mut().take()));
+    if let Some(helper) = HELPER.with(|slot| slot.borrow_mut().take()) {
+        retire(helper);
+    }
     if on_main_thread() {
         drop(SPARE.lock().unwrap_or_else(PoisonError::into_inner).take());
+        drop(settled_ahead());
+        let ending = std::mem::take(&mut *ENDING.lock().unwrap_or_else(PoisonError::into_inner));
+        for thread in ending {
+            let _ = thread.join();
+        }
     }
 }
 
-/// Whether this machine can run the sandbox, found once by starting a helper: on the main
-/// thread, in a worker cgroup, kept as the first worker's; elsewhere, or where that fails, one
-/// without a cgroup, ended at once. `Err` says why not.
+/// The threads that wait for the end of a helper [`retire`] killed and remove its cgroup.
+static ENDING: Mutex<Vec<std::thread::JoinHandle<()>>> = Mutex::new(Vec::new());
+
+/// Kills `helper` and leaves the wait for its end (its namespaces torn down, then its cgroup
+/// removed: about half a millisecond) to a thread of its own, so that a worker that is done
+/// hands its results over at once. Where no thread can be started, it waits itself.
+fn retire(mut helper: Helper) {
+    let _ = helper.child.kill();
+    let mut ending = ENDING.lock().unwrap_or_else(PoisonError::into_inner);
+    // The threads that are done are forgotten: a server that never ends keeps few.
+    ending.retain(|thread| !thread.is_finished());
+    let thread = std::thread::Builder::new()
+        .name("helper-end".into())
+        .spawn(move || drop(helper));
+    ending.extend(thread.ok());
+}
+
+/// The helper [`start_ahead`] started, as its thread hands it over once set up.
+static AHEAD: Mutex<Option<mpsc::Receiver<io::Result<Helper>>>> = Mutex::new(None);
+
+/// Starts the helper the first sandboxed case will need while the run goes on finding its
+/// cases and planning: the helper sets itself up (its start, its namespaces) and the move into
+/// its cgroup waits meanwhile, on a thread of its own. [`available`] or the first worker then
+/// takes it; [`release`] ends it when nothing did. Once the sandbox was looked for, or while
+/// a helper is spare, it does nothing; `true` when it started one.
+pub fn start_ahead() -> bool {
+    if FOUND.get().is_some() {
+        return false;
+    }
+    let mut ahead = AHEAD.lock().unwrap_or_else(PoisonError::into_inner);
+    if ahead.is_some()
+        || SPARE
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .is_some()
+    {
+        return false;
+    }
+    let (sender, receiver) = mpsc::sync_channel(1);
+    let settling = if on_main_thread() {
+        // Started here, it lives as long as the process: only its set-up goes elsewhere.
+        match Helper::launch() {
+            Ok(launched) => std::thread::Builder::new()
+                .name("helper-ahead".into())
+                .spawn(move || {
+                    let _ = sender.send(launched.settle(true));
+                })
+                .is_ok(),
+            Err(_) => false,
+        }
+    } else {
+        std::thread::Builder::new()
+            .name("helper-ahead".into())
+            .spawn(move || {
+                let _ = sender.send(Helper::launch().and_then(|helper| helper.settle(true)));
+                // A helper is killed when the thread that started it ends
+                // (`PR_SET_PDEATHSIG`): this one lasts as long as the process.
+                loop {
+                    std::thread::park();
+                }
+            })
+            .is_ok()
+    };
+    if settling {
+        *ahead = Some(receiver);
+    }
+    settling
+}
+
+/// The helper [`start_ahead`] started, once set up; `None` when there is none.
+fn settled_ahead() -> Option<io::Result<Helper>> {
+    let receiver = AHEAD
+        .lock()
+        .unwrap_or_else(PoisonError::into_inner)
+        .take()?;
+    receiver.recv().ok()
+}
+
+/// Whether this machine can run the sandbox, once found.
+static FOUND: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
+
+/// Whether this machine can run the sandbox, found once by starting a helper (or taking the one
+/// [`start_ahead`] started): on the main thread, in a worker cgroup, kept as the first
+/// worker's; elsewhere, or where that fails, one without a cgroup, ended at once. `Err` says
+/// why not.
 pub fn available() -> Result<(), String> {
-    static FOUND: std::sync::OnceLock<Result<(), String>> = std::sync::OnceLock::new();
     FOUND
         .get_or_init(|| {
+            if let Some(Ok(helper)) = settled_ahead() {
+                *SPARE.lock().unwrap_or_else(PoisonError::into_inner) = Some(helper);
+                return Ok(());
+            }
             if on_main_thread() {
                 if let Ok(helper) = Helper::spawn(true) {
                     *SPARE.lock().unwrap_or_else(PoisonError::into_inner) = Some(helper);

@@ -399,7 +399,7 @@ fn run_build(
         LIMITS,
         corpus_root,
         &target,
-        crate::sandbox::available(),
+        crate::sandbox::available,
     )?;
     crate::confine::note_once(warnings, found);
     let bounds = Bounds {
