@@ -3,7 +3,7 @@
 use std::ffi::OsString;
 use std::process::ExitCode;
 
-use clap::{CommandFactory, FromArgMatches, Parser};
+use clap::{Args, CommandFactory, FromArgMatches, Parser};
 
 use super::parse::{parse_error, split_attached_values};
 
@@ -38,13 +38,48 @@ pub struct Cli {
 impl Cli {
     /// Parses the command line; a bad flag is one `error:` line naming it, exit 2.
     pub fn parse_args() -> Result<Cli, ExitCode> {
+        let args: Vec<OsString> = std::env::args_os().collect();
+        // A check, the task run most and in a loop, builds only its own flags; what does not
+        // parse cleanly (a mistake, --help) is parsed again with every task's, and reads the
+        // same as it would have.
+        if let Some(check) = Cli::check_only(&args) {
+            return Ok(Cli {
+                task: Task::Check(check),
+            });
+        }
         // The command is built once (all its tasks' flags: most of the parse's time).
         let mut command = Cli::command();
-        let args = Cli::normalized_for(&command, std::env::args_os().collect());
+        let args = Cli::normalized_for(&command, args);
         command
             .try_get_matches_from_mut(args)
             .and_then(|matches| Cli::from_arg_matches(&matches))
             .map_err(|err| parse_error(err.format(&mut command)))
+    }
+
+    /// A `check` command line parsed with the check's own flags only; `None` when it is not a
+    /// check or does not parse cleanly.
+    fn check_only(args: &[OsString]) -> Option<CheckArgs> {
+        let mut command = Cli::check_command();
+        let matches = command
+            .try_get_matches_from_mut(Cli::check_line(&command, args)?)
+            .ok()?;
+        CheckArgs::from_arg_matches(&matches).ok()
+    }
+
+    /// The `check` task's command, without the other tasks'.
+    fn check_command() -> clap::Command {
+        CheckArgs::augment_args(clap::Command::new("check"))
+    }
+
+    /// `args` as [`Cli::check_command`] parses them (`check`, then the flags, normalized);
+    /// `None` when they are not a check's.
+    fn check_line(check: &clap::Command, args: &[OsString]) -> Option<Vec<OsString>> {
+        if args.get(1)? != "check" {
+            return None;
+        }
+        let mut line = vec![OsString::from("check")];
+        line.extend(split_attached_values(check, &args[2..]));
+        Some(line)
     }
 
     /// The command line with `-j2` written `-j 2` before the task's program (see
@@ -103,6 +138,55 @@ mod tests {
         };
         assert_eq!(check.run.pace.jobs, Some(2));
         assert_eq!(check.target, words(&["./prog", "-j3"]));
+    }
+
+    #[test]
+    fn a_check_parsed_with_its_own_flags_only_reads_as_with_every_task_s() {
+        let lines: &[&[&str]] = &[
+            &["xtask", "check"],
+            &["xtask", "check", "./prog"],
+            &[
+                "xtask", "check", "-j2", "--spec", "go", "--filter", "handout", "./a.out", "-x",
+            ],
+            &[
+                "xtask",
+                "check",
+                "--no-sandbox",
+                "--cases",
+                "c",
+                "--",
+                "java",
+                "Main",
+            ],
+            &["xtask", "check", "--list", "--spec", "columns"],
+            &[
+                "xtask", "check", "--shard", "1/3", "--json", "r.json", "-v", "--hide", "x",
+            ],
+            &[
+                "xtask", "check", "--memory", "256", "--cpu", "2", "--wall", "9", "p.py",
+            ],
+            &["xtask", "check", "--build", "make", "./main", "--", "-j4"],
+            &["xtask", "check", "--bogus"],
+            &["xtask", "check", "--jobs", "x"],
+            &["xtask", "check", "--help"],
+            &["xtask", "bless"],
+        ];
+        let mut parsed = 0;
+        for line in lines {
+            let args = words(line);
+            let mut full = Cli::command();
+            let full = full
+                .try_get_matches_from_mut(Cli::normalized(args.clone()))
+                .ok()
+                .and_then(|m| m.subcommand_matches("check").cloned());
+            let mut own = Cli::check_command();
+            let own = Cli::check_line(&own.clone(), &args)
+                .and_then(|line| own.try_get_matches_from_mut(line).ok());
+            assert_eq!(own, full, "{line:?}");
+            parsed += usize::from(own.is_some());
+        }
+        // `--bogus` parses as a program (the run then refuses it); `--jobs x` and `--help` do not.
+        assert_eq!(parsed, 9, "every check line but two parses");
     }
 }
 
