@@ -63,6 +63,12 @@ pub(super) fn run(args: CheckArgs) -> Result<ExitCode, Error> {
     if args.list {
         return done(&suite_listing(&args.corpus.root()?, args.spec.as_deref())?);
     }
+    // A program's check starts its sandbox helper first: it sets itself up while the rest of
+    // the command line is worked out and the cases are found (the engine would start it a
+    // little later).
+    if !args.target.is_empty() && !args.run.confine.no_sandbox {
+        crate::sandbox::start_ahead();
+    }
     let reports = args.run.reports();
     let options = args.options()?;
     reports.check_writable(&options, &args.target)?;

@@ -42,7 +42,7 @@ pub struct ConfineArgs {
     /// Run targets without the sandbox (namespaces, seccomp, Landlock): with rlimits and a
     /// scrubbed environment only.
     #[arg(long)]
-    no_sandbox: bool,
+    pub no_sandbox: bool,
     /// Seconds of CPU time per case.
     #[arg(long, value_name = "SECS", value_parser = seconds, allow_hyphen_values = true)]
     cpu: Option<Duration>,

@@ -70,6 +70,11 @@ pub(super) fn join(seats: Arc<Seats>, group: usize) {
     });
 }
 
+/// Whether this thread is a worker of a pool.
+pub(super) fn in_pool() -> bool {
+    PLACE.with(|place| place.borrow().is_some())
+}
+
 /// This thread stops being a worker, giving back its seat if it holds one.
 pub(super) fn leave() {
     idle();

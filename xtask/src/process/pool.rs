@@ -117,9 +117,19 @@ pub fn seated_workers_in(shared: &SharedSeats, worker: impl Fn() + Sync) {
 /// case) starts no thread that would find nothing to take.
 fn seated_threads(shared: &SharedSeats, most: usize, worker: impl Fn() + Sync) {
     let (jobs, pinned) = (shared.jobs, shared.pinned);
+    let threads = super::gate::threads(jobs).min(most.max(1));
+    // One piece of work runs on the calling thread, unpinned: a thread started for it waited
+    // about a third of a millisecond for a CPU (a one-case check's helper is busy then).
+    if threads == 1 && !super::gate::in_pool() {
+        super::gate::join(std::sync::Arc::clone(&shared.seats), 0);
+        worker();
+        super::gate::leave();
+        crate::sandbox::retire_own();
+        return;
+    }
     let cpus = crate::sys::allowed_cpus();
     std::thread::scope(|scope| {
-        for index in 0..super::gate::threads(jobs).min(most.max(1)) {
+        for index in 0..threads {
             let (worker, cpus, seats) = (&worker, &cpus, std::sync::Arc::clone(&shared.seats));
             scope.spawn(move || {
                 let group = if pinned {

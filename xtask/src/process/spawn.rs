@@ -76,7 +76,17 @@ fn plan(
         sandbox,
     )?;
     crate::confine::note_once(warnings, found);
+    if policy.mode == Mode::Sandboxed {
+        crate::sandbox::send_ahead(&request(&argv(&target), &target.dir, &policy));
+    }
     Ok((target, policy))
+}
+
+/// The command line `target` runs: its program, then its arguments.
+fn argv(target: &Target) -> Vec<std::ffi::OsString> {
+    std::iter::once(target.program.clone())
+        .chain(target.args.iter().cloned())
+        .collect()
 }
 
 /// Runs `target` with `input` on stdin under `policy` ([`Policy::trusted`] for the bundled
@@ -126,13 +136,7 @@ fn run(
             // What fits in the pipe goes in before the case starts: one turn of the pump less.
             sys::set_nonblocking(ours[0].as_raw_fd())?;
             let sent = sys::write_fd(ours[0].as_raw_fd(), input).unwrap_or(0);
-            let request = request(
-                &std::iter::once(target.program.clone())
-                    .chain(target.args.iter().cloned())
-                    .collect::<Vec<_>>(),
-                &target.dir,
-                policy,
-            );
+            let request = request(&argv(target), &target.dir, policy);
             let start = Instant::now();
             let started = helper.start_case(
                 &request,

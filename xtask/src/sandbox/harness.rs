@@ -111,17 +111,41 @@ impl Helper {
 
     /// Moves the launched helper into a worker cgroup of its own (when `in_cgroup` says and the
     /// machine has cgroups) and waits until it says it is ready.
-    fn settle(mut self, in_cgroup: bool) -> io::Result<Helper> {
+    fn settle(self, in_cgroup: bool) -> io::Result<Helper> {
+        self.adopt(in_cgroup)?.ready()
+    }
+
+    /// Moves the launched helper into a worker cgroup of its own, when `in_cgroup` says and the
+    /// machine has cgroups (before its first case: what the case starts is counted there).
+    fn adopt(mut self, in_cgroup: bool) -> io::Result<Helper> {
         if let Some(hierarchy) = in_cgroup.then(cgroup::hierarchy).flatten() {
             let worker = WorkerCgroup::new(&hierarchy)?;
             worker.adopt(self.child.id())?;
             self.cgroup = Some(worker);
         }
+        Ok(self)
+    }
+
+    /// Waits until the launched helper says it is ready.
+    fn ready(self) -> io::Result<Helper> {
         match wire::receive_reply(self.socket.as_raw_fd())? {
             (Reply::Ready, _) => Ok(self),
             (Reply::Failed { error }, _) => Err(io::Error::other(error)),
             (other, _) => Err(io::Error::other(format!("unexpected {other:?}"))),
         }
+    }
+
+    /// Sends `request` ahead of its first case: the helper holds it and makes its view while
+    /// the harness gets that case ready, and answers nothing. A case of that request then
+    /// starts with a repeat, as every later case of it does.
+    fn send_ahead(&mut self, request: &CaseRequest) -> io::Result<()> {
+        if self.holds.as_ref() == Some(request) {
+            return Ok(());
+        }
+        self.holds = None;
+        wire::send(self.socket.as_raw_fd(), request, &[])?;
+        self.holds = Some(request.clone());
+        Ok(())
     }
 
     /// Starts a case; `Err` when it cannot start (the message says why).
@@ -272,6 +296,17 @@ pub fn with_helper<R>(work: impl FnOnce(&mut Helper) -> io::Result<R>) -> io::Re
 /// (`PR_SET_PDEATHSIG`), and the main thread ends last.
 static SPARE: Mutex<Option<Helper>> = Mutex::new(None);
 
+/// Sends `request` ahead to the spare helper, if there is one (see [`Helper::send_ahead`]): the
+/// first case of a plan finds its view made. A helper the request cannot reach is ended.
+pub fn send_ahead(request: &CaseRequest) {
+    let mut spare = SPARE.lock().unwrap_or_else(PoisonError::into_inner);
+    if let Some(helper) = spare.as_mut() {
+        if helper.send_ahead(request).is_err() {
+            *spare = None;
+        }
+    }
+}
+
 /// Whether the calling thread is the process's main thread.
 fn on_main_thread() -> bool {
     // SAFETY: gettid and getpid take nothing and cannot fail.
@@ -281,12 +316,13 @@ fn on_main_thread() -> bool {
 /// Ends this thread's helper, if it has one, without waiting for its end; on the main thread,
 /// the spare one too, and waits until every helper ended so is gone with its cgroup.
 pub fn release() {
-    if let Some(helper) = HELPER.with(|slot| slot.borrow_mut().take()) {
-        retire(helper);
-    }
+    retire_own();
     if on_main_thread() {
         drop(SPARE.lock().unwrap_or_else(PoisonError::into_inner).take());
         drop(settled_ahead());
+        drop(std::mem::take(
+            &mut *RETIRED.lock().unwrap_or_else(PoisonError::into_inner),
+        ));
         let ending = std::mem::take(&mut *ENDING.lock().unwrap_or_else(PoisonError::into_inner));
         for thread in ending {
             let _ = thread.join();
@@ -294,14 +330,33 @@ pub fn release() {
     }
 }
 
+/// Ends this thread's helper, if it has one, without waiting for its end (see [`retire`]).
+pub fn retire_own() {
+    if let Some(helper) = HELPER.with(|slot| slot.borrow_mut().take()) {
+        retire(helper);
+    }
+}
+
+/// The helpers the main thread [`retire`]d, killed: [`release`] waits for their end.
+static RETIRED: Mutex<Vec<Helper>> = Mutex::new(Vec::new());
+
 /// The threads that wait for the end of a helper [`retire`] killed and remove its cgroup.
 static ENDING: Mutex<Vec<std::thread::JoinHandle<()>>> = Mutex::new(Vec::new());
 
 /// Kills `helper` and leaves the wait for its end (its namespaces torn down, then its cgroup
-/// removed: about half a millisecond) to a thread of its own, so that a worker that is done
-/// hands its results over at once. Where no thread can be started, it waits itself.
+/// removed: about half a millisecond) for later, so that a worker that is done hands its
+/// results over at once: on the main thread, to its [`release`]; elsewhere, to a thread of its
+/// own (where none can start, it waits itself).
 fn retire(mut helper: Helper) {
     let _ = helper.child.kill();
+    if on_main_thread() {
+        // A thread started here waited for a CPU longer than the end takes.
+        RETIRED
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(helper);
+        return;
+    }
     let mut ending = ENDING.lock().unwrap_or_else(PoisonError::into_inner);
     // The threads that are done are forgotten: a server that never ends keeps few.
     ending.retain(|thread| !thread.is_finished());
@@ -311,14 +366,21 @@ fn retire(mut helper: Helper) {
     ending.extend(thread.ok());
 }
 
-/// The helper [`start_ahead`] started, as its thread hands it over once set up.
-static AHEAD: Mutex<Option<mpsc::Receiver<io::Result<Helper>>>> = Mutex::new(None);
+/// The helper [`start_ahead`] started: launched and moved into its cgroup, its readiness not
+/// read yet; or, started from another thread than the main one, being set up on a thread that
+/// hands it over.
+enum Ahead {
+    Launched(Box<Helper>),
+    Settling(mpsc::Receiver<io::Result<Helper>>),
+}
+
+static AHEAD: Mutex<Option<Ahead>> = Mutex::new(None);
 
 /// Starts the helper the first sandboxed case will need while the run goes on finding its
-/// cases and planning: the helper sets itself up (its start, its namespaces) and the move into
-/// its cgroup waits meanwhile, on a thread of its own. [`available`] or the first worker then
-/// takes it; [`release`] ends it when nothing did. Once the sandbox was looked for, or while
-/// a helper is spare, it does nothing; `true` when it started one.
+/// cases and planning: the helper sets itself up (its start, its namespaces) meanwhile.
+/// [`available`] or the first worker then takes it; [`release`] ends it when nothing did.
+/// Once the sandbox was looked for, or while a helper is spare, it does nothing; `true` when
+/// it started one.
 pub fn start_ahead() -> bool {
     if FOUND.get().is_some() {
         return false;
@@ -332,19 +394,15 @@ pub fn start_ahead() -> bool {
     {
         return false;
     }
-    let (sender, receiver) = mpsc::sync_channel(1);
-    let settling = if on_main_thread() {
-        // Started here, it lives as long as the process: only its set-up goes elsewhere.
-        match Helper::launch() {
-            Ok(launched) => std::thread::Builder::new()
-                .name("helper-ahead".into())
-                .spawn(move || {
-                    let _ = sender.send(launched.settle(true));
-                })
-                .is_ok(),
-            Err(_) => false,
-        }
+    let started = if on_main_thread() {
+        // Started here, it lives as long as the process. It is moved into its cgroup at once
+        // (a few hundredths of a millisecond): a thread started to do it waited for a CPU for
+        // longer than the helper took to start.
+        Helper::launch()
+            .and_then(|helper| helper.adopt(true))
+            .map(|helper| Ahead::Launched(Box::new(helper)))
     } else {
+        let (sender, receiver) = mpsc::sync_channel(1);
         std::thread::Builder::new()
             .name("helper-ahead".into())
             .spawn(move || {
@@ -355,21 +413,22 @@ pub fn start_ahead() -> bool {
                     std::thread::park();
                 }
             })
-            .is_ok()
+            .map(|_| Ahead::Settling(receiver))
     };
-    if settling {
-        *ahead = Some(receiver);
-    }
-    settling
+    *ahead = started.ok();
+    ahead.is_some()
 }
 
-/// The helper [`start_ahead`] started, once set up; `None` when there is none.
+/// The helper [`start_ahead`] started, once ready; `None` when there is none.
 fn settled_ahead() -> Option<io::Result<Helper>> {
-    let receiver = AHEAD
+    let ahead = AHEAD
         .lock()
         .unwrap_or_else(PoisonError::into_inner)
         .take()?;
-    receiver.recv().ok()
+    match ahead {
+        Ahead::Launched(helper) => Some(helper.ready()),
+        Ahead::Settling(receiver) => receiver.recv().ok(),
+    }
 }
 
 /// Whether this machine can run the sandbox, once found.

@@ -29,6 +29,9 @@ mod proxy;
 mod views;
 mod wire;
 
-pub use harness::{available, helper_is_self, release, start_ahead, with_helper, Helper, Started};
+pub use harness::{
+    available, helper_is_self, release, retire_own, send_ahead, start_ahead, with_helper, Helper,
+    Started,
+};
 pub use helper::helper_main;
 pub use wire::{CaseRequest, Exited, Reply, HELPER_ARG};
