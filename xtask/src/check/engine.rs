@@ -228,9 +228,12 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
     for suite in chosen {
         let (suite, note) = settle_time_limit(options, suite)?;
         prepared.warnings.extend(note);
-        let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(&suite)?);
-        prepared.n_filtered += n_filtered;
-        prepared.n_ungraded_left_out += n_ungraded_left_out;
+        let cases = |suite: &Suite, prepared: &mut Prepared| {
+            let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(suite)?);
+            prepared.n_filtered += n_filtered;
+            prepared.n_ungraded_left_out += n_ungraded_left_out;
+            Ok(cases)
+        };
         prepared = prepare_cases(options, suite, cases, prepared)?;
     }
     if prepared.is_empty() {
@@ -252,7 +255,7 @@ pub fn prepare_suite(options: &Options, suite: &Suite, cases: &[Case]) -> Result
     let options = built.as_ref().unwrap_or(options);
     let (suite, note) = settle_time_limit(options, suite.clone())?;
     prepared.warnings.extend(note);
-    prepare_cases(options, suite, cases.to_vec(), prepared)
+    prepare_cases(options, suite, |_, _| Ok(cases.to_vec()), prepared)
 }
 
 /// A check of `options`' program begun at `start`: its sources built, if it is sources; the
@@ -269,10 +272,12 @@ fn begin(options: &Options, start: Instant) -> Result<(Option<Options>, Prepared
     Ok((built, prepared))
 }
 
+/// Plans `suite`'s target, then finds its cases with `cases` (a confined target's first view
+/// is made while they are found).
 fn prepare_cases(
     options: &Options,
     suite: Suite,
-    cases: Vec<Case>,
+    cases: impl FnOnce(&Suite, &mut Prepared) -> Result<Vec<Case>, Error>,
     mut prepared: Prepared,
 ) -> Result<Prepared, Error> {
     let failed_build = match &prepared.build {
@@ -284,6 +289,7 @@ fn prepare_cases(
         Some(_) => (Target::command(&[], &options.dir), Policy::trusted()),
         None => plan_target(options, &suite, &mut prepared.warnings)?,
     };
+    let cases = cases(&suite, &mut prepared)?;
     let validator = match suite.package.as_ref().filter(|p| p.validator.is_some()) {
         Some(package) if failed_build.is_none() => Some(super::validator::build(
             package,

@@ -80,17 +80,18 @@ pub fn discover(suite: &Suite) -> Result<Vec<Case>, Error> {
             let Some(stem) = file.as_bytes().strip_suffix(b".in") else {
                 continue;
             };
-            let beside = |ext: &[u8]| {
-                let name = [stem, ext].concat();
-                let path = dir.join(std::ffi::OsStr::from_bytes(&name));
-                (listed.contains(name.as_slice()) || path.is_file()).then_some(path)
-            };
-            let (expected, hidden) = match (beside(b".out"), beside(b".hidden")) {
-                (Some(out), _) => (out, false),
-                (None, Some(hidden)) => (hidden, true),
-                (None, None) => {
-                    return Err(Error::corpus(&dir.join(file), "has no `.out` beside it"));
-                }
+            // The `.out` when there is one, else the `.hidden`; neither is asked of the file
+            // system (a case costs no system call).
+            let beside = [(&b".out"[..], false), (&b".hidden"[..], true)]
+                .into_iter()
+                .find_map(|(ext, hidden)| {
+                    let name = [stem, ext].concat();
+                    listed
+                        .contains(name.as_slice())
+                        .then(|| (dir.join(std::ffi::OsStr::from_bytes(&name)), hidden))
+                });
+            let Some((expected, hidden)) = beside else {
+                return Err(Error::corpus(&dir.join(file), "has no `.out` beside it"));
             };
             cases.push(Case {
                 spec: suite.name.clone(),
