@@ -111,15 +111,6 @@ struct Plan {
     validator: Option<super::validator::Validator>,
 }
 
-/// The target to run for `suite` and its confinement: none for the reference alone.
-fn plan_target(
-    options: &Options,
-    suite: &Suite,
-    warnings: &mut Vec<String>,
-) -> Result<(Target, Policy), Error> {
-    options.planning().plan(suite, warnings)
-}
-
 /// A check planned and not yet run: each chosen suite with its target and cases.
 pub struct Prepared {
     plans: Vec<Plan>,
@@ -287,7 +278,7 @@ fn prepare_cases(
     // Sources that did not build run nothing: there is no target to plan.
     let (target, policy) = match failed_build {
         Some(_) => (Target::command(&[], &options.dir), Policy::trusted()),
-        None => plan_target(options, &suite, &mut prepared.warnings)?,
+        None => options.planning().plan(&suite, &mut prepared.warnings)?,
     };
     let cases = cases(&suite, &mut prepared)?;
     let validator = match suite.package.as_ref().filter(|p| p.validator.is_some()) {
@@ -470,7 +461,7 @@ fn infer_spec(options: &Options, suites: &[Suite]) -> Result<(Suite, String), Er
         let mut cases = discover(suite)?;
         cases.retain(|case| case.group == "handout");
         if !cases.is_empty() {
-            let (target, policy) = plan_target(options, suite, &mut Vec::new())?;
+            let (target, policy) = options.planning().plan(suite, &mut Vec::new())?;
             plans.push(Plan {
                 suite: suite.clone(),
                 target,
