@@ -1,8 +1,8 @@
 //! The helper's own loop: set up once (its user namespace, the seccomp program, a mount
-//! namespace of its own; once it said it is ready, on a thread while it waits for its first
-//! case, its network namespace), then for each case the harness sends, enter the case's view (built
-//! when it changed), clone the case's first process into fresh namespaces, pass on what it says
-//! (started or failed, then exited), and reap it.
+//! namespace of its own; once it said it is ready, its network namespace), then for each case
+//! the harness sends, enter the case's view (built when it changed), clone the case's first
+//! process into fresh namespaces, pass on what it says (started or failed, then exited), and
+//! reap it. It has one thread.
 
 use std::cell::{Cell, RefCell};
 use std::io;
@@ -38,9 +38,10 @@ pub fn helper_main() -> ExitCode {
     if wire::send(socket, &Reply::Ready, &[]).is_err() {
         return ExitCode::from(1);
     }
-    // Made on a thread while the harness plans its first case and this thread builds its view;
-    // entered before the first case starts. A helper without it runs no case.
-    let mut network = Network::start();
+    // Made while the harness plans its first case (on a thread of its own, it took a CPU the
+    // harness needed then). A helper without it runs no case.
+    let network = namespaces::make_network()
+        .map_err(|err| format!("could not make the sandbox's network and UTS namespaces: {err}"));
     let mut ended = None;
     // The last request, which the harness does not send again for every case of a plan.
     let mut held: Option<CaseRequest> = None;
@@ -67,8 +68,8 @@ pub fn helper_main() -> ExitCode {
                 Err(_) => break,
             }
         }
-        if let Err(error) = network.entered() {
-            match refuse(socket, error) {
+        if let Err(error) = &network {
+            match refuse(socket, error.clone()) {
                 Ok(()) => continue,
                 Err(_) => break,
             }
@@ -195,51 +196,5 @@ impl Stacks {
             target: Stack::new(1 << 20)?,
             started_message: serde_json::to_vec(&Reply::Started).map_err(io::Error::other)?,
         })
-    }
-}
-
-/// The helper's network and UTS namespaces: being made on a thread of their own, entered, or
-/// not to be had.
-enum Network {
-    Making(std::thread::JoinHandle<io::Result<[OwnedFd; 2]>>),
-    Entered,
-    Failed(String),
-}
-
-impl Network {
-    /// Starts making them on a thread of their own; where no thread can start, makes them on
-    /// this one.
-    fn start() -> Network {
-        match std::thread::Builder::new().spawn(namespaces::make_network) {
-            Ok(thread) => Network::Making(thread),
-            Err(_) => Network::made(namespaces::make_network().map(drop)),
-        }
-    }
-
-    fn made(made: io::Result<()>) -> Network {
-        match made {
-            Ok(()) => Network::Entered,
-            Err(err) => Network::Failed(format!(
-                "could not make the sandbox's network and UTS namespaces: {err}"
-            )),
-        }
-    }
-
-    /// Enters the namespaces once they are made (the thread that made them ends first, so
-    /// that the helper starts its cases single-threaded); why not, when they cannot be had.
-    fn entered(&mut self) -> Result<(), String> {
-        *self = match std::mem::replace(self, Network::Entered) {
-            Network::Making(thread) => {
-                let made = thread
-                    .join()
-                    .unwrap_or_else(|_| Err(io::Error::other("the thread making them panicked")));
-                Network::made(made.and_then(|fds| namespaces::enter_network(&fds)))
-            }
-            done => done,
-        };
-        match self {
-            Network::Failed(error) => Err(error.clone()),
-            _ => Ok(()),
-        }
     }
 }
