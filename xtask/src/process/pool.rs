@@ -169,8 +169,11 @@ pub fn seated_map_in<T: Sync, R: Send>(
         super::gate::admit();
         let k = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
         let Some(item) = items.get(k) else {
+            crate::sandbox::expect_more(true);
             return;
         };
+        // After the last piece, this worker's helper makes nothing ahead.
+        crate::sandbox::expect_more(k + 1 < items.len());
         let result = work(item);
         *slots[k].lock().unwrap_or_else(|p| p.into_inner()) = Some(result);
     });

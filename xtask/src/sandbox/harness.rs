@@ -1,7 +1,7 @@
 //! The harness's side of the sandbox (isolate's keeper): starting a worker's helper in a
 //! cgroup of its own, asking it for cases, and reading what the cgroup saw of each.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::process::CommandExt;
@@ -9,7 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{mpsc, Mutex, PoisonError};
 
-use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG, SAME_REQUEST};
+use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG};
 use crate::confine::{cgroup, Mark, Observed, WorkerCgroup};
 use crate::sys;
 
@@ -161,12 +161,13 @@ impl Helper {
             None => Mark::default(),
         };
         let raw: Vec<RawFd> = stdio.iter().map(AsRawFd::as_raw_fd).collect();
+        let last = !MORE.with(Cell::get);
         if self.holds.as_ref() == Some(request) {
-            sys::send(self.socket.as_raw_fd(), SAME_REQUEST, &raw)?;
+            wire::send_case(self.socket.as_raw_fd(), (request, true), last, &raw)?;
         } else {
             // Forgotten first: a request that fails to go leaves the helper holding none.
             self.holds = None;
-            wire::send(self.socket.as_raw_fd(), request, &raw)?;
+            wire::send_case(self.socket.as_raw_fd(), (request, false), last, &raw)?;
             self.holds = Some(request.clone());
         }
         drop(stdio);
@@ -267,6 +268,15 @@ impl Drop for Helper {
 thread_local! {
     /// This worker thread's helper, started at its first sandboxed case.
     static HELPER: RefCell<Option<Helper>> = const { RefCell::new(None) };
+    /// Whether this thread expects to start another case after its next one.
+    static MORE: Cell<bool> = const { Cell::new(true) };
+}
+
+/// Says whether the calling thread expects to start another case soon after the one it starts
+/// next (it does, until told otherwise). When it does not, its helper makes no case's first
+/// process ahead of a case that would not come: the end of the work would only tear it down.
+pub fn expect_more(more: bool) {
+    MORE.with(|cell| cell.set(more));
 }
 
 /// Runs `work` with this thread's helper, starting one if needed. A helper whose case went
@@ -461,6 +471,67 @@ pub fn available() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sandbox::wire::SAME_REQUEST;
+
+    /// The helper's children that are alive (not zombies), waited for until `want` says yes
+    /// (at most two seconds): whether it did.
+    fn live_children_become(pid: u32, want: impl Fn(usize) -> bool) -> bool {
+        for _ in 0..200 {
+            let list = std::fs::read_to_string(format!("/proc/{pid}/task/{pid}/children"));
+            let live = list
+                .unwrap_or_default()
+                .split_whitespace()
+                .filter(|child| {
+                    let stat = std::fs::read_to_string(format!("/proc/{child}/stat"));
+                    stat.is_ok_and(|stat| !stat.rsplit(')').next().unwrap_or("").starts_with(" Z"))
+                })
+                .count();
+            if want(live) {
+                return true;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(10));
+        }
+        false
+    }
+
+    #[test]
+    fn cases_are_served_ahead_until_the_last_and_a_new_request_still_runs() {
+        let mut helper = match Helper::start() {
+            Ok(helper) => helper,
+            Err(err) => {
+                eprintln!("skipped: no sandbox helper here ({err})");
+                return;
+            }
+        };
+        let request = |code: &str| CaseRequest {
+            argv: ["/bin/sh", "-c", code]
+                .map(|a| a.as_bytes().to_vec())
+                .to_vec(),
+            env: Vec::new(),
+            cwd: b"/".to_vec(),
+            layers: crate::confine::Policy::trusted().layers,
+        };
+        let pid = helper.child.id();
+        let mut run = |request: &CaseRequest, more: bool| {
+            expect_more(more);
+            let null = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
+            let started = helper.start_case(request, None, None, [null(), null(), null()]);
+            let (exited, _) = helper.finish(&started.unwrap()).unwrap();
+            expect_more(true);
+            exited.status.map(|status| libc::WEXITSTATUS(status))
+        };
+        let (three, four) = (request("exit 3"), request("exit 4"));
+        assert_eq!(run(&three, true), Some(3));
+        // Its next case's first process waits, made ahead; it takes the repeat.
+        assert!(live_children_become(pid, |live| live == 1));
+        assert_eq!(run(&three, true), Some(3));
+        // Another request is left to the helper, which serves it as before.
+        assert_eq!(run(&four, true), Some(4));
+        assert_eq!(run(&four, false), Some(4));
+        // After the last case, nothing waits.
+        assert!(live_children_become(pid, |live| live == 0));
+        assert_eq!(run(&four, false), Some(4));
+    }
 
     #[test]
     fn a_repeat_before_any_request_is_refused_and_the_case_ended() {

@@ -2,7 +2,9 @@
 //! namespace of its own; once it said it is ready, its network namespace), then for each case
 //! the harness sends, enter the case's view (built when it changed), clone the case's first
 //! process into fresh namespaces, pass on what it says (started or failed, then exited), and
-//! reap it. It has one thread.
+//! reap it. Once a request's view is built, each next case's first process is cloned before
+//! the case comes, and takes the case's message itself when it repeats that request. It has
+//! one thread.
 
 use std::cell::{Cell, RefCell};
 use std::io;
@@ -45,11 +47,37 @@ pub fn helper_main() -> ExitCode {
     let mut ended = None;
     // The last request, which the harness does not send again for every case of a plan.
     let mut held: Option<CaseRequest> = None;
-    while let Ok(Some((bytes, fds))) = sys::receive(socket) {
+    // Whether the next case's first process may be made before its message comes: the
+    // request held has its view, and the last case of it ran (or none did yet).
+    let mut ready = false;
+    loop {
+        if let (true, Some(request), Ok(())) = (ready, held.as_ref(), &network) {
+            // The last case's first process is reaped only now: its namespaces are torn down
+            // (which waits for an RCU grace period) while the harness judges its output.
+            if let Some(pid) = ended.take() {
+                sys::reap(pid);
+            }
+            let context = (&filter, views.sight());
+            match serve_case(socket, request, None, context, root, &stacks) {
+                Ok(Served::Ran(pid, last)) => {
+                    ended = pid;
+                    ready = !last;
+                    continue;
+                }
+                // The message is still to read.
+                Ok(Served::Unclaimed(pid)) => ended = pid,
+                Err(_) => break,
+            }
+        }
+        ready = false;
+        let Ok(Some((bytes, fds))) = sys::receive(socket) else {
+            break;
+        };
         // A request sent ahead, with no descriptors: held, and its view made, while the
         // harness gets its first case ready. Nothing runs and nothing is answered.
         let ahead = fds.is_empty();
-        let request = match take_request(&bytes, &mut held) {
+        let (bytes, last) = wire::unmark(&bytes);
+        let request = match take_request(bytes, &mut held) {
             Ok(request) => request,
             Err(_) if ahead => continue,
             Err(error) => match refuse(socket, error) {
@@ -60,6 +88,7 @@ pub fn helper_main() -> ExitCode {
         let view = request.layers.view_on.then_some(&request.layers.view);
         let entered = views.enter(view);
         if ahead {
+            ready = entered.is_ok();
             continue;
         }
         if let Err(err) = entered {
@@ -74,20 +103,15 @@ pub fn helper_main() -> ExitCode {
                 Err(_) => break,
             }
         }
-        // The last case's first process is reaped only now: its namespaces are torn down
-        // (which waits for an RCU grace period) while the harness judges its output.
         if let Some(pid) = ended.take() {
             sys::reap(pid);
         }
-        match serve_case(
-            socket,
-            request,
-            fds,
-            (&filter, views.sight()),
-            root,
-            &stacks,
-        ) {
-            Ok(pid) => ended = pid,
+        let context = (&filter, views.sight());
+        match serve_case(socket, request, Some(fds), context, root, &stacks) {
+            Ok(Served::Ran(pid, _) | Served::Unclaimed(pid)) => {
+                ended = pid;
+                ready = !last;
+            }
             Err(_) => break,
         }
     }
@@ -113,24 +137,40 @@ fn refuse(socket: RawFd, error: String) -> io::Result<()> {
     wire::send(socket, &Reply::Exited(Exited::unknown()), &[])
 }
 
-/// Starts one case and waits for its first process to end: that process tells the harness
-/// the case started; this one then tells it how it ended (or why it never started). The first
-/// process, when there was one, is left to reap: its pid.
+/// What became of a case's first process.
+enum Served {
+    /// It served a case (or the case could not start, which the harness was told): its pid,
+    /// when there was one, is left to reap; and whether, made ahead, it took a message marked
+    /// as the last for now.
+    Ran(Option<libc::pid_t>, bool),
+    /// Made ahead, it left the next message for the helper: its pid, left to reap.
+    Unclaimed(Option<libc::pid_t>),
+}
+
+/// Starts one case, whose descriptors are `stdio` (`None`: the case's first process is made
+/// ahead and takes them from the case's message itself), and waits for its first process to
+/// end: that process tells the harness the case started; this one then tells it how it ended
+/// (or why it never started).
 fn serve_case(
     socket: RawFd,
     request: &CaseRequest,
-    stdio: Vec<OwnedFd>,
+    stdio: Option<Vec<OwnedFd>>,
     (filter, sight): (&seccomp::Filters, Option<&Sight>),
     root: bool,
     stacks: &Stacks,
-) -> io::Result<Option<libc::pid_t>> {
-    if stdio.len() != 3 {
-        return refuse(socket, "expected three descriptors".into()).map(|()| None);
+) -> io::Result<Served> {
+    if stdio.as_ref().is_some_and(|stdio| stdio.len() != 3) {
+        return refuse(socket, "expected three descriptors".into())
+            .map(|()| Served::Ran(None, false));
     }
-    let (pid, started, failed, exited) = {
+    let awaited = stdio.is_none();
+    let (pid, started, failed, exited, unclaimed, last) = {
         let case = proxy::Case {
             request,
-            stdio: &stdio,
+            stdio: match &stdio {
+                Some(stdio) => proxy::Stdio::Given(stdio),
+                None => proxy::Stdio::Awaited,
+            },
             filter,
             root,
             socket,
@@ -140,6 +180,8 @@ fn serve_case(
             started: Cell::new(false),
             failed: RefCell::new(None),
             exited: Cell::new(None),
+            unclaimed: Cell::new(false),
+            last: Cell::new(false),
         };
         // SAFETY: the first process runs on its own stack and shares this process's memory;
         // this process waits (CLONE_VFORK) until it has ended, so `case` outlives it and
@@ -157,17 +199,26 @@ fn serve_case(
             case.started.get(),
             case.failed.take(),
             case.exited.get(),
+            case.unclaimed.get(),
+            case.last.get(),
         )
     };
     // The target's output ends for the harness before it hears that the case did.
     drop(stdio);
     if pid < 0 {
         let error = io::Error::last_os_error();
+        if awaited {
+            // Made ahead, nothing was taken: the helper reads the message.
+            return Ok(Served::Unclaimed(None));
+        }
         return refuse(
             socket,
             format!("could not make the case's namespaces: {error}"),
         )
-        .map(|()| None);
+        .map(|()| Served::Ran(None, false));
+    }
+    if unclaimed {
+        return Ok(Served::Unclaimed(Some(pid)));
     }
     if !started {
         refuse(
@@ -178,7 +229,7 @@ fn serve_case(
         let exited = exited.unwrap_or_else(Exited::unknown);
         wire::send(socket, &Reply::Exited(exited), &[])?;
     }
-    Ok(Some(pid))
+    Ok(Served::Ran(Some(pid), last))
 }
 
 /// What the helper makes once for every case: the stacks its cases' first processes and

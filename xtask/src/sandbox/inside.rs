@@ -33,6 +33,7 @@ pub(super) struct Prepared<'a> {
     cwd: CString,
     ruleset: Option<OwnedFd>,
     rlimits: &'a [rlimits::Rlimit],
+    /// The target's stdin, stdout and stderr, set when it is spawned.
     stdio: [RawFd; 3],
     uid: u32,
     root: bool,
@@ -56,7 +57,6 @@ impl<'a> Prepared<'a> {
     /// Prepares `request`'s target; `error` is the write end of the failure pipe.
     pub(super) fn new(
         request: &'a CaseRequest,
-        stdio: &[OwnedFd],
         (filter, sight): (&'a seccomp::Filters, Option<&Sight>),
         root: bool,
         error: RawFd,
@@ -104,7 +104,7 @@ impl<'a> Prepared<'a> {
             cwd: cstring(&request.cwd)?,
             ruleset,
             rlimits: &layers.rlimits,
-            stdio: [0, 1, 2].map(|k| stdio[k].as_raw_fd()),
+            stdio: [-1; 3],
             uid: layers.uid,
             root,
             filter: layers.seccomp.then_some(filter),
@@ -112,8 +112,10 @@ impl<'a> Prepared<'a> {
         })
     }
 
-    /// Clones the target's process on `stack`; returns once it has called `exec` or failed.
-    pub(super) fn spawn(&self, stack: &Stack) -> io::Result<libc::pid_t> {
+    /// Clones the target's process on `stack`, with `stdio` as its stdin, stdout and stderr;
+    /// returns once it has called `exec` or failed.
+    pub(super) fn spawn(&mut self, stack: &Stack, stdio: [RawFd; 3]) -> io::Result<libc::pid_t> {
+        self.stdio = stdio;
         // SAFETY: the child runs `become_target` on its own stack, sharing this process's
         // memory while this process waits (CLONE_VFORK); it only reads `self`, which outlives
         // it, and makes system calls.
@@ -280,9 +282,7 @@ mod tests {
             layers: crate::confine::Policy::trusted().layers,
         };
         let filters = seccomp::filter().unwrap();
-        let null = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
-        let stdio = [null(), null(), null()];
-        let prepared = Prepared::new(&request, &stdio, (&filters, None), false, -1);
+        let prepared = Prepared::new(&request, (&filters, None), false, -1);
         let prepared = prepared.unwrap();
         assert_eq!(
             prepared.describe(2, libc::ENOENT),

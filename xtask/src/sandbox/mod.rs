@@ -4,8 +4,9 @@
 //! Three roles, as in isolate, each a module: [`harness`] (the keeper, in the harness: starts
 //! the helper, in a cgroup of its own, and asks it for cases), [`helper`] (its loop: enters the
 //! case's view, which [`views`] builds once for the cases that share it, and clones each case's
-//! first process into fresh mount, PID and IPC namespaces), [`proxy`] (that first process, pid
-//! 1 of the case: mounts its `/tmp` and `/proc`, starts the target and reaps) and [`inside`]
+//! first process into fresh mount, PID and IPC namespaces, ahead of the case where it can),
+//! [`proxy`] (that first process, pid 1 of the case: mounts its `/tmp` and `/proc`, starts the
+//! target and reaps) and [`inside`]
 //! (the target's process becoming the target: everything prepared first, then one step per
 //! layer and `exec`). They speak one language, [`wire`]: a [`CaseRequest`] in, [`Reply`]
 //! messages back, on every channel.
@@ -30,8 +31,8 @@ mod views;
 mod wire;
 
 pub use harness::{
-    available, helper_is_self, release, retire_own, send_ahead, start_ahead, with_helper, Helper,
-    Started,
+    available, expect_more, helper_is_self, release, retire_own, send_ahead, start_ahead,
+    with_helper, Helper, Started,
 };
 pub use helper::helper_main;
 pub use wire::{CaseRequest, Exited, Reply, HELPER_ARG};

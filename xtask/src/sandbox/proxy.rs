@@ -6,7 +6,10 @@
 //! It is cloned sharing the helper's memory while the helper waits for it to end (`CLONE_VM |
 //! CLONE_VFORK`): nothing of the helper is copied for it, and what it has to say back beyond
 //! "started" (why it failed, how the target ended) it writes into the [`Case`] the helper
-//! reads once it is gone. Once it has told the harness that the case started (from then on the
+//! reads once it is gone. Between cases of one request it is made ahead ([`Stdio::Awaited`]):
+//! its namespaces, mounts and the target's preparation are done while the harness judges the
+//! last case, and it takes the next case's message from the socket itself, when that message
+//! asks for the same request again; any other message it leaves for the helper. Once it has told the harness that the case started (from then on the
 //! harness may kill it at any moment) it touches no allocator: the helper's heap must never be
 //! left half-changed.
 
@@ -17,14 +20,23 @@ use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
 use super::inside::Prepared;
 use super::views::Sight;
-use super::wire::{CaseRequest, Exited};
+use super::wire::{self, CaseRequest, Exited, SAME_REQUEST};
 use crate::confine::{mounts, seccomp};
 use crate::sys::{self, Stack};
+
+/// Where a case's stdin, stdout and stderr come from.
+pub(super) enum Stdio<'a> {
+    /// Received by the helper with the case's request.
+    Given(&'a [OwnedFd]),
+    /// Still to come, with a repeat of the request on the socket (the first process was made
+    /// ahead of its case).
+    Awaited,
+}
 
 /// One case, as the helper hands it to its first process and reads it back afterwards.
 pub(super) struct Case<'a> {
     pub request: &'a CaseRequest,
-    pub stdio: &'a [OwnedFd],
+    pub stdio: Stdio<'a>,
     pub filter: &'a seccomp::Filters,
     pub root: bool,
     /// The harness's socket, and what to send on it once the target runs (with a pidfd).
@@ -39,6 +51,19 @@ pub(super) struct Case<'a> {
     pub failed: RefCell<Option<String>>,
     /// How the target ended.
     pub exited: Cell<Option<Exited>>,
+    /// Made ahead, it left the next message for the helper: it was not a repeat of the
+    /// request, or the first process could not be made ready for it.
+    pub unclaimed: Cell<bool>,
+    /// Made ahead, the message it took was marked as the last for now ([`wire::LAST`]).
+    pub last: Cell<bool>,
+}
+
+/// Why a case's first process did not start its target.
+enum Stop {
+    /// It could not: why.
+    Failed(String),
+    /// Made ahead, it left the next message for the helper.
+    Unclaimed,
 }
 
 /// The first process, cloned by the helper with `arg` pointing at a [`Case`].
@@ -52,8 +77,12 @@ pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
     }
     let target = match start(case) {
         Ok(target) => target,
-        Err(error) => {
+        Err(Stop::Failed(error)) => {
             *case.failed.borrow_mut() = Some(error);
+            return 1;
+        }
+        Err(Stop::Unclaimed) => {
+            case.unclaimed.set(true);
             return 1;
         }
     };
@@ -72,42 +101,77 @@ pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
 
 /// Builds the case's `/tmp` and `/proc` and starts the target; its pid, or why not. Every
 /// allocation it makes is freed when it returns.
-fn start(case: &Case) -> Result<libc::pid_t, String> {
+fn start(case: &Case) -> Result<libc::pid_t, Stop> {
+    let awaited = matches!(case.stdio, Stdio::Awaited);
+    // Made ahead, a first process that cannot get ready leaves the case to the helper.
+    let failed = |error: String| match awaited {
+        true => Stop::Unclaimed,
+        false => Stop::Failed(error),
+    };
     let request = case.request;
     if request.layers.view_on {
         mounts::enter_case(&request.layers.view)
-            .map_err(|err| format!("could not build the sandbox: {err}"))?;
+            .map_err(|err| failed(format!("could not build the sandbox: {err}")))?;
     }
     // The target's failure comes back through this pipe, which closes on a good `exec`.
     let (error_read, error_write) =
-        sys::pipe().map_err(|err| format!("could not make a pipe: {err}"))?;
-    let prepared = Prepared::new(
+        sys::pipe().map_err(|err| failed(format!("could not make a pipe: {err}")))?;
+    let mut prepared = Prepared::new(
         request,
-        case.stdio,
         (case.filter, case.sight),
         case.root,
         error_write.as_raw_fd(),
     )
-    .map_err(|err| format!("could not prepare the target: {err}"))?;
+    .map_err(|err| failed(format!("could not prepare the target: {err}")))?;
+    let received = match case.stdio {
+        Stdio::Given(_) => Vec::new(),
+        Stdio::Awaited => take_case(case)?,
+    };
+    let stdio = match case.stdio {
+        Stdio::Given(given) => given,
+        Stdio::Awaited => &received[..],
+    };
     let target = prepared
-        .spawn(case.target_stack)
-        .map_err(|err| format!("could not start the target: {err}"))?;
+        .spawn(case.target_stack, [0, 1, 2].map(|k| stdio[k].as_raw_fd()))
+        .map_err(|err| Stop::Failed(format!("could not start the target: {err}")))?;
     drop(error_write);
-    // SAFETY: closing this process's own copies of the target's stdio (its descriptor table
-    // is its own): the target's output ends when the target's processes end.
-    unsafe {
-        for fd in case.stdio {
-            libc::close(fd.as_raw_fd());
+    // This process's own copies of the target's stdio are closed: the target's output ends
+    // when the target's processes end.
+    if let Stdio::Given(given) = case.stdio {
+        // SAFETY: its descriptor table is its own: the helper's stay open.
+        unsafe {
+            for fd in given {
+                libc::close(fd.as_raw_fd());
+            }
         }
     }
+    drop(received);
     let mut record = [0u8; 8];
     if let Ok(8) = sys::read_exact(error_read.as_raw_fd(), &mut record) {
         let step = u32::from_ne_bytes([record[0], record[1], record[2], record[3]]);
         let errno = i32::from_ne_bytes([record[4], record[5], record[6], record[7]]);
         sys::reap(target);
-        return Err(prepared.describe(step, errno));
+        return Err(Stop::Failed(prepared.describe(step, errno)));
     }
     Ok(target)
+}
+
+/// Takes the next message, when it repeats the request, with the case's three descriptors;
+/// any other message (or the end of the stream) is left for the helper.
+fn take_case(case: &Case) -> Result<Vec<OwnedFd>, Stop> {
+    // One byte more than a marked repeat: a longer message is no repeat.
+    let mut head = [0u8; 3];
+    let n = sys::peek(case.socket, &mut head).map_err(|_| Stop::Unclaimed)?;
+    match wire::unmark(&head[..n]) {
+        (SAME_REQUEST, last) => case.last.set(last),
+        _ => return Err(Stop::Unclaimed),
+    }
+    match sys::receive(case.socket) {
+        Ok(Some((_, fds))) if fds.len() == 3 => Ok(fds),
+        Ok(Some(_)) => Err(Stop::Failed("expected three descriptors".into())),
+        Ok(None) => Err(Stop::Failed("the harness hung up".into())),
+        Err(err) => Err(Stop::Failed(format!("could not receive the case: {err}"))),
+    }
 }
 
 /// Reaps every process of the namespace until `target` itself ends: its status and CPU time.

@@ -18,6 +18,18 @@ pub const HELPER_ARG: &str = "__sandbox-helper";
 /// same helper (every case of a plan asks for the same box): no JSON object starts with it.
 pub(super) const SAME_REQUEST: &[u8] = b"=";
 
+/// Put before a case's message (a request, or [`SAME_REQUEST`]) when the harness expects to
+/// send that helper no other case soon: the helper then makes no first process ahead for one.
+pub(super) const LAST: u8 = b'!';
+
+/// A case's message without its [`LAST`] mark, and whether it had one.
+pub(super) fn unmark(bytes: &[u8]) -> (&[u8], bool) {
+    match bytes.split_first() {
+        Some((&LAST, rest)) => (rest, true),
+        _ => (bytes, false),
+    }
+}
+
 /// One case, as the helper needs it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CaseRequest {
@@ -65,6 +77,26 @@ impl Exited {
 /// Sends `message` on `socket`, with `fds` alongside.
 pub(super) fn send<T: Serialize>(socket: RawFd, message: &T, fds: &[RawFd]) -> io::Result<()> {
     let bytes = serde_json::to_vec(message).map_err(io::Error::other)?;
+    sys::send(socket, &bytes, fds)
+}
+
+/// Sends a case's message: `request` (or [`SAME_REQUEST`], when `repeat`), marked [`LAST`]
+/// when `last`, with the case's `fds` alongside.
+pub(super) fn send_case(
+    socket: RawFd,
+    (request, repeat): (&CaseRequest, bool),
+    last: bool,
+    fds: &[RawFd],
+) -> io::Result<()> {
+    let mut bytes = Vec::with_capacity(if repeat { 2 } else { 1024 });
+    if last {
+        bytes.push(LAST);
+    }
+    if repeat {
+        bytes.extend_from_slice(SAME_REQUEST);
+    } else {
+        serde_json::to_writer(&mut bytes, request).map_err(io::Error::other)?;
+    }
     sys::send(socket, &bytes, fds)
 }
 

@@ -394,6 +394,31 @@ fn receive_into(socket: RawFd, buffer: &mut [u8]) -> io::Result<Option<(Vec<u8>,
     }
 }
 
+/// The first bytes of the next message on `socket`, as many as `buffer` holds, read without
+/// taking the message (its descriptors stay with it); 0 at the end of the stream. Blocks until
+/// a message comes.
+pub fn peek(socket: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
+    loop {
+        // SAFETY: recv writes at most `buffer.len()` bytes into `buffer`; without a control
+        // buffer, the message's descriptors are neither installed nor taken.
+        let n = unsafe {
+            libc::recv(
+                socket,
+                buffer.as_mut_ptr().cast(),
+                buffer.len(),
+                libc::MSG_PEEK,
+            )
+        };
+        if n >= 0 {
+            return Ok(n as usize);
+        }
+        let error = io::Error::last_os_error();
+        if error.kind() != io::ErrorKind::Interrupted {
+            return Err(error);
+        }
+    }
+}
+
 /// Sends SIGKILL through a pidfd: it cannot name another process than the one it was opened
 /// for.
 pub fn kill_pidfd(pidfd: &OwnedFd) {
