@@ -503,6 +503,11 @@ mod tests {
                 return;
             }
         };
+        let pid = helper.child.id();
+        if !std::path::Path::new(&format!("/proc/{pid}/task/{pid}/children")).exists() {
+            eprintln!("skipped: this kernel lists no process's children in /proc");
+            return;
+        }
         let request = |code: &str| CaseRequest {
             argv: ["/bin/sh", "-c", code]
                 .map(|a| a.as_bytes().to_vec())
@@ -511,7 +516,6 @@ mod tests {
             cwd: b"/".to_vec(),
             layers: crate::confine::Policy::trusted().layers,
         };
-        let pid = helper.child.id();
         let mut run = |request: &CaseRequest, more: bool| {
             expect_more(more);
             let null = || OwnedFd::from(std::fs::File::open("/dev/null").unwrap());
