@@ -9,9 +9,9 @@
 //! reads once it is gone. Between cases of one request it is made ahead ([`Stdio::Awaited`]):
 //! its namespaces, mounts and the target's preparation are done while the harness judges the
 //! last case, and it takes the next case's message from the socket itself, when that message
-//! asks for the same request again; any other message it leaves for the helper. Once it has told the harness that the case started (from then on the
-//! harness may kill it at any moment) it touches no allocator: the helper's heap must never be
-//! left half-changed.
+//! asks for the same request again; any other message it leaves for the helper. Once it has
+//! told the harness that the case started (from then on the harness may kill it at any moment)
+//! it touches no allocator: the helper's heap must never be left half-changed.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
@@ -104,9 +104,12 @@ pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
 fn start(case: &Case) -> Result<libc::pid_t, Stop> {
     let awaited = matches!(case.stdio, Stdio::Awaited);
     // Made ahead, a first process that cannot get ready leaves the case to the helper.
-    let failed = |error: String| match awaited {
-        true => Stop::Unclaimed,
-        false => Stop::Failed(error),
+    let failed = |error: String| {
+        if awaited {
+            Stop::Unclaimed
+        } else {
+            Stop::Failed(error)
+        }
     };
     let request = case.request;
     if request.layers.view_on {
@@ -123,16 +126,17 @@ fn start(case: &Case) -> Result<libc::pid_t, Stop> {
         error_write.as_raw_fd(),
     )
     .map_err(|err| failed(format!("could not prepare the target: {err}")))?;
-    let received = match case.stdio {
-        Stdio::Given(_) => Vec::new(),
-        Stdio::Awaited => take_case(case)?,
-    };
+    let mut received = Vec::new();
     let stdio = match case.stdio {
         Stdio::Given(given) => given,
-        Stdio::Awaited => &received[..],
+        Stdio::Awaited => {
+            received = take_case(case)?;
+            &received[..]
+        }
     };
+    let stdio = [0, 1, 2].map(|k| stdio[k].as_raw_fd());
     let target = prepared
-        .spawn(case.target_stack, [0, 1, 2].map(|k| stdio[k].as_raw_fd()))
+        .spawn(case.target_stack, stdio)
         .map_err(|err| Stop::Failed(format!("could not start the target: {err}")))?;
     drop(error_write);
     // This process's own copies of the target's stdio are closed: the target's output ends
