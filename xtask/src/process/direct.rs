@@ -5,14 +5,13 @@
 
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd};
-use std::os::unix::process::CommandExt;
-use std::process::{Command, Stdio};
 use std::time::Instant;
 
 use super::execution::{Bounds, Execution};
+use super::launch::Launch;
 use super::pump::pump;
 use super::running::{finish, Running};
-use crate::confine::{environment, landlock, rlimits, Mode, Policy};
+use crate::confine::{environment, landlock, Mode, Policy};
 use crate::sys;
 use crate::target::Target;
 
@@ -27,114 +26,101 @@ pub(super) fn spawn_direct(
     connected: Option<[OwnedFd; 2]>,
 ) -> io::Result<Execution> {
     let confined = policy.mode == Mode::Direct;
-    let temp = if confined {
-        Some(
-            tempfile::Builder::new()
-                .prefix("gridjudge-case-")
-                .tempdir()?,
-        )
+    let dir = Some(target.dir.as_path()).filter(|dir| !dir.as_os_str().is_empty());
+    if !confined {
+        let launch = Launch::new(target.program.as_ref(), &target.args, dir, None)?;
+        return start(launch, connected, (input, bounds, policy), false);
+    }
+    let temp = tempfile::Builder::new()
+        .prefix("gridjudge-case-")
+        .tempdir()?;
+    let env = environment::with_temp(&policy.env, temp.path());
+    let dir = dir.unwrap_or(temp.path());
+    let mut launch = Launch::new(target.program.as_ref(), &target.args, Some(dir), Some(&env))?;
+    let ruleset = if policy.layers.landlock {
+        let mut readable = policy.readable.clone();
+        readable.extend(
+            crate::confine::SYSTEM
+                .iter()
+                .map(std::path::PathBuf::from)
+                .filter(|p| p.exists()),
+        );
+        readable.extend(["/proc".into(), "/dev".into()]);
+        let mut writable = vec![temp.path().to_path_buf(), "/dev/null".into()];
+        writable.extend(policy.layers.view.writable.iter().cloned());
+        Some(landlock::ruleset(&readable, &writable)?)
     } else {
         None
     };
-    let mut command = Command::new(&target.program);
-    command
-        .args(&target.args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .process_group(0);
-    if let Some([stdin, stdout]) = connected {
-        command
-            .stdin(Stdio::from(stdin))
-            .stdout(Stdio::from(stdout));
+    launch.confine(&policy.layers.rlimits, ruleset);
+    let execution = start(launch, connected, (input, bounds, policy), true);
+    let path = temp.path().to_path_buf();
+    if let Err(err) = temp.close() {
+        // A target that made its folder undeletable: say so, once per case.
+        eprintln!(
+            "warning: could not remove the temporary folder `{}`: {err}",
+            path.display()
+        );
     }
-    let dir = match (&temp, target.dir.as_os_str().is_empty()) {
-        (Some(temp), true) => temp.path().to_path_buf(),
-        _ => target.dir.clone(),
-    };
-    // Changing directory rules out posix_spawn, the fast way to start a process: do it only
-    // when the target runs elsewhere than the harness.
-    if std::env::current_dir().is_ok_and(|cwd| cwd != dir) {
-        command.current_dir(&dir);
-    }
-    if let Some(folder) = &temp {
-        command.env_clear();
-        command.envs(environment::with_temp(&policy.env, folder.path()));
-        let ruleset = if policy.layers.landlock {
-            let mut readable = policy.readable.clone();
-            readable.extend(
-                crate::confine::SYSTEM
-                    .iter()
-                    .map(std::path::PathBuf::from)
-                    .filter(|p| p.exists()),
-            );
-            readable.extend(["/proc".into(), "/dev".into()]);
-            let mut writable = vec![folder.path().to_path_buf(), "/dev/null".into()];
-            writable.extend(policy.layers.view.writable.iter().cloned());
-            Some(landlock::ruleset(&readable, &writable)?)
-        } else {
-            None
-        };
-        let limits = policy.layers.rlimits.clone();
-        let ruleset_fd = ruleset.as_ref().map_or(-1, |fd| fd.as_raw_fd());
-        // SAFETY: the closure runs in the forked child before exec and makes only
-        // async-signal-safe system calls on data prepared before the fork.
-        unsafe {
-            command.pre_exec(move || {
-                rlimits::apply(&limits)?;
-                if ruleset_fd >= 0 {
-                    landlock::restrict(ruleset_fd)?;
-                }
-                Ok(())
-            });
-        }
-        let start = Instant::now();
-        let child = command.spawn()?;
-        drop(ruleset);
-        let execution = run_direct(child, input, bounds, policy, start, confined);
-        if let Some(temp) = temp {
-            let path = temp.path().to_path_buf();
-            if let Err(err) = temp.close() {
-                // A target that made its folder undeletable: say so, once per case.
-                eprintln!(
-                    "warning: could not remove the temporary folder `{}`: {err}",
-                    path.display()
-                );
-            }
-        }
-        return execution;
-    }
-    let start = Instant::now();
-    let child = command.spawn()?;
-    run_direct(child, input, bounds, policy, start, confined)
+    execution
 }
 
-fn run_direct(
-    mut child: std::process::Child,
-    input: &[u8],
-    bounds: &Bounds,
-    policy: &Policy,
+/// Starts `launch` with `connected` as its stdin and stdout where given (else pipes of the
+/// harness's), and runs it to its end.
+fn start(
+    mut launch: Launch,
+    connected: Option<[OwnedFd; 2]>,
+    (input, bounds, policy): (&[u8], &Bounds, &Policy),
+    confined: bool,
+) -> io::Result<Execution> {
+    let (stderr_ours, stderr_theirs) = sys::pipe()?;
+    let (ours, theirs) = match connected {
+        Some([stdin, stdout]) => (None, [stdin, stdout]),
+        None => {
+            let (stdin_theirs, stdin_ours) = sys::pipe()?;
+            let (stdout_ours, stdout_theirs) = sys::pipe()?;
+            (
+                Some([stdin_ours, stdout_ours]),
+                [stdin_theirs, stdout_theirs],
+            )
+        }
+    };
+    let started = Instant::now();
+    let pid = launch.spawn([
+        theirs[0].as_raw_fd(),
+        theirs[1].as_raw_fd(),
+        stderr_theirs.as_raw_fd(),
+    ])?;
+    drop((theirs, stderr_theirs, launch));
+    run_started(
+        pid,
+        (ours, stderr_ours),
+        (input, bounds, policy),
+        started,
+        confined,
+    )
+}
+
+/// Pumps a started target to its end and reaps it. `ours`: the harness's ends of its stdin
+/// and stdout, none where they are connected elsewhere.
+fn run_started(
+    pid: libc::pid_t,
+    (ours, stderr): (Option<[OwnedFd; 2]>, OwnedFd),
+    (input, bounds, policy): (&[u8], &Bounds, &Policy),
     start: Instant,
     confined: bool,
 ) -> io::Result<Execution> {
-    let pid = child.id() as libc::pid_t;
     // A stdin or stdout connected elsewhere is none of the harness's: the pump gets a pipe
     // with nothing to write into and one that ends at once in their place.
-    let (stdin, stdout) = match (child.stdin.take(), child.stdout.take()) {
-        (Some(stdin), Some(stdout)) => (OwnedFd::from(stdin), OwnedFd::from(stdout)),
-        _ => {
+    let [stdin, stdout] = match ours {
+        Some(ours) => ours,
+        None => {
             let (read, write) = sys::pipe()?;
-            (write, read)
+            [write, read]
         }
     };
-    let stderr = child.stderr.take().map(OwnedFd::from);
-    let ours = [
-        stdin,
-        stdout,
-        stderr.ok_or_else(|| io::Error::other("no pipe"))?,
-    ];
+    let ours = [stdin, stdout, stderr];
     let mut running = Running::Direct {
-        child,
         pid,
         pidfd: sys::pidfd_open(pid),
         watch_memory: policy.limits.memory.filter(|_| confined),

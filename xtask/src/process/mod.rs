@@ -13,6 +13,7 @@ mod direct;
 mod execution;
 mod fair;
 mod gate;
+mod launch;
 mod pool;
 mod pump;
 mod running;

@@ -15,7 +15,6 @@ use crate::sys;
 /// A started case, as the pump sees it.
 pub(super) enum Running<'a> {
     Direct {
-        child: std::process::Child,
         pid: libc::pid_t,
         pidfd: Option<OwnedFd>,
         /// Without a cgroup: kill past this many bytes of peak resident memory.
@@ -171,13 +170,9 @@ impl Running<'_> {
     pub(super) fn reap(self) -> io::Result<Ended> {
         match self {
             Running::Direct {
-                child,
-                pid,
-                memory_killed,
-                ..
+                pid, memory_killed, ..
             } => {
                 let (status, usage) = sys::wait4(pid)?;
-                drop(child);
                 let cpu_time = sys::timeval(usage.ru_utime) + sys::timeval(usage.ru_stime);
                 Ok(Ended {
                     exit: Exit::from_status(status),
