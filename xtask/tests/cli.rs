@@ -183,6 +183,50 @@ fn a_missing_layer_is_one_warning_or_with_require_isolation_an_error() {
 }
 
 #[test]
+fn a_helper_built_from_other_sources_is_refused_and_named() {
+    // A helper that says it is ready, built from other sources: a `sandbox` program left over
+    // from before a change of the harness.
+    if std::process::Command::new("python3")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!("skipped: no python3 here to stand for an old helper");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let helper = dir.path().join("old-helper");
+    std::fs::write(
+        &helper,
+        "#!/usr/bin/env python3\n\
+         import socket\n\
+         s = socket.socket(fileno=0)\n\
+         s.send(b'{\"Ready\":{\"build\":\"0123456789abcdef\"}}')\n\
+         s.recv(1)\n",
+    )
+    .unwrap();
+    std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let corpus = Corpus::new(b"x\n", true);
+    xtask()
+        .env("GRIDJUDGE_SANDBOX_HELPER", &helper)
+        .args(["check", "--spec", "demo", "--require-isolation", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("echo")
+        .arg("unused")
+        .assert()
+        .code(2)
+        .stderr(
+            predicate::str::contains("built from other sources than this program")
+                .and(predicate::str::contains(helper.to_str().unwrap()))
+                .and(predicate::str::contains("cargo build -p xtask --bins")),
+        );
+}
+
+#[test]
 fn a_run_that_would_check_nothing_or_cannot_write_its_report_stops_first() {
     let corpus = Corpus::new(b"x\n", true);
     check_with(&corpus, &["--spec", "demo", "--filter", "nomatch"], "right")

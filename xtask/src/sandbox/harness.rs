@@ -56,6 +56,8 @@ fn helper_command() -> io::Result<Command> {
 
 /// A worker's helper, seen from the harness.
 pub struct Helper {
+    /// The helper's program, for messages.
+    program: std::path::PathBuf,
     child: std::process::Child,
     socket: OwnedFd,
     cgroup: Option<WorkerCgroup>,
@@ -102,6 +104,7 @@ impl Helper {
             .stderr(Stdio::inherit())
             .env_clear();
         Ok(Helper {
+            program: std::path::PathBuf::from(command.get_program()),
             child: command.spawn()?,
             socket: ours,
             cgroup: None,
@@ -129,7 +132,12 @@ impl Helper {
     /// Waits until the launched helper says it is ready.
     fn ready(self) -> io::Result<Helper> {
         match wire::receive_reply(self.socket.as_raw_fd())? {
-            (Reply::Ready, _) => Ok(self),
+            (Reply::Ready { build }, _) if build == wire::BUILD => Ok(self),
+            (Reply::Ready { .. }, _) => Err(io::Error::other(format!(
+                "the sandbox helper `{}` was built from other sources than this program: \
+                 rebuild it (`cargo build -p xtask --bins`)",
+                self.program.display()
+            ))),
             (Reply::Failed { error }, _) => Err(io::Error::other(error)),
             (other, _) => Err(io::Error::other(format!("unexpected {other:?}"))),
         }

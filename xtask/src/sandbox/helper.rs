@@ -37,7 +37,7 @@ pub fn helper_main() -> ExitCode {
             return ExitCode::from(1);
         }
     };
-    if wire::send(socket, &Reply::Ready, &[]).is_err() {
+    if wire::send_ready(socket).is_err() {
         return ExitCode::from(1);
     }
     // Made while the harness plans its first case (on a thread of its own, it took a CPU the

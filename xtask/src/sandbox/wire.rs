@@ -14,6 +14,12 @@ use crate::sys;
 /// The argument that makes a program act as the helper (`xtask __sandbox-helper`).
 pub const HELPER_ARG: &str = "__sandbox-helper";
 
+/// The sources the harness and its helper were built from (named by `build.rs`): a helper of
+/// other sources (a `sandbox` program not rebuilt after a change) is refused when it says it
+/// is ready, so that no run goes through a helper that does something else than the harness
+/// expects.
+pub(super) const BUILD: &str = env!("GRIDJUDGE_BUILD");
+
 /// What the harness sends instead of a [`CaseRequest`] equal to the last one it sent the
 /// same helper (every case of a plan asks for the same box): no JSON object starts with it.
 pub(super) const SAME_REQUEST: &[u8] = b"=";
@@ -45,8 +51,9 @@ pub struct CaseRequest {
 /// Every answer: the helper's to the harness, and a case's first process's to the helper.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub enum Reply {
-    /// The helper is set up and waits for cases.
-    Ready,
+    /// The helper is set up and waits for cases; `build` names the sources it was built from
+    /// ([`BUILD`]).
+    Ready { build: String },
     /// The case runs; to the harness, its first process's pidfd comes with this message.
     Started,
     /// The case could not start (the view, or `exec`, failed), or the helper could not set up.
@@ -114,6 +121,12 @@ pub(super) fn receive<T: for<'de> Deserialize<'de>>(
 /// The next reply on `socket`; a hang-up is an error.
 pub(super) fn receive_reply(socket: RawFd) -> io::Result<(Reply, Vec<OwnedFd>)> {
     receive(socket)?.ok_or_else(|| io::Error::other("the sandbox helper ended unexpectedly"))
+}
+
+/// Sends `Reply::Ready`, with the sources this program was built from.
+pub(super) fn send_ready(socket: RawFd) -> io::Result<()> {
+    let build = BUILD.into();
+    send(socket, &Reply::Ready { build }, &[])
 }
 
 /// Sends `Reply::Failed` with `error`.
