@@ -19,6 +19,9 @@ fn main() -> ExitCode {
         Some(arg) if arg == xtask::bench::SPAWN_ARG => return xtask::bench::spawn_main(&args[2..]),
         _ => {}
     }
+    // This program is its own sandbox helper under any name (a copy of it outside the
+    // checkout too).
+    xtask::sandbox::helper_is_self();
     // Ctrl-C: every running target is killed, the partial summary printed, exit status 130.
     xtask::cli::start();
     match Cli::parse_args() {

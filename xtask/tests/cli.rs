@@ -183,6 +183,38 @@ fn a_missing_layer_is_one_warning_or_with_require_isolation_an_error() {
 }
 
 #[test]
+fn a_copy_of_the_harness_under_another_name_is_its_own_sandbox_helper() {
+    let corpus = Corpus::new(b"x\n", true);
+    let dir = tempfile::tempdir().unwrap();
+    let copy = dir.path().join("renamed-harness");
+    std::fs::copy(assert_cmd::cargo::cargo_bin("xtask"), &copy).unwrap();
+    let run = |program: &std::path::Path| {
+        let output = std::process::Command::new(program)
+            .env_remove("GRIDJUDGE_SANDBOX_HELPER")
+            .args(["check", "--spec", "demo", "--require-isolation", "--cases"])
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(reference())
+            .arg("--")
+            .arg(fixture())
+            .arg("echo")
+            .arg("unused")
+            .output()
+            .unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
+        (output.status.code(), stderr)
+    };
+    let (code, stderr) = run(&assert_cmd::cargo::cargo_bin("xtask"));
+    if code == Some(2) {
+        eprintln!("skipped: this machine cannot confine a target: {stderr}");
+        return;
+    }
+    let (copy_code, copy_stderr) = run(&copy);
+    assert_eq!(copy_code, code, "{copy_stderr}\nas `xtask`: {stderr}");
+    assert!(!copy_stderr.contains("not contained"), "{copy_stderr}");
+}
+
+#[test]
 fn a_helper_built_from_other_sources_is_refused_and_named() {
     // A helper that says it is ready, built from other sources: a `sandbox` program left over
     // from before a change of the harness.
