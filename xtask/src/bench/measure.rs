@@ -32,6 +32,11 @@ pub(super) struct BenchProgram {
     pub sandbox: bool,
 }
 
+/// How many removed memory cgroups the kernel may still hold before the bench warns that its
+/// figures are slower for them (a quiet machine here held about a dozen; right after the test
+/// suite, about 200, and a one-case check took 16 to 18 ms instead of 10 to 12).
+const DYING: usize = 100;
+
 /// What `cargo xtask bench` measures.
 pub enum Measure {
     /// The harness against raw spawning, per job count, the median of `repeats` runs.
@@ -52,6 +57,14 @@ pub enum Measure {
 
 /// The figures of `measure`, from the settings every measured run starts from.
 pub fn measure(base: &Options, measure: &Measure) -> Result<Figures, Error> {
+    if let Some(dying) = crate::confine::dying_memory_cgroups().filter(|n| *n >= DYING) {
+        eprintln!(
+            "warning: the kernel still holds {dying} memory cgroups that earlier runs removed \
+             (the test suite leaves a few hundred for a while): every case's cgroup is slower \
+             to make and remove until they are freed, and so are the figures (as root, \
+             `sync; echo 3 > /proc/sys/vm/drop_caches` frees them at once)"
+        );
+    }
     match measure {
         Measure::Class(settings) => {
             let text = class::class(base, settings)?;

@@ -16,7 +16,7 @@ mod policy;
 pub(crate) mod rlimits;
 pub(crate) mod seccomp;
 
-pub use cgroup::{prime_migrations, Mark, Observed, WorkerCgroup};
+pub use cgroup::{dying_memory_cgroups, prime_migrations, Mark, Observed, WorkerCgroup};
 pub use landlock::version;
 pub use limits::ResourceLimits;
 pub use mounts::View;
