@@ -165,6 +165,22 @@ pub fn find_on_path(name: &OsString) -> Option<PathBuf> {
         })
 }
 
+/// The paths `execvp` would try for `program`: itself when it names a folder, else each
+/// folder of `path` (the default `/bin:/usr/bin` without one; an empty entry is the folder
+/// the target runs in): what the sandbox and a target started directly try in turn.
+pub fn exec_candidates(program: &[u8], path: Option<&[u8]>) -> Vec<Vec<u8>> {
+    if program.contains(&b'/') {
+        return vec![program.to_vec()];
+    }
+    path.unwrap_or(b"/bin:/usr/bin")
+        .split(|&b| b == b':')
+        .map(|dir| match dir {
+            b"" => program.to_vec(),
+            dir => [dir, b"/", program].concat(),
+        })
+        .collect()
+}
+
 /// A command line to run, and the folder to run it in.
 #[derive(Debug, Clone)]
 pub struct Target {
@@ -218,6 +234,31 @@ pub fn display_argv(argv: &[OsString]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_program_is_looked_up_as_execvp_does() {
+        let words = |list: Vec<Vec<u8>>| {
+            list.into_iter()
+                .map(|w| String::from_utf8(w).unwrap())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            words(exec_candidates(b"./main", Some(b"/usr/bin"))),
+            ["./main"]
+        );
+        assert_eq!(
+            words(exec_candidates(
+                b"python3",
+                Some(b"/usr/local/bin:/usr/bin")
+            )),
+            ["/usr/local/bin/python3", "/usr/bin/python3"]
+        );
+        assert_eq!(
+            words(exec_candidates(b"java", None)),
+            ["/bin/java", "/usr/bin/java"]
+        );
+        assert_eq!(words(exec_candidates(b"a", Some(b":/x"))), ["a", "/x/a"]);
+    }
 
     #[test]
     fn the_headline_forms_become_the_command_that_works() {

@@ -1,7 +1,8 @@
-//! Starting a trusted program directly, the way `posix_spawn` does and with less: a child that
-//! shares the harness's memory while the harness's thread waits until it has called `exec`
-//! (`clone(CLONE_VM | CLONE_VFORK)`), on a stack kept for the thread, from a command line and
-//! an environment prepared before the clone.
+//! Starting a program directly (the trusted reference, or a target confined without
+//! namespaces: its rlimits and Landlock ruleset applied in the child), the way `posix_spawn`
+//! does and with less: a child that shares the harness's memory while the harness's thread
+//! waits until it has called `exec` (`clone(CLONE_VM | CLONE_VFORK)`), on a stack kept for the
+//! thread, from a command line and an environment prepared before the clone.
 //!
 //! glibc's `posix_spawn` asks the kernel about every signal's action in the child and sets each
 //! back (126 system calls here, about 30 µs a case on this kind of machine, with the harness
@@ -13,7 +14,7 @@
 //! The child never allocates: it makes system calls on what was prepared, and a failure is one
 //! number written where the waiting harness reads it.
 
-use std::ffi::{c_void, CString, OsStr, OsString};
+use std::ffi::{c_void, CString, OsString};
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 use std::os::unix::ffi::OsStrExt;
@@ -23,6 +24,7 @@ use std::sync::OnceLock;
 use crate::confine::landlock;
 use crate::confine::rlimits::{self, Rlimit};
 use crate::sys::{self, Stack};
+use crate::target::exec_candidates;
 
 /// What the child needs, made before it is cloned.
 pub(super) struct Launch {
@@ -41,7 +43,7 @@ pub(super) struct Launch {
     errno: libc::c_int,
 }
 
-/// The harness's environment as `exec` takes it; the harness never changes its own.
+/// An environment as `exec` takes it.
 struct Environment {
     pointers: Vec<*const libc::c_char>,
     _owned: Vec<CString>,
@@ -70,7 +72,7 @@ impl Environment {
     }
 }
 
-/// The harness's own environment, read once.
+/// The harness's own environment, read once: the harness never changes it.
 fn inherited() -> &'static Environment {
     static INHERITED: OnceLock<Environment> = OnceLock::new();
     INHERITED.get_or_init(|| Environment::of(std::env::vars_os()))
@@ -134,7 +136,8 @@ impl Launch {
                 .map(|(_, v)| v.clone()),
             None => std::env::var_os("PATH"),
         };
-        let programs = candidates(program.as_os_str(), path.as_deref())
+        let path = path.as_ref().map(|p| p.as_bytes());
+        let programs = exec_candidates(program.as_os_str().as_bytes(), path)
             .iter()
             .map(|p| cstring(p))
             .collect::<io::Result<_>>()?;
@@ -169,10 +172,10 @@ impl Launch {
         self.errno = 0;
         STACK.with(|stack| {
             let mut stack = stack.borrow_mut();
-            if stack.is_none() {
-                *stack = Some(Stack::new(64 << 10)?);
-            }
-            let stack = stack.as_ref().expect("made above");
+            let stack = match &mut *stack {
+                Some(stack) => stack,
+                none => none.insert(Stack::new(64 << 10)?),
+            };
             let all: u64 = !0;
             let mut before: u64 = 0;
             // SAFETY: every signal is blocked on this thread, so none is handled in the child
@@ -219,22 +222,6 @@ impl Launch {
             Ok(pid)
         })
     }
-}
-
-/// The paths `execvp` would try for `program`: itself when it names a folder, else each
-/// folder of `path` (`/bin:/usr/bin` without one; an empty entry is the current folder).
-fn candidates(program: &OsStr, path: Option<&OsStr>) -> Vec<Vec<u8>> {
-    let program = program.as_bytes();
-    if program.contains(&b'/') {
-        return vec![program.to_vec()];
-    }
-    path.map_or(&b"/bin:/usr/bin"[..], OsStr::as_bytes)
-        .split(|&b| b == b':')
-        .map(|dir| match dir {
-            b"" => program.to_vec(),
-            dir => [dir, b"/", program].concat(),
-        })
-        .collect()
 }
 
 /// The child: its process group, stdio, signals and folder, then `exec`. Returns only on

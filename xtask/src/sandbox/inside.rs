@@ -18,6 +18,7 @@ use super::views::Sight;
 use super::wire::CaseRequest;
 use crate::confine::{landlock, mounts, namespaces, rlimits, seccomp};
 use crate::sys::{self, Stack};
+use crate::target::exec_candidates;
 
 /// What the target's process needs, made before it is cloned.
 pub(super) struct Prepared<'a> {
@@ -78,7 +79,7 @@ impl<'a> Prepared<'a> {
             .first()
             .ok_or_else(|| io::Error::other("empty command line"))?;
         let path = request.env.iter().find(|(k, _)| k == b"PATH");
-        let programs = candidates(first, path.map(|(_, v)| v.as_slice()))
+        let programs = exec_candidates(first, path.map(|(_, v)| v.as_slice()))
             .iter()
             .map(|p| cstring(p))
             .collect::<io::Result<_>>()?;
@@ -150,22 +151,6 @@ fn ruleset(sight: &Sight) -> io::Result<OwnedFd> {
     let mut writable = landlock::borrowed(&sight.writable);
     writable.push(own[1].as_fd());
     landlock::ruleset_of(&readable, &writable)
-}
-
-/// The paths `execvp` would try for `program`: itself when it names a folder, else each
-/// folder of `path` (the default `/bin:/usr/bin` without one; an empty entry is the folder
-/// the target runs in).
-fn candidates(program: &[u8], path: Option<&[u8]>) -> Vec<Vec<u8>> {
-    if program.contains(&b'/') {
-        return vec![program.to_vec()];
-    }
-    path.unwrap_or(b"/bin:/usr/bin")
-        .split(|&b| b == b':')
-        .map(|dir| match dir {
-            b"" => program.to_vec(),
-            dir => [dir, b"/", program].concat(),
-        })
-        .collect()
 }
 
 /// The target's process: every step, then `exec`. Returns only on failure, after writing
@@ -253,25 +238,6 @@ fn setup_credentials(uid: u32, root: bool) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_program_is_looked_up_as_execvp_does() {
-        let words = |list: Vec<Vec<u8>>| {
-            list.into_iter()
-                .map(|w| String::from_utf8(w).unwrap())
-                .collect::<Vec<_>>()
-        };
-        assert_eq!(words(candidates(b"./main", Some(b"/usr/bin"))), ["./main"]);
-        assert_eq!(
-            words(candidates(b"python3", Some(b"/usr/local/bin:/usr/bin"))),
-            ["/usr/local/bin/python3", "/usr/bin/python3"]
-        );
-        assert_eq!(
-            words(candidates(b"java", None)),
-            ["/bin/java", "/usr/bin/java"]
-        );
-        assert_eq!(words(candidates(b"a", Some(b":/x"))), ["a", "/x/a"]);
-    }
 
     #[test]
     fn a_failure_is_put_in_words_by_its_step() {
