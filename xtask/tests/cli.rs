@@ -219,23 +219,29 @@ fn a_copy_of_the_harness_under_another_name_is_its_own_sandbox_helper() {
 fn a_helper_built_from_other_sources_is_refused_and_named() {
     // A helper that says it is ready, built from other sources: a `sandbox` program left over
     // from before a change of the harness.
-    if std::process::Command::new("python3")
-        .arg("--version")
+    // The interpreter itself, not a wrapper on PATH: the helper starts with no environment.
+    let python = std::process::Command::new("python3")
+        .args(["-c", "import sys; print(sys.executable)"])
         .output()
-        .is_err()
-    {
+        .ok()
+        .filter(|out| out.status.success())
+        .map(|out| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|path| path.starts_with('/'));
+    let Some(python) = python else {
         eprintln!("skipped: no python3 here to stand for an old helper");
         return;
-    }
+    };
     let dir = tempfile::tempdir().unwrap();
     let helper = dir.path().join("old-helper");
     std::fs::write(
         &helper,
-        "#!/usr/bin/env python3\n\
-         import socket\n\
-         s = socket.socket(fileno=0)\n\
-         s.send(b'{\"Ready\":{\"build\":\"0123456789abcdef\"}}')\n\
-         s.recv(1)\n",
+        format!(
+            "#!{python}\n\
+             import socket\n\
+             s = socket.socket(fileno=0)\n\
+             s.send(b'{{\"Ready\":{{\"build\":\"0123456789abcdef\"}}}}')\n\
+             s.recv(1)\n"
+        ),
     )
     .unwrap();
     std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
