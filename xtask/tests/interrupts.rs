@@ -147,6 +147,11 @@ fn a_killed_harness_leaves_no_process_and_its_cgroups_go_at_the_next_start() {
     assert_eq!(left, 0, "a target outlived the SIGKILLed harness");
     // The next run removes the cgroups the killed one left.
     check(&corpus, "right");
+    assert_eq!(cgroups_of(killed), Vec::<String>::new());
+}
+
+/// The cgroup folders of the harness `pid` (`gridjudge-PID-N`) in every hierarchy.
+fn cgroups_of(pid: u32) -> Vec<String> {
     let mut found = Vec::new();
     for root in [
         "/sys/fs/cgroup/memory",
@@ -159,12 +164,47 @@ fn a_killed_harness_leaves_no_process_and_its_cgroups_go_at_the_next_start() {
             .flatten()
         {
             let name = entry.file_name().to_string_lossy().into_owned();
-            if name.starts_with(&format!("gridjudge-{killed}-")) {
+            if name.starts_with(&format!("gridjudge-{pid}-")) {
                 found.push(entry.path().display().to_string());
             }
         }
     }
-    assert_eq!(found, Vec::<String>::new());
+    found
+}
+
+/// The cgroup a run makes to learn whether it can make cgroups is its first worker's; a run
+/// that starts no worker (`--no-sandbox`) removes it at its end, as one that does removes its
+/// worker's.
+#[test]
+fn a_run_leaves_no_cgroup_whether_or_not_it_made_a_worker() {
+    let corpus = Corpus::new(b"x\n", true);
+    for sandbox in [true, false] {
+        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
+        command.args(["check", "--spec", "demo", "--cases"]);
+        command
+            .arg(corpus.root())
+            .arg("--reference")
+            .arg(reference());
+        if !sandbox {
+            command.arg("--no-sandbox");
+        }
+        command.arg("--").arg(fixture()).arg("echo").arg("unused");
+        let child = command
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap();
+        let pid = child.id();
+        let output = child.wait_with_output().unwrap();
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        // A verdict, whichever: the harness did its job.
+        assert!(matches!(output.status.code(), Some(0 | 1)), "{stderr}");
+        if stderr.contains("cgroup") {
+            eprintln!("skipped: no cgroups here to leave behind: {stderr}");
+            return;
+        }
+        assert_eq!(cgroups_of(pid), Vec::<String>::new(), "sandbox: {sandbox}");
+    }
 }
 
 /// A build the harness waits for shows itself and ends with the run: SIGTERM (a cancelled CI

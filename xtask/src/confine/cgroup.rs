@@ -8,6 +8,9 @@
 //! 10-15 ms, more than many cases take to run. Cases of one worker run one after the other, so
 //! the harness resets the peak and reads the counters around each case. Cgroups left behind by
 //! a harness that was killed (`gridjudge-PID-*` whose PID is gone) are removed at the next start.
+//! Whether the harness can make cgroups at all is learnt by making the first worker's, which
+//! that worker then takes: each memory cgroup made and removed costs a run time, and leaves the
+//! kernel one more to free.
 
 use std::fs::File;
 use std::io;
@@ -68,12 +71,51 @@ fn own_cgroup(controller: &str) -> Option<PathBuf> {
     None
 }
 
-/// Whether the harness can make cgroups in `parent`, tried by making one.
-fn usable(parent: &Path, must_have: &str) -> bool {
-    let probe = parent.join(format!("gridjudge-probe-{}", std::process::id()));
-    let ok = std::fs::create_dir(&probe).is_ok() && probe.join(must_have).exists();
-    let _ = std::fs::remove_dir(&probe);
-    ok
+/// The folders of the first worker's cgroup, made by [`probe`] to find out whether the
+/// harness can make cgroups, and kept for that worker: making a memory cgroup and removing it
+/// again cost every run a few tenths of a millisecond, and left the kernel one more removed
+/// cgroup to free. Removed by [`discard_spare`] when no worker took them.
+static SPARE: std::sync::Mutex<Option<Vec<PathBuf>>> = std::sync::Mutex::new(None);
+
+/// A fresh name for a worker's cgroup: `gridjudge-PID-N`.
+fn worker_name() -> String {
+    format!(
+        "gridjudge-{}-{}",
+        std::process::id(),
+        WORKER_COUNTER.fetch_add(1, Ordering::Relaxed)
+    )
+}
+
+/// Makes `name` in each parent of `wanted` and checks that it has the files the parent's
+/// controllers give it; the folders made, or none (and none left) where any cannot be.
+fn make_all(name: &str, wanted: &[(&Path, &[&str])]) -> Option<Vec<PathBuf>> {
+    let mut made: Vec<PathBuf> = Vec::new();
+    for (parent, files) in wanted {
+        let dir = parent.join(name);
+        let ok = std::fs::create_dir(&dir).is_ok();
+        if ok {
+            made.push(dir.clone());
+        }
+        if !ok || !files.iter().all(|file| dir.join(file).exists()) {
+            for dir in made {
+                let _ = std::fs::remove_dir(dir);
+            }
+            return None;
+        }
+    }
+    Some(made)
+}
+
+/// Removes the first worker's cgroup [`probe`] made, if no worker took it. Every command line
+/// does this at its end (through the sandbox's `release`).
+pub(crate) fn discard_spare() {
+    let spare = SPARE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take();
+    for dir in spare.into_iter().flatten() {
+        let _ = std::fs::remove_dir(dir);
+    }
 }
 
 /// The usable hierarchy, found once per process (concurrent probes would disturb each other);
@@ -110,10 +152,20 @@ pub fn prime_migrations() {
     });
 }
 
+/// Finds the usable hierarchy by making the first worker's cgroup in it (kept in [`SPARE`]).
 fn probe() -> Option<Hierarchy> {
+    let name = worker_name();
     if let (Some(memory), Some(pids)) = (own_cgroup("memory"), own_cgroup("pids")) {
-        if usable(&memory, "memory.limit_in_bytes") && usable(&pids, "pids.max") {
-            let cpuacct = own_cgroup("cpuacct").filter(|dir| usable(dir, "cpuacct.usage"));
+        let required: [(&Path, &[&str]); 2] = [
+            (&memory, &["memory.limit_in_bytes"]),
+            (&pids, &["pids.max"]),
+        ];
+        if let Some(mut dirs) = make_all(&name, &required) {
+            let cpuacct = own_cgroup("cpuacct").and_then(|dir| {
+                dirs.extend(make_all(&name, &[(&dir, &["cpuacct.usage"])])?);
+                Some(dir)
+            });
+            keep_spare(dirs);
             return Some(Hierarchy::V1 {
                 memory,
                 pids,
@@ -125,11 +177,19 @@ fn probe() -> Option<Hierarchy> {
     if parent.join("cgroup.controllers").exists() {
         // Delegate memory and pids to the workers' cgroups where the parent allows it.
         let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory +pids");
-        if usable(&parent, "memory.max") && usable(&parent, "pids.max") {
+        if let Some(dirs) = make_all(&name, &[(&parent, &["memory.max", "pids.max"])]) {
+            keep_spare(dirs);
             return Some(Hierarchy::V2 { parent });
         }
     }
     None
+}
+
+/// Keeps the first worker's folders, which [`probe`] made, for [`WorkerCgroup::new`].
+fn keep_spare(dirs: Vec<PathBuf>) {
+    *SPARE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(dirs);
 }
 
 /// How many memory cgroups the kernel still holds after they were removed (each stays until
@@ -261,19 +321,25 @@ pub struct WorkerCgroup {
 impl WorkerCgroup {
     /// Makes a fresh cgroup for a worker.
     pub fn new(hierarchy: &Hierarchy) -> io::Result<WorkerCgroup> {
-        let name = format!(
-            "gridjudge-{}-{}",
-            std::process::id(),
-            WORKER_COUNTER.fetch_add(1, Ordering::Relaxed)
-        );
-        let dirs: Vec<PathBuf> = hierarchy
-            .parents()
-            .into_iter()
-            .map(|parent| parent.join(&name))
-            .collect();
-        for dir in &dirs {
-            std::fs::create_dir(dir)?;
-        }
+        let spare = SPARE
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .take();
+        let dirs = match spare {
+            Some(dirs) => dirs,
+            None => {
+                let name = worker_name();
+                let dirs: Vec<PathBuf> = hierarchy
+                    .parents()
+                    .into_iter()
+                    .map(|parent| parent.join(&name))
+                    .collect();
+                for dir in &dirs {
+                    std::fs::create_dir(dir)?;
+                }
+                dirs
+            }
+        };
         let mut cgroup = WorkerCgroup {
             hierarchy: hierarchy.clone(),
             dirs,

@@ -332,7 +332,8 @@ fn on_main_thread() -> bool {
 }
 
 /// Ends this thread's helper, if it has one, without waiting for its end; on the main thread,
-/// the spare one too, and waits until every helper ended so is gone with its cgroup.
+/// the spare one too, and waits until every helper ended so is gone with its cgroup (and the
+/// first worker's cgroup, made to find out whether cgroups can be made, when no worker took it).
 pub fn release() {
     retire_own();
     if on_main_thread() {
@@ -345,6 +346,7 @@ pub fn release() {
         for thread in ending {
             let _ = thread.join();
         }
+        cgroup::discard_spare();
     }
 }
 
