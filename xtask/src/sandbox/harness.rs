@@ -399,12 +399,10 @@ static AHEAD: Mutex<Option<Ahead>> = Mutex::new(None);
 /// Starts the helper the first sandboxed case will need while the run goes on finding its
 /// cases and planning: the helper sets itself up (its start, its namespaces) meanwhile.
 /// [`available`] or the first worker then takes it; [`release`] ends it when nothing did.
-/// Once the sandbox was looked for, or while a helper is spare, it does nothing; `true` when
-/// it started one.
+/// Once the sandbox was looked for, or while a helper is ahead or spare, it does nothing.
+/// `true` when a helper is ahead or spare, started now or before: the first worker's helper
+/// is then in its cgroup already, and there is no first move into one to prime.
 pub fn start_ahead() -> bool {
-    if FOUND.get().is_some() {
-        return false;
-    }
     let mut ahead = AHEAD.lock().unwrap_or_else(PoisonError::into_inner);
     if ahead.is_some()
         || SPARE
@@ -412,6 +410,9 @@ pub fn start_ahead() -> bool {
             .unwrap_or_else(PoisonError::into_inner)
             .is_some()
     {
+        return true;
+    }
+    if FOUND.get().is_some() {
         return false;
     }
     let started = if on_main_thread() {
