@@ -192,15 +192,8 @@ impl Launch {
             // SAFETY: the child runs `become_program` on its own stack, sharing this process's
             // memory while this thread waits (CLONE_VFORK); it reads `self` and writes only
             // `self.errno`, and `self` outlives it.
-            let pid = unsafe {
-                libc::clone(
-                    become_program,
-                    stack.top(),
-                    libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                    self as *mut Launch as *mut c_void,
-                )
-            };
-            let error = io::Error::last_os_error();
+            let pid =
+                unsafe { stack.clone_into(become_program, self as *mut Launch as *mut c_void, 0) };
             // SAFETY: restores the mask saved above.
             unsafe {
                 libc::syscall(
@@ -211,9 +204,7 @@ impl Launch {
                     8,
                 );
             }
-            if pid < 0 {
-                return Err(error);
-            }
+            let pid = pid?;
             if self.errno != 0 {
                 // It has exited already (CLONE_VFORK returns at its exit too).
                 sys::reap(pid);

@@ -187,11 +187,10 @@ fn serve_case(
         // this process waits (CLONE_VFORK) until it has ended, so `case` outlives it and
         // nothing here runs beside it.
         let pid = unsafe {
-            libc::clone(
+            stacks.proxy.clone_into(
                 proxy::first_process,
-                stacks.proxy.top(),
-                libc::CLONE_VM | libc::CLONE_VFORK | namespaces::CASE_FLAGS | libc::SIGCHLD,
                 &case as *const proxy::Case as *mut libc::c_void,
+                namespaces::CASE_FLAGS,
             )
         };
         (
@@ -205,18 +204,20 @@ fn serve_case(
     };
     // The target's output ends for the harness before it hears that the case did.
     drop(stdio);
-    if pid < 0 {
-        let error = io::Error::last_os_error();
-        if awaited {
+    let pid = match pid {
+        Ok(pid) => pid,
+        Err(_) if awaited => {
             // Made ahead, nothing was taken: the helper reads the message.
             return Ok(Served::Unclaimed(None));
         }
-        return refuse(
-            socket,
-            format!("could not make the case's namespaces: {error}"),
-        )
-        .map(|()| Served::Ran(None, false));
-    }
+        Err(error) => {
+            return refuse(
+                socket,
+                format!("could not make the case's namespaces: {error}"),
+            )
+            .map(|()| Served::Ran(None, false));
+        }
+    };
     if unclaimed {
         return Ok(Served::Unclaimed(Some(pid)));
     }

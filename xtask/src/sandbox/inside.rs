@@ -120,15 +120,7 @@ impl<'a> Prepared<'a> {
         // SAFETY: the child runs `become_target` on its own stack, sharing this process's
         // memory while this process waits (CLONE_VFORK); it only reads `self`, which outlives
         // it, and makes system calls.
-        let pid = unsafe {
-            libc::clone(
-                become_target,
-                stack.top(),
-                libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD,
-                self as *const Prepared as *mut c_void,
-            )
-        };
-        sys::check(pid)
+        unsafe { stack.clone_into(become_target, self as *const Prepared as *mut c_void, 0) }
     }
 
     /// What a failure the target's process wrote means, in words.

@@ -473,9 +473,33 @@ impl Stack {
     }
 
     /// Its top, where a stack that grows down starts (16-byte aligned).
-    pub fn top(&self) -> *mut libc::c_void {
+    fn top(&self) -> *mut libc::c_void {
         // SAFETY: one past the end of the mapping, which is page-aligned.
         unsafe { self.base.cast::<u8>().add(self.size).cast() }
+    }
+
+    /// Starts `child(arg)` in a process that shares this process's memory and runs on this
+    /// stack, into the new namespaces `namespaces` asks for (0: none); the calling thread waits
+    /// until the child has called `exec` or ended (`CLONE_VM | CLONE_VFORK`, what `posix_spawn`
+    /// does). Its pid; `Err` (the child never ran) when it could not be made.
+    ///
+    /// # Safety
+    ///
+    /// `arg` must be what `child` takes it for, alive until this returns, and `child` must not
+    /// unwind. The child shares the caller's memory while the calling thread waits: what it
+    /// leaves changed there (an allocation it did not free) the caller finds so, and it must
+    /// not wait for a lock another thread of the caller may hold (in a process of more than
+    /// one thread, the allocator's).
+    pub unsafe fn clone_into(
+        &self,
+        child: extern "C" fn(*mut libc::c_void) -> libc::c_int,
+        arg: *mut libc::c_void,
+        namespaces: libc::c_int,
+    ) -> io::Result<libc::pid_t> {
+        let flags = libc::CLONE_VM | libc::CLONE_VFORK | libc::SIGCHLD | namespaces;
+        // SAFETY: the caller vouches for `child` and `arg`; the stack is this one, used by no
+        // other process while the caller waits.
+        check(unsafe { libc::clone(child, self.top(), flags, arg) })
     }
 }
 
