@@ -148,28 +148,39 @@ fn filtering_counts_the_cases_left_out_as_skipped() {
         .stdout(predicate::str::ends_with("1 passed, 0 failed, 1 skipped\n"));
 }
 
+/// A confined check of the fixture's `echo unused` on `corpus` by `harness` (the harness, or a
+/// copy of it), with `helper` as its sandbox helper (`None`: its own), and
+/// `--require-isolation` when `require` says.
+fn confined_echo(
+    harness: &std::path::Path,
+    corpus: &Corpus,
+    helper: Option<&std::path::Path>,
+    require: bool,
+) -> Command {
+    let mut command = Command::new(harness);
+    match helper {
+        Some(helper) => command.env("GRIDJUDGE_SANDBOX_HELPER", helper),
+        None => command.env_remove("GRIDJUDGE_SANDBOX_HELPER"),
+    };
+    command
+        .args(["check", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference());
+    if require {
+        command.arg("--require-isolation");
+    }
+    command.arg("--").arg(fixture()).arg("echo").arg("unused");
+    command
+}
+
 #[test]
 fn a_missing_layer_is_one_warning_or_with_require_isolation_an_error() {
     // A helper that cannot start stands for a machine without namespaces.
     let corpus = Corpus::new(b"x\n", true);
-    let run = |require: bool| {
-        let mut command = xtask();
-        command
-            .env("GRIDJUDGE_SANDBOX_HELPER", "/nonexistent/helper")
-            .args(["check", "--spec", "demo", "--cases"])
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(reference());
-        if require {
-            command.arg("--require-isolation");
-        }
-        command
-            .arg("--")
-            .arg(fixture())
-            .arg("echo")
-            .arg("unused")
-            .assert()
-    };
+    let harness = assert_cmd::cargo::cargo_bin("xtask");
+    let missing = std::path::Path::new("/nonexistent/helper");
+    let run = |require: bool| confined_echo(&harness, &corpus, Some(missing), require).assert();
     run(true).code(2).stderr(
         predicate::str::contains("--require-isolation").and(predicate::str::contains("namespaces")),
     );
@@ -189,16 +200,7 @@ fn a_copy_of_the_harness_under_another_name_is_its_own_sandbox_helper() {
     let copy = dir.path().join("renamed-harness");
     std::fs::copy(assert_cmd::cargo::cargo_bin("xtask"), &copy).unwrap();
     let run = |program: &std::path::Path| {
-        let output = std::process::Command::new(program)
-            .env_remove("GRIDJUDGE_SANDBOX_HELPER")
-            .args(["check", "--spec", "demo", "--require-isolation", "--cases"])
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(reference())
-            .arg("--")
-            .arg(fixture())
-            .arg("echo")
-            .arg("unused")
+        let output = confined_echo(program, &corpus, None, true)
             .output()
             .unwrap();
         let stderr = String::from_utf8_lossy(&output.stderr).into_owned();
@@ -246,16 +248,8 @@ fn a_helper_built_from_other_sources_is_refused_and_named() {
     .unwrap();
     std::fs::set_permissions(&helper, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
     let corpus = Corpus::new(b"x\n", true);
-    xtask()
-        .env("GRIDJUDGE_SANDBOX_HELPER", &helper)
-        .args(["check", "--spec", "demo", "--require-isolation", "--cases"])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(reference())
-        .arg("--")
-        .arg(fixture())
-        .arg("echo")
-        .arg("unused")
+    let harness = assert_cmd::cargo::cargo_bin("xtask");
+    confined_echo(&harness, &corpus, Some(&helper), true)
         .assert()
         .code(2)
         .stderr(
