@@ -1,7 +1,7 @@
-//! Ctrl-C and SIGTERM: one flag every running case watches. The first interrupt asks every
-//! running and future case to stop (the run then reports what it has, exit status 130); a
-//! second one ends the process at once. Low in the house: the runner, the class queue and
-//! both command lines read it, and it reads nothing.
+//! Ctrl-C, SIGTERM and SIGHUP: one flag every running case watches, set by a signal handler.
+//! The first interrupt asks every running and future case to stop (the run then reports what
+//! it has, exit status 130); a second one ends the process at once. Low in the house: the
+//! runner, the class queue and both command lines read it, and it reads nothing.
 
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 

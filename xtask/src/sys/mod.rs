@@ -1,8 +1,9 @@
 //! The ground under the runner and the sandbox: the process's dealings with the kernel.
 //!
 //! [`calls`] wraps each system call once (pipes, socket pairs, pidfds, signals, `wait4`,
-//! descriptor passing, the effective uid), keeping its `unsafe` to itself; [`interrupt`] is
-//! Ctrl-C and SIGTERM, one flag every long loop looks at.
+//! descriptor passing, the effective uid, the clone that shares memory until `exec`), keeping
+//! its `unsafe` to itself; [`interrupt`] is Ctrl-C, SIGTERM and SIGHUP, one flag every long
+//! loop looks at.
 
 mod calls;
 mod interrupt;
