@@ -87,23 +87,31 @@ fn worker_name() -> String {
 }
 
 /// Makes `name` in each parent of `wanted` and checks that it has the files the parent's
-/// controllers give it; the folders made, or none (and none left) where any cannot be.
-fn make_all(name: &str, wanted: &[(&Path, &[&str])]) -> Option<Vec<PathBuf>> {
+/// controllers give it: the folders made, or why not (and none of them left).
+fn make_all(name: &str, wanted: &[(&Path, &[&str])]) -> io::Result<Vec<PathBuf>> {
     let mut made: Vec<PathBuf> = Vec::new();
     for (parent, files) in wanted {
         let dir = parent.join(name);
-        let ok = std::fs::create_dir(&dir).is_ok();
-        if ok {
+        let created = std::fs::create_dir(&dir);
+        if created.is_ok() {
             made.push(dir.clone());
         }
-        if !ok || !files.iter().all(|file| dir.join(file).exists()) {
+        let missing = files.iter().find(|file| !dir.join(file).exists());
+        let checked = created.and_then(|()| match missing {
+            Some(file) => Err(io::Error::new(
+                io::ErrorKind::NotFound,
+                format!("`{}` has no `{file}`", dir.display()),
+            )),
+            None => Ok(()),
+        });
+        if let Err(err) = checked {
             for dir in made {
                 let _ = std::fs::remove_dir(dir);
             }
-            return None;
+            return Err(err);
         }
     }
-    Some(made)
+    Ok(made)
 }
 
 /// Removes the first worker's cgroup [`probe`] made, if no worker took it. Every command line
@@ -160,9 +168,9 @@ fn probe() -> Option<Hierarchy> {
             (&memory, &["memory.limit_in_bytes"]),
             (&pids, &["pids.max"]),
         ];
-        if let Some(mut dirs) = make_all(&name, &required) {
+        if let Ok(mut dirs) = make_all(&name, &required) {
             let cpuacct = own_cgroup("cpuacct").and_then(|dir| {
-                dirs.extend(make_all(&name, &[(&dir, &["cpuacct.usage"])])?);
+                dirs.extend(make_all(&name, &[(&dir, &["cpuacct.usage"])]).ok()?);
                 Some(dir)
             });
             keep_spare(dirs);
@@ -177,7 +185,7 @@ fn probe() -> Option<Hierarchy> {
     if parent.join("cgroup.controllers").exists() {
         // Delegate memory and pids to the workers' cgroups where the parent allows it.
         let _ = std::fs::write(parent.join("cgroup.subtree_control"), "+memory +pids");
-        if let Some(dirs) = make_all(&name, &[(&parent, &["memory.max", "pids.max"])]) {
+        if let Ok(dirs) = make_all(&name, &[(&parent, &["memory.max", "pids.max"])]) {
             keep_spare(dirs);
             return Some(Hierarchy::V2 { parent });
         }
@@ -319,7 +327,8 @@ pub struct WorkerCgroup {
 }
 
 impl WorkerCgroup {
-    /// Makes a fresh cgroup for a worker.
+    /// Makes a fresh cgroup for a worker (or takes the one [`probe`] made); none of its
+    /// folders is left when one cannot be made.
     pub fn new(hierarchy: &Hierarchy) -> io::Result<WorkerCgroup> {
         let spare = SPARE
             .lock()
@@ -328,16 +337,12 @@ impl WorkerCgroup {
         let dirs = match spare {
             Some(dirs) => dirs,
             None => {
-                let name = worker_name();
-                let dirs: Vec<PathBuf> = hierarchy
+                let parents: Vec<(&Path, &[&str])> = hierarchy
                     .parents()
                     .into_iter()
-                    .map(|parent| parent.join(&name))
+                    .map(|parent| (parent.as_path(), &[][..]))
                     .collect();
-                for dir in &dirs {
-                    std::fs::create_dir(dir)?;
-                }
-                dirs
+                make_all(&worker_name(), &parents)?
             }
         };
         let mut cgroup = WorkerCgroup {
