@@ -89,6 +89,29 @@ fn a_program_that_sleeps_is_stopped_as_hung_once_idle() {
     }
 }
 
+/// A confined case that starts one short process after another, each sleeping (a shell script
+/// waiting on one command after another, or a version manager's shim under a busy machine, whose
+/// processes' waits for a CPU end with them), is not idle: it ends on its own and passes.
+#[test]
+fn a_program_that_starts_process_after_process_is_not_hung() {
+    if let Err(why) = xtask::sandbox::available() {
+        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let mut options = both_ways(&corpus, "relay", Duration::from_secs(10)).remove(1);
+    options.wall = None;
+    options.idle = Some(Duration::from_millis(500));
+    let run = check(&options).unwrap();
+    let judgement = &run.results[0].judgement;
+    assert!(judgement.verdict.passed(), "{judgement:?}");
+    let execution = judgement.execution.as_ref().unwrap();
+    assert!(
+        execution.elapsed >= Duration::from_millis(1500),
+        "each of its 15 processes sleeps 0.1 s: {execution:?}"
+    );
+}
+
 /// `--idle` sets the span, and holds with a `--wall` given too (without it, a given `--wall` is
 /// how long a program may sleep).
 #[test]

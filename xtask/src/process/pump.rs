@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 
 use super::execution::{kept_waiting, Bounds, Limit};
 use super::running::{Pumped, Running};
+use crate::sandbox::Activity;
 use crate::sys::{self, Read};
 
 /// The longest `poll` sleeps, so that an interrupt or a limit is seen in time.
@@ -100,6 +101,12 @@ thread_local! {
     static BUFFER: std::cell::Cell<Vec<u8>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
+/// Whether a case did something between two looks at its activity: used or waited for a CPU
+/// for `at_least`, or started a thread.
+fn active(before: Activity, now: Activity, at_least: Duration) -> bool {
+    now.busy.saturating_sub(before.busy) >= at_least || now.threads != before.threads
+}
+
 /// One case being pumped.
 struct Pump<'r, 'a, 'i> {
     running: &'r mut Running<'a>,
@@ -118,11 +125,12 @@ struct Pump<'r, 'a, 'i> {
     backstop: Instant,
     /// When the case's limits are next looked at.
     limits_due: Instant,
-    /// When the case was last seen active (using or waiting for a CPU, or printing), how much
-    /// activity it had then and how much it had printed; `None` until first looked at.
-    still: Option<(Instant, Duration, usize)>,
+    /// When the case was last seen active (using or waiting for a CPU, starting a thread, or
+    /// printing), how much activity it had then and how much it had printed; `None` until
+    /// first looked at.
+    still: Option<(Instant, Activity, usize)>,
     /// The last look at its activity: when, and how much.
-    last: Option<(Instant, Duration)>,
+    last: Option<(Instant, Activity)>,
     /// Since when it has been quiet at every look (for its CPU seat).
     quiet_since: Option<Instant>,
     /// When the case's activity is next looked at.
@@ -256,8 +264,9 @@ impl Pump<'_, '_, '_> {
         false
     }
 
-    /// Whether the case has for `bounds.asleep_after` neither run nor waited for a CPU (it
-    /// sleeps or blocks: no load of the machine makes a case look like that), looked at every
+    /// Whether the case has for `bounds.asleep_after` neither run, nor waited for a CPU, nor
+    /// started a thread (it sleeps or blocks: no load of the machine makes a case look like
+    /// that, not even one that starts process after process, each kept waiting), looked at every
     /// tenth of the span or [`LOOK`], whichever is sooner. Less activity than a twentieth of
     /// the span counts as none (a sleeping runtime's own timers).
     fn asleep(&mut self, now: Instant) -> bool {
@@ -278,7 +287,7 @@ impl Pump<'_, '_, '_> {
         let output = self.pumped.stdout.len() + self.pumped.stderr.len();
         match self.still {
             Some((since, then, printed))
-                if activity.saturating_sub(then) < after / 20 && output == printed =>
+                if !active(then, activity, after / 20) && output == printed =>
             {
                 // Before calling it asleep, what the harness has not looked at yet: output or
                 // an end waiting to be read (the harness's own thread may have waited for a
@@ -286,7 +295,14 @@ impl Pump<'_, '_, '_> {
                 if now < since + after {
                     return false;
                 }
-                let hung = !self.pending() && !self.running.runnable();
+                // The list of processes was read before the look at their states: a process
+                // started in between (its parent now waiting for it) is seen by a look again.
+                let hung = !self.pending()
+                    && !self.running.runnable()
+                    && self
+                        .running
+                        .activity()
+                        .is_some_and(|again| !active(then, again, after / 20));
                 if !hung {
                     self.still = Some((now, activity, output));
                 }
@@ -302,10 +318,10 @@ impl Pump<'_, '_, '_> {
     /// Gives the case's CPU seat to the next case once it has been quiet (active less than a
     /// twentieth of the time between looks) for [`SEAT_AFTER`]: it waits out the idle span
     /// without holding a CPU from a case that would use one.
-    fn seat(&mut self, now: Instant, activity: Duration) {
+    fn seat(&mut self, now: Instant, activity: Activity) {
         let quiet = match self.last {
             Some((then, before)) => {
-                activity.saturating_sub(before) < now.saturating_duration_since(then) / 20
+                !active(before, activity, now.saturating_duration_since(then) / 20)
             }
             None => false,
         };

@@ -9,7 +9,7 @@ use std::time::Duration;
 use super::execution::{classify, Execution, Exit, Limit, Signs};
 use crate::confine::Observed;
 use crate::confine::ResourceLimits;
-use crate::sandbox::{Exited, Helper, Started};
+use crate::sandbox::{Activity, Exited, Helper, Started};
 use crate::sys;
 
 /// A started case, as the pump sees it.
@@ -115,10 +115,11 @@ impl Running<'_> {
         }
     }
 
-    /// The CPU time every process of the case has used and waited for so far, where every
-    /// process of it is measured (a sandboxed case with a cgroup): what a case that sleeps or
-    /// blocks adds nothing to. `None` for a direct target, whose children escape the count.
-    pub(super) fn activity(&self) -> Option<Duration> {
+    /// The CPU time every process of the case has used and waited for so far, and the threads
+    /// it started, where every process of it is measured (a sandboxed case with a cgroup):
+    /// what a case that sleeps or blocks adds nothing to. `None` for a direct target, whose
+    /// children escape the count.
+    pub(super) fn activity(&mut self) -> Option<Activity> {
         match self {
             Running::Direct { .. } => None,
             Running::Sandboxed {

@@ -9,6 +9,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::sync::{mpsc, Mutex, PoisonError};
 
+use super::activity::{Activity, Waits};
 use super::wire::{self, CaseRequest, Exited, Reply, HELPER_ARG};
 use crate::confine::{cgroup, Mark, Observed, WorkerCgroup};
 use crate::sys;
@@ -71,6 +72,7 @@ pub struct Started {
     /// every process of the case.
     pub pidfd: OwnedFd,
     mark: Mark,
+    waits: Waits,
 }
 
 impl Helper {
@@ -183,6 +185,7 @@ impl Helper {
             (Reply::Started, mut fds) if fds.len() == 1 => Ok(Started {
                 pidfd: fds.remove(0),
                 mark,
+                waits: Waits::default(),
             }),
             (Reply::Failed { error }, _) => {
                 // Sent again in full next time, whatever the helper made of it.
@@ -220,19 +223,19 @@ impl Helper {
     }
 
     /// The CPU time the running case's processes have used and waited for, all their threads
-    /// together, where the worker's cgroup accounts it: what a case that sleeps or blocks adds
-    /// nothing to. The helper's waiting counts too: a case whose first process waits for the
-    /// helper to set it up, while the helper waits for a CPU, is not asleep (between cases the
-    /// helper blocks, and adds nothing).
-    pub fn activity(&self, started: &Started) -> Option<std::time::Duration> {
+    /// together, ended ones too, and how many threads it started, where the worker's cgroup
+    /// accounts it: what a case that sleeps or blocks adds nothing to (see [`Waits`]). The
+    /// helper's waiting counts too: a case whose first process waits for the helper to set it
+    /// up, while the helper waits for a CPU, is not asleep (between cases the helper blocks,
+    /// and adds nothing).
+    pub fn activity(&self, started: &mut Started) -> Option<Activity> {
         let cgroup = self.cgroup.as_ref()?;
         let cpu = cgroup.cpu_since(&started.mark)?;
-        let waited: std::time::Duration = cgroup
+        let alive = cgroup
             .members()
             .into_iter()
-            .filter_map(sys::threads_run_delay)
-            .sum();
-        Some(cpu + waited)
+            .flat_map(sys::threads_run_delay);
+        Some(started.waits.look(cpu, alive))
     }
 
     /// Whether a process of the worker's cgroup (the case's, or the helper) is running or

@@ -23,6 +23,7 @@
 //! hierarchy costs 10-15 ms; this way only the helper moves, once. The helper dies with the
 //! harness (a parent-death signal), and each case's first process with the helper.
 
+mod activity;
 mod harness;
 mod helper;
 mod inside;
@@ -30,6 +31,7 @@ mod proxy;
 mod views;
 mod wire;
 
+pub use activity::Activity;
 pub use harness::{
     available, expect_more, helper_is_self, release, retire_own, send_ahead, start_ahead,
     with_helper, Helper, Started,

@@ -103,15 +103,18 @@ pub fn run_delay(pid: libc::pid_t) -> Option<Duration> {
     schedstat_delay(Path::new(&format!("/proc/{pid}/schedstat")))
 }
 
-/// How long every thread of `pid` has waited, runnable, for a CPU, together.
-pub fn threads_run_delay(pid: libc::pid_t) -> Option<Duration> {
-    let tasks = std::fs::read_dir(format!("/proc/{pid}/task")).ok()?;
-    Some(
-        tasks
-            .flatten()
-            .filter_map(|task| schedstat_delay(&task.path().join("schedstat")))
-            .sum(),
-    )
+/// How long each thread of `pid` has waited, runnable, for a CPU, by thread id.
+pub fn threads_run_delay(pid: libc::pid_t) -> Vec<(libc::pid_t, Duration)> {
+    let Ok(tasks) = std::fs::read_dir(format!("/proc/{pid}/task")) else {
+        return Vec::new();
+    };
+    tasks
+        .flatten()
+        .filter_map(|task| {
+            let tid = task.file_name().to_str()?.parse().ok()?;
+            Some((tid, schedstat_delay(&task.path().join("schedstat"))?))
+        })
+        .collect()
 }
 
 /// Whether a thread of `pid` is running or waiting to run now (state `R`): the kernel adds to
