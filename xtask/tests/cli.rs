@@ -4,7 +4,7 @@
 use assert_cmd::Command;
 use predicates::prelude::*;
 
-use crate::support::{fixture, reference, Corpus};
+use crate::support::{echo_check, fixture, reference, Corpus};
 
 pub(crate) fn xtask() -> Command {
     Command::cargo_bin("xtask").unwrap()
@@ -157,20 +157,16 @@ fn confined_echo(
     helper: Option<&std::path::Path>,
     require: bool,
 ) -> Command {
-    let mut command = Command::new(harness);
+    let flags: &[&str] = if require {
+        &["--require-isolation"]
+    } else {
+        &[]
+    };
+    let mut command = Command::from_std(echo_check(harness, corpus, flags));
     match helper {
         Some(helper) => command.env("GRIDJUDGE_SANDBOX_HELPER", helper),
         None => command.env_remove("GRIDJUDGE_SANDBOX_HELPER"),
     };
-    command
-        .args(["check", "--spec", "demo", "--cases"])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(reference());
-    if require {
-        command.arg("--require-isolation");
-    }
-    command.arg("--").arg(fixture()).arg("echo").arg("unused");
     command
 }
 

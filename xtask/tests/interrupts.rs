@@ -3,7 +3,7 @@
 //! start.
 
 use crate::cli::check;
-use crate::support::{fixture, reference, Corpus};
+use crate::support::{echo_check, fixture, reference, Corpus};
 
 #[test]
 fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
@@ -179,17 +179,9 @@ fn cgroups_of(pid: u32) -> Vec<String> {
 fn a_run_leaves_no_cgroup_whether_or_not_it_made_a_worker() {
     let corpus = Corpus::new(b"x\n", true);
     for sandbox in [true, false] {
-        let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
-        command.args(["check", "--spec", "demo", "--cases"]);
-        command
-            .arg(corpus.root())
-            .arg("--reference")
-            .arg(reference());
-        if !sandbox {
-            command.arg("--no-sandbox");
-        }
-        command.arg("--").arg(fixture()).arg("echo").arg("unused");
-        let child = command
+        let flags: &[&str] = if sandbox { &[] } else { &["--no-sandbox"] };
+        let harness = std::path::Path::new(env!("CARGO_BIN_EXE_xtask"));
+        let child = echo_check(harness, &corpus, flags)
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::piped())
             .spawn()

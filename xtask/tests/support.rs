@@ -56,6 +56,22 @@ pub fn fixture() -> OsString {
         .into()
 }
 
+/// A check by `harness` of the fixture's `echo unused` on `corpus`, with `flags` before the
+/// target (`--no-sandbox`, `--require-isolation`).
+pub fn echo_check(harness: &Path, corpus: &Corpus, flags: &[&str]) -> std::process::Command {
+    let mut command = std::process::Command::new(harness);
+    command
+        .args(["check", "--spec", "demo", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .args(flags)
+        .arg("--")
+        .arg(fixture())
+        .args(["echo", "unused"]);
+    command
+}
+
 /// A stand-in for `--reference` where no test needs the real one: the fixture where it was
 /// built (the harness hides the reference from targets, so it must not be the target itself).
 pub fn reference() -> OsString {
