@@ -89,19 +89,28 @@ fn a_program_that_sleeps_is_stopped_as_hung_once_idle() {
     }
 }
 
+/// The confined check of the fixture in `mode` on `corpus` (a 10 s limit) with an idle span of
+/// `idle`; `None`, saying the test skipped, where cases cannot be confined.
+fn confined_idle(corpus: &Corpus, mode: &str, idle: Duration) -> Option<CheckOptions> {
+    if let Err(why) = xtask::sandbox::available() {
+        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
+        return None;
+    }
+    let mut options = both_ways(corpus, mode, Duration::from_secs(10)).remove(1);
+    options.idle = Some(idle);
+    Some(options)
+}
+
 /// A confined case that starts one short process after another, each sleeping (a shell script
 /// waiting on one command after another, or a version manager's shim under a busy machine, whose
 /// processes' waits for a CPU end with them), is not idle: it ends on its own and passes.
 #[test]
 fn a_program_that_starts_process_after_process_is_not_hung() {
-    if let Err(why) = xtask::sandbox::available() {
-        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
-        return;
-    }
     let corpus = Corpus::new(b"x\n", true);
-    let mut options = both_ways(&corpus, "relay", Duration::from_secs(10)).remove(1);
+    let Some(mut options) = confined_idle(&corpus, "relay", Duration::from_millis(500)) else {
+        return;
+    };
     options.wall = None;
-    options.idle = Some(Duration::from_millis(500));
     let run = check(&options).unwrap();
     let judgement = &run.results[0].judgement;
     assert!(judgement.verdict.passed(), "{judgement:?}");
@@ -116,14 +125,11 @@ fn a_program_that_starts_process_after_process_is_not_hung() {
 /// how long a program may sleep).
 #[test]
 fn the_idle_span_is_settable() {
-    if let Err(why) = xtask::sandbox::available() {
-        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
-        return;
-    }
     let corpus = Corpus::new(b"x\n", true);
-    let mut options = both_ways(&corpus, "sleep", Duration::from_secs(10)).remove(1);
+    let Some(mut options) = confined_idle(&corpus, "sleep", Duration::from_millis(700)) else {
+        return;
+    };
     options.wall = Some(Duration::from_secs(30));
-    options.idle = Some(Duration::from_millis(700));
     let run = check(&options).unwrap();
     let judgement = &run.results[0].judgement;
     assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
@@ -143,19 +149,17 @@ fn the_idle_span_is_settable() {
 /// when a case runs alone.
 #[test]
 fn hung_cases_wait_out_the_idle_span_side_by_side() {
-    if let Err(why) = xtask::sandbox::available() {
-        eprintln!("skipped: the idle span is measured for confined cases only: {why}");
-        return;
-    }
     let corpus = Corpus::new(b"x\n", true);
+    let Some(sleeper) = confined_idle(&corpus, "sleep", Duration::from_millis(1500)) else {
+        return;
+    };
     let most_at_once = |cases: usize| {
         for k in 2..=cases {
             corpus.add(&format!("00{k}-case"), b"x\n", b"x\n");
         }
         let marker = format!("side-by-side-{}-{cases}", std::process::id());
-        let mut options = both_ways(&corpus, "sleep", Duration::from_secs(10)).remove(1);
+        let mut options = sleeper.clone();
         options.jobs = 1;
-        options.idle = Some(Duration::from_millis(1500));
         if let Program::Command(argv) = &mut options.program {
             argv.push(marker.clone().into());
         }
