@@ -117,11 +117,7 @@ fn make_all(name: &str, wanted: &[(&Path, &[&str])]) -> io::Result<Vec<PathBuf>>
 /// Removes the first worker's cgroup [`probe`] made, if no worker took it. Every command line
 /// does this at its end (through the sandbox's `release`).
 pub(crate) fn discard_spare() {
-    let spare = SPARE
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .take();
-    for dir in spare.into_iter().flatten() {
+    for dir in take_spare().into_iter().flatten() {
         let _ = std::fs::remove_dir(dir);
     }
 }
@@ -198,6 +194,14 @@ fn keep_spare(dirs: Vec<PathBuf>) {
     *SPARE
         .lock()
         .unwrap_or_else(std::sync::PoisonError::into_inner) = Some(dirs);
+}
+
+/// The first worker's folders, if no worker took them yet; none are spare after.
+fn take_spare() -> Option<Vec<PathBuf>> {
+    SPARE
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .take()
 }
 
 /// How many memory cgroups the kernel still holds after they were removed (each stays until
@@ -330,11 +334,7 @@ impl WorkerCgroup {
     /// Makes a fresh cgroup for a worker (or takes the one [`probe`] made); none of its
     /// folders is left when one cannot be made.
     pub fn new(hierarchy: &Hierarchy) -> io::Result<WorkerCgroup> {
-        let spare = SPARE
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .take();
-        let dirs = match spare {
+        let dirs = match take_spare() {
             Some(dirs) => dirs,
             None => {
                 let parents: Vec<(&Path, &[&str])> = hierarchy
