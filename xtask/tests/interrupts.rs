@@ -172,9 +172,8 @@ fn cgroups_of(pid: u32) -> Vec<String> {
     found
 }
 
-/// The cgroup a run makes to learn whether it can make cgroups is its first worker's; a run
-/// that starts no worker (`--no-sandbox`) removes it at its end, as one that does removes its
-/// worker's.
+/// The cgroup a run makes to learn whether it can make cgroups is its first worker's, and goes
+/// at the run's end with the worker; a `--no-sandbox` run makes none.
 #[test]
 fn a_run_leaves_no_cgroup_whether_or_not_it_made_a_worker() {
     let corpus = Corpus::new(b"x\n", true);
@@ -197,6 +196,49 @@ fn a_run_leaves_no_cgroup_whether_or_not_it_made_a_worker() {
         }
         assert_eq!(cgroups_of(pid), Vec::<String>::new(), "sandbox: {sandbox}");
     }
+}
+
+/// A `--no-sandbox` run runs nothing in a cgroup, and makes none: not even the one a confined
+/// run makes first to learn whether it can (each memory cgroup made and removed costs a run
+/// a few tenths of a millisecond and leaves the kernel one more to free). Looked at while the
+/// run's target is running, when a confined run's cgroup would be there.
+#[test]
+fn a_no_sandbox_run_makes_no_cgroup() {
+    if xtask::sandbox::available().is_err() {
+        eprintln!("skipped: no sandbox here, so no cgroup to tell apart; CI runs as root");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+        .args(["check", "--spec", "demo", "--no-sandbox", "--cases"])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("sleep")
+        .arg(corpus.expected_path())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let marker = corpus.expected_path().display().to_string();
+    let start = std::time::Instant::now();
+    while crate::support::survivors(&marker).is_empty()
+        && start.elapsed() < std::time::Duration::from_secs(60)
+    {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let running = !crate::support::survivors(&marker).is_empty();
+    let made = cgroups_of(child.id());
+    // Ctrl-C: the harness kills its target, which runs outside any sandbox.
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
+    }
+    assert_eq!(child.wait().unwrap().code(), Some(130));
+    assert!(running, "the target never started");
+    assert_eq!(made, Vec::<String>::new());
 }
 
 /// A build the harness waits for shows itself and ends with the run: SIGTERM (a cancelled CI

@@ -216,7 +216,16 @@ impl Machine {
         } else {
             Err("--no-sandbox".to_string())
         };
-        let hierarchy = cgroup::hierarchy();
+        // Looked for (by making the first worker's cgroup) only where a confined case may use
+        // it: under --no-sandbox nothing runs in a cgroup, and only what killed harnesses left
+        // is removed.
+        let hierarchy = match settings.sandbox {
+            true => cgroup::hierarchy(),
+            false => {
+                cgroup::sweep_stale();
+                None
+            }
+        };
         let landlock = settings.sandbox && landlock::version() > 0;
         let mode = match &helper {
             Ok(()) => Mode::Sandboxed,
