@@ -219,12 +219,11 @@ impl Machine {
         // Looked for (by making the first worker's cgroup) only where a confined case may use
         // it: under --no-sandbox nothing runs in a cgroup, and only what killed harnesses left
         // is removed.
-        let hierarchy = match settings.sandbox {
-            true => cgroup::hierarchy(),
-            false => {
-                cgroup::sweep_stale();
-                None
-            }
+        let hierarchy = if settings.sandbox {
+            cgroup::hierarchy()
+        } else {
+            cgroup::sweep_stale();
+            None
         };
         let landlock = settings.sandbox && landlock::version() > 0;
         let mode = match &helper {

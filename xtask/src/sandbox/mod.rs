@@ -18,11 +18,12 @@
 //! measured and left out: on a 2-core virtual machine a one-case check took 0.4 to 0.6 ms
 //! longer (medians of 101, alternating), forked early or late; the fork waited about half a
 //! millisecond for the other CPU, both processes then paid copy-on-write faults for what the
-//! other had, and moving a running fork into its cgroup took longer than moving a fresh one. Each case is
-//! answered with a pidfd of its first process, which that process sends itself (the harness
-//! kills the whole case with one signal to it: when the first process of a PID namespace dies,
-//! every process in it dies), and, when it ends, by the helper with the target's exit status
-//! and CPU time.
+//! other had, and moving a running fork into its cgroup took longer than moving a fresh one.
+//!
+//! Each case is answered with a pidfd of its first process, which that process sends itself
+//! (the harness kills the whole case with one signal to it: when the first process of a PID
+//! namespace dies, every process in it dies), and, when it ends, by the helper with the
+//! target's exit status and CPU time.
 //!
 //! Starting cases from inside the cgroup is the point: moving each case into a cgroup v1
 //! hierarchy costs 10-15 ms; this way only the helper moves, once. The helper dies with the
