@@ -11,24 +11,8 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
     for k in 2..=6 {
         corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
     }
-    let child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
+    let child = sleeping_check(&corpus)
         .env("NO_COLOR", "1")
-        .args([
-            "check",
-            "--spec",
-            "demo",
-            "--no-sandbox",
-            "--timeout",
-            "60",
-            "--cases",
-        ])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(reference())
-        .arg("--")
-        .arg(fixture())
-        .arg("sleep")
-        .arg(corpus.expected_path())
         .stdout(std::process::Stdio::piped())
         .spawn()
         .unwrap();
@@ -64,6 +48,45 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
 }
 
 /// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process.
+/// A `--no-sandbox` check of the fixture's `sleep` on `corpus`, whose target runs until it is
+/// killed, with its command line marked by the corpus's expected file (see `survivors`).
+fn sleeping_check(corpus: &Corpus) -> std::process::Command {
+    let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command
+        .args([
+            "check",
+            "--spec",
+            "demo",
+            "--no-sandbox",
+            "--timeout",
+            "60",
+            "--cases",
+        ])
+        .arg(corpus.root())
+        .arg("--reference")
+        .arg(reference())
+        .arg("--")
+        .arg(fixture())
+        .arg("sleep")
+        .arg(corpus.expected_path());
+    command
+}
+
+/// Waits (at most `within`, bounded on a busy machine) until some process whose command line
+/// holds `marker` runs (`present`) or none does; whether that came.
+fn survivors_become(marker: &str, present: bool, within: std::time::Duration) -> bool {
+    let start = std::time::Instant::now();
+    loop {
+        if crate::support::survivors(marker).is_empty() != present {
+            return true;
+        }
+        if start.elapsed() >= within {
+            return false;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+}
+
 fn spawn_escaping_check(corpus: &Corpus) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
@@ -209,27 +232,13 @@ fn a_no_sandbox_run_makes_no_cgroup() {
         return;
     }
     let corpus = Corpus::new(b"x\n", true);
-    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
-        .args(["check", "--spec", "demo", "--no-sandbox", "--cases"])
-        .arg(corpus.root())
-        .arg("--reference")
-        .arg(reference())
-        .arg("--")
-        .arg(fixture())
-        .arg("sleep")
-        .arg(corpus.expected_path())
+    let mut child = sleeping_check(&corpus)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let marker = corpus.expected_path().display().to_string();
-    let start = std::time::Instant::now();
-    while crate::support::survivors(&marker).is_empty()
-        && start.elapsed() < std::time::Duration::from_secs(60)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
-    let running = !crate::support::survivors(&marker).is_empty();
+    let running = survivors_become(&marker, true, std::time::Duration::from_secs(60));
     let made = cgroups_of(child.id());
     // Ctrl-C: the harness kills its target, which runs outside any sandbox.
     // SAFETY: kill has no memory-safety preconditions.
@@ -266,12 +275,7 @@ fn sigterm_during_a_build_ends_the_build_and_the_run() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    let start = std::time::Instant::now();
-    while crate::support::survivors(&marker).is_empty()
-        && start.elapsed() < std::time::Duration::from_secs(60)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    survivors_become(&marker, true, std::time::Duration::from_secs(60));
     // SAFETY: kill takes integers; the pid is this test's child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     let output = child.wait_with_output().unwrap();
@@ -279,14 +283,8 @@ fn sigterm_during_a_build_ends_the_build_and_the_run() {
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("building gridjudge with cargo"), "{stderr}");
     assert!(stderr.contains("Compiling gridjudge"), "{stderr}");
-    let gone = std::time::Instant::now();
-    while !crate::support::survivors(&marker).is_empty()
-        && gone.elapsed() < std::time::Duration::from_secs(30)
-    {
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
     assert!(
-        crate::support::survivors(&marker).is_empty(),
+        survivors_become(&marker, false, std::time::Duration::from_secs(30)),
         "the build outlived the run"
     );
 }
