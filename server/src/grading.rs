@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::AtomicBool;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -131,31 +131,46 @@ async fn handle(job: Job, state: Data<Arc<State>>) -> Result<(), BoxDynError> {
 /// How often a grading's count of cases run goes to the database.
 const PROGRESS_EVERY: Duration = Duration::from_millis(300);
 
-/// A pace: [`Every::due`] says yes at most once per span, whatever the threads asking.
-struct Every {
+/// The pace of a grading's progress writes: [`Pace::due`] says yes at most once per span,
+/// whatever the threads asking, and never while the write it said yes to last is still under
+/// way. On a slow disk (every commit waits for its sync) unpaced writes would pile up, each
+/// holding a connection of the pool that the grading's result then waits for in vain.
+struct Pace {
     span: Duration,
     last: std::sync::Mutex<Option<std::time::Instant>>,
+    writing: Arc<AtomicBool>,
 }
 
-impl Every {
-    fn new(span: Duration) -> Every {
-        Every {
+/// A progress write under way: the pace says no until it is dropped.
+struct Writing(Arc<AtomicBool>);
+
+impl Drop for Writing {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
+impl Pace {
+    fn new(span: Duration) -> Pace {
+        Pace {
             span,
             last: std::sync::Mutex::new(None),
+            writing: Arc::new(AtomicBool::new(false)),
         }
     }
 
-    /// Whether a span has passed since the last yes (the first asking is due).
-    fn due(&self) -> bool {
+    /// A write may start: a span has passed since the last yes (the first asking is due), and
+    /// the write that yes started has ended.
+    fn due(&self) -> Option<Writing> {
         let mut last = self.last.lock().unwrap_or_else(|p| p.into_inner());
         let now = std::time::Instant::now();
-        match *last {
-            Some(at) if now.duration_since(at) < self.span => false,
-            _ => {
-                *last = Some(now);
-                true
-            }
+        if last.is_some_and(|at| now.duration_since(at) < self.span)
+            || self.writing.swap(true, Ordering::AcqRel)
+        {
+            return None;
         }
+        *last = Some(now);
+        Some(Writing(Arc::clone(&self.writing)))
     }
 }
 
@@ -279,7 +294,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     let progress_job = job.clone();
     let graded = tokio::task::spawn_blocking(move || {
         let stop = AtomicBool::new(false);
-        let written = Every::new(PROGRESS_EVERY);
+        let pace = Pace::new(PROGRESS_EVERY);
         let progress = |step: xtask::check::Step| match step {
             xtask::check::Step::Planned { cases } => {
                 progress_state
@@ -296,9 +311,14 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
                 let done = progress_state.live.ran(submission);
                 // The count goes through the database too, for a web server that grades
                 // nothing (its pages read it there), at most every few hundred milliseconds.
-                if let Some(done) = done.filter(|_| written.due()) {
+                let Some(done) = done else { return };
+                if let Some(writing) = pace.due() {
                     let (db, key) = (progress_state.db.clone(), progress_job.key());
-                    handle.spawn(async move { submissions::set_done(&db, key, done).await });
+                    handle.spawn(async move {
+                        let written = submissions::set_done(&db, key, done).await;
+                        drop(writing);
+                        written
+                    });
                 }
             }
         };
@@ -506,7 +526,25 @@ pub fn work_root(course: &Path) -> PathBuf {
 
 #[cfg(test)]
 mod tests {
-    use super::without_paths;
+    use super::{without_paths, Pace};
+    use std::time::Duration;
+
+    #[test]
+    fn a_progress_write_waits_for_the_last_to_end_and_for_its_span() {
+        // No span: only the write under way holds the next back.
+        let pace = Pace::new(Duration::ZERO);
+        let writing = pace.due().expect("the first asking is due");
+        assert!(
+            pace.due().is_none(),
+            "a second write while the first is under way"
+        );
+        drop(writing);
+        assert!(pace.due().is_some(), "the first write ended");
+        // A long span: the next is held back after the first ended too.
+        let pace = Pace::new(Duration::from_secs(3600));
+        drop(pace.due().expect("the first asking is due"));
+        assert!(pace.due().is_none(), "a second write within the span");
+    }
 
     #[test]
     fn no_text_names_the_graders_folders_or_the_caches_layout() {
