@@ -325,6 +325,7 @@ fn the_state_folder_is_private_and_links_hold_no_formula() {
     let state = course.path().join(".gridjudge");
     assert_eq!(mode(&state), 0o700);
     assert_eq!(mode(&state.join("course.db")), 0o600);
+    assert_eq!(mode(&state.join("queue.db")), 0o600);
 }
 
 /// Behind the trusted proxy, the limit on wrong links and wrong tokens counts each client's

@@ -345,6 +345,52 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
     found
 }
 
+/// A stopping worker lets the gradings under way finish without ending the transaction its last
+/// poll of the queue may have begun: on SQLite that transaction held the write lock of the
+/// queue's file for a minute, and when the queue shared the course's file, the grading could
+/// not record its result. The queue has a file of its own; here the test holds its lock.
+#[test]
+fn sigterm_while_the_queue_is_locked_still_records_the_grading_under_way() {
+    let course = Course::new(&["s1"], &[&go_assignment("go", "")]);
+    let tokens = course.tokens();
+    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let server = Server::start(&course, &[]);
+    let mut client = server.client();
+    client.bearer = Some(tokens["s1"].clone());
+    let answer = client.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.py", &python)],
+    );
+    assert_eq!(answer.status, 202, "{}", answer.body);
+    let id = answer.json()["id"].as_i64().unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
+    loop {
+        let json = client.get(&format!("/api/v1/submissions/{id}")).json();
+        if json["status"] == "running" && json["cases_done"].as_i64().unwrap_or(0) > 0 {
+            break;
+        }
+        assert!(
+            std::time::Instant::now() < deadline,
+            "never running: {json}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let lock = support::WriteLock::take(&course.path().join(".gridjudge/queue.db"));
+    // The pid is our own child's, not yet waited for.
+    xtask::sys::kill(server.child.id() as i32, 15);
+    let status = loop {
+        let status = course.sql(&format!("SELECT status FROM submissions WHERE id = {id}"));
+        if status != "running" || std::time::Instant::now() > deadline {
+            break status;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    };
+    assert_eq!(status, "graded", "submission {id} with the queue locked");
+    drop(lock);
+    assert!(server.terminate().success());
+}
+
 #[test]
 fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_restart() {
     let course = Course::new(&["s1", "s2", "s3"], &[&go_assignment("go", "")]);

@@ -3,7 +3,12 @@
 //! served by several machines. Every query of the server is written once, for both, through
 //! sqlx's `any` driver (`$N` placeholders, 64-bit integers, no function either lacks); each
 //! database keeps its own migrations and its own pool for the queue (apalis's SQLite or
-//! PostgreSQL backend, in the same database).
+//! PostgreSQL backend). On PostgreSQL the queue is in the course's database; on SQLite it is a
+//! file of its own beside it, `queue.db`: SQLite writes one transaction at a time per file, and
+//! when a worker stops, apalis lets the gradings under way finish without driving the
+//! transaction its poll may have begun, which then holds the file's write lock until they
+//! have ended. In the course's file, that lock kept those gradings from recording their
+//! results; in its own, it holds back only the queue.
 
 use std::path::Path;
 use std::str::FromStr;
@@ -19,14 +24,15 @@ use crate::error::Fault;
 /// The pool every query of the server goes through.
 pub type Db = AnyPool;
 
-/// The database's own pool, for its migrations and the queue.
+/// The pool of the queue's database, in its own driver: on SQLite the queue's own file, on
+/// PostgreSQL the course's database (whose migrations it also runs).
 #[derive(Clone)]
 pub enum Backend {
     Sqlite(SqlitePool),
     Postgres(PgPool),
 }
 
-/// An open database: the pool for queries and the database's own.
+/// An open database: the pool for queries and the queue's.
 pub struct Opened {
     pub db: Db,
     pub backend: Backend,
@@ -46,28 +52,42 @@ pub async fn open(url: Option<&str>, path: &Path) -> Result<Opened, Fault> {
     }
 }
 
-async fn open_sqlite(path: &Path) -> Result<Opened, Fault> {
+/// A pool of SQLite connections to the file at `path` (made if missing), in WAL mode with
+/// synchronous FULL.
+async fn sqlite_pool(path: &Path, most: u32) -> Result<SqlitePool, Fault> {
     let fault = |err: &dyn std::fmt::Display| Fault::Database(format!("{}: {err}", path.display()));
-    let url = format!("sqlite://{}", path.display());
-    let options = SqliteConnectOptions::from_str(&url)
+    let options = SqliteConnectOptions::from_str(&format!("sqlite://{}", path.display()))
         .map_err(|err| fault(&err))?
         .create_if_missing(true)
         .journal_mode(SqliteJournalMode::Wal)
         .synchronous(SqliteSynchronous::Full)
         .foreign_keys(true)
         .busy_timeout(PATIENCE);
-    let own = SqlitePoolOptions::new()
-        .max_connections(4)
+    SqlitePoolOptions::new()
+        .max_connections(most)
         .connect_with(options)
         .await
-        .map_err(|err| fault(&err))?;
-    // Two migrators share one `_sqlx_migrations` table: each ignores the other's versions.
+        .map_err(|err| fault(&err))
+}
+
+async fn open_sqlite(path: &Path) -> Result<Opened, Fault> {
+    let fault = |err: &dyn std::fmt::Display| Fault::Database(format!("{}: {err}", path.display()));
+    let url = format!("sqlite://{}", path.display());
+    let own = sqlite_pool(path, 1).await?;
+    // A course from before the queue had a file of its own keeps apalis's versions in this
+    // `_sqlx_migrations` table, and its tables unused: ours ignores the versions it lacks.
     let mut ours = sqlx::migrate!("./migrations/sqlite");
     ours.set_ignore_missing(true);
     ours.run(&own).await.map_err(|err| fault(&err))?;
-    let mut queue = apalis_sqlite::SqliteStorage::<()>::migrations();
-    queue.set_ignore_missing(true);
-    queue.run(&own).await.map_err(|err| fault(&err))?;
+    own.close().await;
+    // The queue's file, beside the course's (its jobs are made again at every start from the
+    // submissions not graded yet: a new file loses none).
+    let queue_path = path.with_file_name("queue.db");
+    let queue_pool = sqlite_pool(&queue_path, 4).await?;
+    apalis_sqlite::SqliteStorage::<()>::migrations()
+        .run(&queue_pool)
+        .await
+        .map_err(|err| Fault::Database(format!("{}: {err}", queue_path.display())))?;
     // The queries' pool: the same settings on every connection it opens.
     let db = AnyPoolOptions::new()
         .max_connections(8)
@@ -89,7 +109,7 @@ async fn open_sqlite(path: &Path) -> Result<Opened, Fault> {
         .map_err(|err| fault(&err))?;
     Ok(Opened {
         db,
-        backend: Backend::Sqlite(own),
+        backend: Backend::Sqlite(queue_pool),
     })
 }
 

@@ -152,6 +152,53 @@ impl Course {
     }
 }
 
+/// The write lock of a SQLite file, held until dropped, as an open transaction holds it.
+pub struct WriteLock {
+    runtime: tokio::runtime::Runtime,
+    connection: Option<sqlx::SqliteConnection>,
+}
+
+impl WriteLock {
+    /// Takes the write lock of the SQLite file at `path` (waiting for it as long as a busy
+    /// server might hold it).
+    pub fn take(path: &Path) -> WriteLock {
+        use sqlx::{ConnectOptions, Connection};
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .unwrap();
+        let connection = runtime.block_on(async {
+            let mut connection = sqlx::sqlite::SqliteConnectOptions::new()
+                .filename(path)
+                .busy_timeout(Duration::from_secs(60))
+                .connect()
+                .await
+                .unwrap();
+            sqlx::query("BEGIN IMMEDIATE")
+                .execute(&mut connection)
+                .await
+                .unwrap();
+            connection.ping().await.unwrap();
+            connection
+        });
+        WriteLock {
+            runtime,
+            connection: Some(connection),
+        }
+    }
+}
+
+impl Drop for WriteLock {
+    fn drop(&mut self) {
+        if let Some(mut connection) = self.connection.take() {
+            self.runtime.block_on(async {
+                let _ = sqlx::query("ROLLBACK").execute(&mut connection).await;
+                let _ = sqlx::Connection::close(connection).await;
+            });
+        }
+    }
+}
+
 /// A server process of ours: ended by its pid when dropped.
 pub struct Server {
     pub child: Child,
