@@ -1,9 +1,9 @@
-//! Grading: submissions wait in apalis's durable queue (in the course's database, with
-//! heartbeats; a job whose worker stopped answering goes back to the queue) and are graded one
-//! at a time through the harness's own `grade_one`, on `--jobs` CPU seats: confined, built
-//! once, the same score as `grade` gives the same files. A job is keyed by its submission and
-//! generation, and its result is written only while the submission still waits for it: a job
-//! that runs twice records its result once.
+//! Grading: submissions wait in apalis's durable queue (with heartbeats; a job whose worker
+//! stopped answering goes back to the queue) and are graded two at a time through the harness's
+//! own `grade_one`, on `--jobs` CPU seats: confined, built once, the same score as `grade`
+//! gives the same files. A job is keyed by its submission and generation, and its result is
+//! written only while the submission still waits for it: a job that runs twice records its
+//! result once.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -133,8 +133,9 @@ const PROGRESS_EVERY: Duration = Duration::from_millis(300);
 
 /// The pace of a grading's progress writes: [`Pace::due`] says yes at most once per span,
 /// whatever the threads asking, and never while the write it said yes to last is still under
-/// way. On a slow disk (every commit waits for its sync) unpaced writes would pile up, each
-/// holding a connection of the pool that the grading's result then waits for in vain.
+/// way. While the database's write lock is slow to come (a slow disk, a long transaction),
+/// unpaced writes would pile up, each holding a connection of the pool that the grading's
+/// result then waits for in vain.
 struct Pace {
     span: Duration,
     last: std::sync::Mutex<Option<std::time::Instant>>,

@@ -1,5 +1,6 @@
-//! The durable queue of gradings: apalis's SQLite or PostgreSQL backend, in the course's
-//! database, one job per submission and generation (its idempotency key: the same one pushed
+//! The durable queue of gradings: apalis's SQLite backend (in `queue.db`, beside the course's
+//! file: see `db::connect`) or PostgreSQL backend (in the course's database), one job per
+//! submission and generation (its idempotency key: the same one pushed
 //! again is no new job). A worker sends a heartbeat every 2 s; one that missed three is taken
 //! for dead, and the submission it held goes to another worker.
 
