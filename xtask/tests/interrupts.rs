@@ -75,9 +75,28 @@ fn sleeping_check(corpus: &Corpus) -> std::process::Command {
 /// Waits (at most `within`, bounded on a busy machine) until some process whose command line
 /// holds `marker` runs (`present`) or none does; whether that came.
 fn survivors_become(marker: &str, present: bool, within: std::time::Duration) -> bool {
+    become_within(within, || {
+        crate::support::survivors(marker).is_empty() != present
+    })
+}
+
+/// Waits (at most `within`) until the fixture runs as a target with `marker` in its command
+/// line: the harness's own command line holds the marker too, so a process whose command line
+/// merely holds it may be the harness, still starting.
+fn target_runs(marker: &str, within: std::time::Duration) -> bool {
+    let fixture = fixture().to_string_lossy().into_owned();
+    become_within(within, || {
+        crate::support::survivors(marker)
+            .iter()
+            .any(|line| line.starts_with(&fixture))
+    })
+}
+
+/// Whether `came` says yes within `within`, asked every 20 ms.
+fn become_within(within: std::time::Duration, came: impl Fn() -> bool) -> bool {
     let start = std::time::Instant::now();
     loop {
-        if crate::support::survivors(marker).is_empty() != present {
+        if came() {
             return true;
         }
         if start.elapsed() >= within {
@@ -238,15 +257,16 @@ fn a_no_sandbox_run_makes_no_cgroup() {
         .spawn()
         .unwrap();
     let marker = corpus.expected_path().display().to_string();
-    let running = survivors_become(&marker, true, std::time::Duration::from_secs(60));
+    let running = target_runs(&marker, std::time::Duration::from_secs(60));
     let made = cgroups_of(child.id());
     // Ctrl-C: the harness kills its target, which runs outside any sandbox.
     // SAFETY: kill has no memory-safety preconditions.
     unsafe {
         libc::kill(child.id() as libc::pid_t, libc::SIGINT);
     }
-    assert_eq!(child.wait().unwrap().code(), Some(130));
+    let status = child.wait().unwrap();
     assert!(running, "the target never started");
+    assert_eq!(status.code(), Some(130));
     assert_eq!(made, Vec::<String>::new());
 }
 
