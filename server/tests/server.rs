@@ -365,17 +365,7 @@ fn sigterm_while_the_queue_is_locked_still_records_the_grading_under_way() {
     assert_eq!(answer.status, 202, "{}", answer.body);
     let id = answer.json()["id"].as_i64().unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-    loop {
-        let json = client.get(&format!("/api/v1/submissions/{id}")).json();
-        if json["status"] == "running" && json["cases_done"].as_i64().unwrap_or(0) > 0 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never running: {json}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(20));
-    }
+    client.wait_running(id, 1);
     let lock = support::WriteLock::take(&course.path().join(".gridjudge/queue.db"));
     // The pid is our own child's, not yet waited for.
     xtask::sys::kill(server.child.id() as i32, 15);
@@ -413,19 +403,7 @@ fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_resta
     let mut watcher = server.client();
     watcher.bearer = Some(tokens["s1"].clone());
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
-    loop {
-        let json = watcher
-            .get(&format!("/api/v1/submissions/{}", ids[0]))
-            .json();
-        if json["status"] == "running" && json["cases_done"].as_i64().unwrap_or(0) >= 5 {
-            break;
-        }
-        assert!(
-            std::time::Instant::now() < deadline,
-            "never running: {json}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    watcher.wait_running(ids[0], 5);
     server.kill();
     assert_eq!(course.sql("SELECT COUNT(*) FROM gradings"), "0");
     // Restarted; SIGTERM while a submission is graded: that one finishes, then the server stops.

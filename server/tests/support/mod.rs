@@ -162,7 +162,7 @@ impl WriteLock {
     /// Takes the write lock of the SQLite file at `path` (waiting for it as long as a busy
     /// server might hold it).
     pub fn take(path: &Path) -> WriteLock {
-        use sqlx::{ConnectOptions, Connection};
+        use sqlx::ConnectOptions;
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()
             .build()
@@ -178,7 +178,6 @@ impl WriteLock {
                 .execute(&mut connection)
                 .await
                 .unwrap();
-            connection.ping().await.unwrap();
             connection
         });
         WriteLock {
@@ -493,6 +492,20 @@ impl Client {
     }
 
     /// Waits (at most five minutes) for submission `id` to end its grading; its API answer.
+    /// Waits (at most 300 s) until submission `id` is being graded here with at least `cases`
+    /// of its cases run; its JSON then.
+    pub fn wait_running(&self, id: i64, cases: i64) -> serde_json::Value {
+        let deadline = Instant::now() + Duration::from_secs(300);
+        loop {
+            let json = self.get(&format!("/api/v1/submissions/{id}")).json();
+            if json["status"] == "running" && json["cases_done"].as_i64().unwrap_or(0) >= cases {
+                return json;
+            }
+            assert!(Instant::now() < deadline, "never running: {json}");
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+
     pub fn wait_final(&self, id: i64) -> serde_json::Value {
         let deadline = Instant::now() + Duration::from_secs(300);
         loop {
