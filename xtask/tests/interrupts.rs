@@ -11,7 +11,7 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
     for k in 2..=6 {
         corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
     }
-    let child = sleeping_check(&corpus)
+    let child = sleeping_check(&corpus, false)
         .env("NO_COLOR", "1")
         .stdout(std::process::Stdio::piped())
         .spawn()
@@ -47,21 +47,17 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
     assert_eq!(alive, 0, "a target survived the interrupt");
 }
 
-/// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process.
-/// A `--no-sandbox` check of the fixture's `sleep` on `corpus`, whose target runs until it is
-/// killed, with its command line marked by the corpus's expected file (see `survivors`).
-fn sleeping_check(corpus: &Corpus) -> std::process::Command {
+/// A check of the fixture's `sleep` on `corpus` (confined when `sandbox`), whose target runs
+/// until it is killed, with its command line marked by the corpus's expected file (see
+/// `survivors`).
+fn sleeping_check(corpus: &Corpus, sandbox: bool) -> std::process::Command {
     let mut command = std::process::Command::new(env!("CARGO_BIN_EXE_xtask"));
+    command.args(["check", "--spec", "demo", "--timeout", "60"]);
+    if !sandbox {
+        command.arg("--no-sandbox");
+    }
     command
-        .args([
-            "check",
-            "--spec",
-            "demo",
-            "--no-sandbox",
-            "--timeout",
-            "60",
-            "--cases",
-        ])
+        .arg("--cases")
         .arg(corpus.root())
         .arg("--reference")
         .arg(reference())
@@ -106,6 +102,7 @@ fn become_within(within: std::time::Duration, came: impl Fn() -> bool) -> bool {
     }
 }
 
+/// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process.
 fn spawn_escaping_check(corpus: &Corpus) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
@@ -251,7 +248,7 @@ fn a_no_sandbox_run_makes_no_cgroup() {
         return;
     }
     let corpus = Corpus::new(b"x\n", true);
-    let mut child = sleeping_check(&corpus)
+    let mut child = sleeping_check(&corpus, false)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -270,6 +267,82 @@ fn a_no_sandbox_run_makes_no_cgroup() {
     assert_eq!(made, Vec::<String>::new());
 }
 
+/// A confined case runs in its worker's cgroup in every hierarchy the harness uses (v1's
+/// memory, pids and cpuacct, or v2's one), whether the harness moved its helper there or, on
+/// v1, the helper moved itself: that is where its memory, processes and CPU are counted and
+/// limited.
+#[test]
+fn a_confined_target_runs_in_its_workers_cgroup_in_every_hierarchy() {
+    if xtask::sandbox::available().is_err() {
+        eprintln!("skipped: no sandbox here, so no worker cgroup; CI runs as root");
+        return;
+    }
+    let corpus = Corpus::new(b"x\n", true);
+    let child = sleeping_check(&corpus, true)
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let harness = child.id();
+    let marker = corpus.expected_path().display().to_string();
+    let running = target_runs(&marker, std::time::Duration::from_secs(60));
+    let fixture = fixture().to_string_lossy().into_owned();
+    let cgroups: Vec<String> = target_pids(&marker, &fixture)
+        .iter()
+        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok())
+        .collect();
+    let made = cgroups_of(harness);
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(harness as libc::pid_t, libc::SIGINT);
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(running, "the target never started");
+    if made.is_empty() {
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        eprintln!("skipped: the harness made no cgroup here: {stderr}");
+        return;
+    }
+    assert_eq!(cgroups.len(), 1, "{cgroups:?}");
+    // v1: a line per controller the harness made a folder for; v2: the unified one, `0::`.
+    let under = |controller: &str| {
+        let root = format!("/sys/fs/cgroup/{controller}/");
+        made.iter().any(|dir| dir.starts_with(&root))
+    };
+    let controllers: Vec<&str> = match under("memory") {
+        true => ["memory", "pids", "cpuacct"]
+            .into_iter()
+            .filter(|c| under(c))
+            .collect(),
+        false => vec![""],
+    };
+    let worker = format!("/gridjudge-{harness}-");
+    for controller in controllers {
+        let line = cgroups[0]
+            .lines()
+            .find(|line| {
+                let listed = line.split(':').nth(1).unwrap_or("-");
+                listed.split(',').any(|c| c == controller)
+            })
+            .unwrap_or_else(|| panic!("no {controller:?} line in {}", cgroups[0]));
+        assert!(line.contains(&worker), "not in the worker's cgroup: {line}");
+    }
+}
+
+/// The pids of the processes whose command line starts with `program` and holds `marker`.
+fn target_pids(marker: &str, program: &str) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+            (text.starts_with(program) && text.contains(marker)).then_some(pid)
+        })
+        .collect()
+}
+
 /// A build the harness waits for shows itself and ends with the run: SIGTERM (a cancelled CI
 /// job) during `cargo build` ends the build and the run, exit status 130. The build here is a
 /// stand-in cargo (`CARGO`) that says it compiles and then sleeps, for a target folder with no
@@ -282,7 +355,7 @@ fn sigterm_during_a_build_ends_the_build_and_the_run() {
     let cargo = dir.path().join(&marker);
     std::fs::write(
         &cargo,
-        "#!/bin/sh\necho '   Compiling gridjudge' >&2\nwhile :; do sleep 1; done\n",
+        "#!/bin/sh\necho '   Compiling gridjudge' >&2\n: > \"$0.said\"\nwhile :; do sleep 1; done\n",
     )
     .unwrap();
     std::fs::set_permissions(&cargo, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
@@ -295,7 +368,9 @@ fn sigterm_during_a_build_ends_the_build_and_the_run() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    survivors_become(&marker, true, std::time::Duration::from_secs(60));
+    // Once it said it compiles: a SIGTERM before that ends a build that showed nothing yet.
+    let said = dir.path().join(format!("{marker}.said"));
+    become_within(std::time::Duration::from_secs(60), || said.exists());
     // SAFETY: kill takes integers; the pid is this test's child.
     unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGTERM) };
     let output = child.wait_with_output().unwrap();

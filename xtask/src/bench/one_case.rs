@@ -1,7 +1,11 @@
 //! `bench --one-case`: a check of one handout case, as a student runs it in a loop while fixing
 //! a bug, timed as a whole process (start-up, planning, the sandbox, the case, the report)
 //! against one plain run of the same program on the same input; the two alternate, and each is
-//! the median of its runs. Confined, and with `--no-sandbox`, to tell the sandbox's start apart.
+//! the median of its runs. Confined, and with `--no-sandbox`, to tell the sandbox's start apart;
+//! and confined after a pause before each run, as a student runs it between edits: a check
+//! right after another finds the kernel's cgroup and RCU state warm from the last one, and a
+//! cost that only a check after a quiet spell pays (a cgroup move by pid once took 5 to 17 ms
+//! more there) shows only in that row.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -15,6 +19,9 @@ const CASE: &str = "handout/001-example";
 
 /// Pairs of runs per figure (and two more first, to warm the caches).
 const PAIRS: usize = 31;
+
+/// The quiet spell before each run of the row that has one.
+const PAUSE: Duration = Duration::from_millis(250);
 
 fn timed(command: &mut Command) -> Result<Duration, Error> {
     let start = Instant::now();
@@ -57,13 +64,22 @@ pub(super) fn one_case(cases_root: &Path, reference: &Path) -> Result<Figures, E
     };
     let mut text = format!(
         "one case ({CASE} of go), the whole `check` process against one plain run of the same \
-         program on the same input, alternating, medians of {PAIRS}\n"
+         program on the same input, alternating, medians of {PAIRS} (after a pause: {} ms of \
+         quiet before each run)\n",
+        PAUSE.as_millis()
     );
     let mut rows = Vec::new();
-    for (label, sandbox) in [("confined", true), ("--no-sandbox", false)] {
+    let kinds = [
+        ("confined", true, Duration::ZERO),
+        ("--no-sandbox", false, Duration::ZERO),
+        ("confined, after a pause", true, PAUSE),
+    ];
+    for (label, sandbox, pause) in kinds {
         let (mut checks, mut plains) = (Vec::new(), Vec::new());
         for k in 0..PAIRS + 2 {
+            std::thread::sleep(pause);
             let took = timed(&mut check(sandbox))?;
+            std::thread::sleep(pause);
             let ran = timed(&mut plain()?)?;
             if k >= 2 {
                 checks.push(took);
@@ -75,7 +91,7 @@ pub(super) fn one_case(cases_root: &Path, reference: &Path) -> Result<Figures, E
             median(plains).as_secs_f64() * 1000.0,
         );
         text += &format!(
-            "  one-case check, {label:<13} {check_ms:7.2} ms; the plain run {plain_ms:6.2} ms; \
+            "  one-case check, {label:<23} {check_ms:7.2} ms; the plain run {plain_ms:6.2} ms; \
              above it {:6.2} ms ({:.1}x)\n",
             check_ms - plain_ms,
             check_ms / plain_ms

@@ -4,8 +4,11 @@
 //! the CPU time all its processes used (`cpuacct` on v1, `cpu.stat` on v2): what a time limit
 //! is judged by, whatever else the machine is doing.
 //!
-//! A cgroup per worker rather than per case: moving a process into a cgroup v1 hierarchy costs
-//! 10-15 ms, more than many cases take to run. Cases of one worker run one after the other, so
+//! A cgroup per worker rather than per case: a memory cgroup made and removed costs a run time
+//! and leaves the kernel one more to free, and moving a process into a cgroup by pid costs 5 to
+//! 17 ms after a quiet spell (an RCU grace period), more than many cases take to run; on v1 the
+//! helper moves itself instead, which skips that wait ([`WorkerCgroup::adopt`]). Cases of one
+//! worker run one after the other, so
 //! the harness resets the peak and reads the counters around each case. Cgroups left behind by
 //! a harness that was killed (`gridjudge-PID-*` whose PID is gone) are removed at the next start.
 //! Whether the harness can make cgroups at all is learnt by making the first worker's, which
@@ -138,20 +141,18 @@ pub(crate) fn hierarchy() -> Option<Hierarchy> {
 }
 
 /// Starts, on a thread of its own, the wait the kernel makes the first move of a process into
-/// a cgroup after a quiet spell do (it takes the cgroup migration lock in its slow mode: an
-/// RCU grace period, about 10 ms), so that the workers' helpers, moved a few milliseconds
-/// later, find that wait over or under way instead of idling through all of it. The wait is
-/// started by writing the harness into the cgroup it is already in, which moves nothing; where
-/// that is not allowed, nothing is lost.
+/// a cgroup v2 after a quiet spell do (it takes the cgroup migration lock in its slow mode: an
+/// RCU grace period, about 10 ms), so that the workers' helpers, moved by pid a few
+/// milliseconds later, find that wait over or under way instead of idling through all of it.
+/// The wait is started by writing the harness into the cgroup it is already in, which moves
+/// nothing; where that is not allowed, nothing is lost. On v1, where helpers move themselves
+/// without that lock, nothing is primed: the kernel holds its cgroup lock through the wait,
+/// and their moves would wait behind it.
 pub fn prime_migrations() {
     std::thread::spawn(|| {
-        // After `hierarchy`'s probe, which makes and removes a cgroup: the kernel holds its
-        // cgroup lock through the wait, and the probe would wait behind it.
-        if let Some(own) = hierarchy()
-            .as_ref()
-            .and_then(|found| found.parents().first().copied())
-        {
-            let _ = std::fs::write(own.join("cgroup.procs"), std::process::id().to_string());
+        // After `hierarchy`'s probe, which makes and removes a cgroup, for the same reason.
+        if let Some(Hierarchy::V2 { parent }) = hierarchy() {
+            let _ = std::fs::write(parent.join("cgroup.procs"), std::process::id().to_string());
         }
     });
 }
@@ -386,12 +387,33 @@ impl WorkerCgroup {
         Some(self.cpu()?.saturating_sub(mark.cpu?))
     }
 
-    /// Moves `pid` (the worker's helper) into the cgroup.
-    pub fn adopt(&self, pid: u32) -> io::Result<()> {
-        for dir in &self.dirs {
-            std::fs::write(dir.join("cgroup.procs"), pid.to_string())?;
+    /// Moves the worker's helper, `pid`, into the cgroup, or opens what it moves itself with.
+    ///
+    /// On v1 the helper moves itself: it writes `0` into each returned `tasks` file, which
+    /// moves the thread writing (the helper has one). A move by pid takes the kernel's
+    /// process-wide cgroup migration lock, whose slow mode waits for an RCU grace period: 5 to
+    /// 17 ms here for a move after a quiet spell, more than a one-case check takes. The
+    /// calling thread moving itself through `tasks` is the one move that skips that lock. On
+    /// v2 there is no such file for a process: the harness moves it by pid, and nothing is
+    /// returned.
+    pub fn adopt(&self, pid: u32) -> io::Result<Vec<File>> {
+        match self.hierarchy {
+            Hierarchy::V1 { .. } => self
+                .dirs
+                .iter()
+                .map(|dir| {
+                    std::fs::OpenOptions::new()
+                        .write(true)
+                        .open(dir.join("tasks"))
+                })
+                .collect(),
+            Hierarchy::V2 { .. } => {
+                for dir in &self.dirs {
+                    std::fs::write(dir.join("cgroup.procs"), pid.to_string())?;
+                }
+                Ok(Vec::new())
+            }
         }
-        Ok(())
     }
 
     /// Sets the limits for the next case, resets its peak, and returns the counters to compare

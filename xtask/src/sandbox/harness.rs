@@ -121,13 +121,18 @@ impl Helper {
     }
 
     /// Moves the launched helper into a worker cgroup of its own, when `in_cgroup` says and the
-    /// machine has cgroups (before its first case: what the case starts is counted there).
+    /// machine has cgroups (before its first case: what the case starts is counted there), or
+    /// sends it what to move itself with ([`WorkerCgroup::adopt`]); a helper that has no
+    /// cgroup to join is sent an empty [`wire::JOIN`]. It joins before it says it is ready.
     fn adopt(mut self, in_cgroup: bool) -> io::Result<Helper> {
+        let mut joins = Vec::new();
         if let Some(hierarchy) = in_cgroup.then(cgroup::hierarchy).flatten() {
             let worker = WorkerCgroup::new(&hierarchy)?;
-            worker.adopt(self.child.id())?;
+            joins = worker.adopt(self.child.id())?;
             self.cgroup = Some(worker);
         }
+        let raw: Vec<RawFd> = joins.iter().map(AsRawFd::as_raw_fd).collect();
+        sys::send(self.socket.as_raw_fd(), wire::JOIN, &raw)?;
         Ok(self)
     }
 

@@ -28,12 +28,10 @@ pub fn helper_main() -> ExitCode {
         }
     }
     let root = sys::effective_uid() == 0;
-    let setup = namespaces::enter_helper(root)
-        .and_then(|()| Ok((seccomp::filter()?, Views::new()?, Stacks::new()?)));
-    let (filter, mut views, stacks) = match setup {
+    let (filter, mut views, stacks) = match set_up(socket, root) {
         Ok(setup) => setup,
         Err(err) => {
-            let _ = wire::send_failure(socket, err.to_string());
+            let _ = wire::send_failure(socket, err);
             return ExitCode::from(1);
         }
     };
@@ -116,6 +114,32 @@ pub fn helper_main() -> ExitCode {
         }
     }
     ExitCode::SUCCESS
+}
+
+/// The helper's own set-up, before it says it is ready: its user namespace (unless `root`),
+/// the seccomp program, its home mount namespace, the stacks, and its worker's cgroup.
+fn set_up(socket: RawFd, root: bool) -> Result<(seccomp::Filters, Views, Stacks), String> {
+    let setup = namespaces::enter_helper(root)
+        .and_then(|()| Ok((seccomp::filter()?, Views::new()?, Stacks::new()?)))
+        .map_err(|err| err.to_string())?;
+    join(socket)?;
+    Ok(setup)
+}
+
+/// Joins the worker's cgroup as the harness's first message, [`wire::JOIN`], says: writing `0`
+/// into each `tasks` file sent with it moves this thread, the helper's only one, there.
+fn join(socket: RawFd) -> Result<(), String> {
+    let fds = match sys::receive(socket) {
+        Ok(Some((bytes, fds))) if bytes == wire::JOIN => fds,
+        Ok(Some(_)) => return Err("the harness sent no cgroup to join first".into()),
+        Ok(None) => return Err("the harness hung up before the helper was ready".into()),
+        Err(err) => return Err(format!("could not read the cgroup to join: {err}")),
+    };
+    for fd in fds {
+        std::io::Write::write_all(&mut std::fs::File::from(fd), b"0")
+            .map_err(|err| format!("could not move into the worker's cgroup: {err}"))?;
+    }
+    Ok(())
 }
 
 /// The request `bytes` says: a new one, which the helper then holds, or a repeat of the one

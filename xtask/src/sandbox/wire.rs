@@ -20,6 +20,11 @@ pub const HELPER_ARG: &str = "__sandbox-helper";
 /// expects.
 pub(super) const BUILD: &str = env!("GRIDJUDGE_BUILD");
 
+/// The harness's first message to a helper: the worker's cgroup to join, as a descriptor of
+/// each `tasks` file the helper writes itself into (none where the harness moved it, or where
+/// there is no cgroup). The helper answers it with `Reply::Ready`, or `Reply::Failed`.
+pub(super) const JOIN: &[u8] = b"join";
+
 /// What the harness sends instead of a [`CaseRequest`] equal to the last one it sent the
 /// same helper (every case of a plan asks for the same box): no JSON object starts with it.
 pub(super) const SAME_REQUEST: &[u8] = b"=";
