@@ -235,6 +235,22 @@ fn a_run_leaves_no_cgroup_whether_or_not_it_made_a_worker() {
         }
         assert_eq!(cgroups_of(pid), Vec::<String>::new(), "sandbox: {sandbox}");
     }
+    // A check of a program starts its helper before its command line is read; a line that
+    // then does not parse still ends it, and its cgroup.
+    let harness = std::path::Path::new(env!("CARGO_BIN_EXE_xtask"));
+    let output = echo_check(harness, &corpus, &["--jobs", "x"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let pid = output.id();
+    let output = output.wait_with_output().unwrap();
+    assert_eq!(output.status.code(), Some(2));
+    assert_eq!(
+        cgroups_of(pid),
+        Vec::<String>::new(),
+        "a line that did not parse"
+    );
 }
 
 /// A `--no-sandbox` run runs nothing in a cgroup, and makes none: not even the one a confined

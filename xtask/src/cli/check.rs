@@ -65,7 +65,8 @@ pub(super) fn run(args: CheckArgs) -> Result<ExitCode, Error> {
     }
     // A program's check starts its sandbox helper first: it sets itself up while the rest of
     // the command line is worked out and the cases are found (the engine would start it a
-    // little later).
+    // little later). Mostly `main` has, before the command line was parsed; this starts it
+    // where that glance at the line missed (`Cli::confines_a_program`).
     if !args.target.is_empty() && !args.run.confine.no_sandbox {
         crate::sandbox::start_ahead();
     }

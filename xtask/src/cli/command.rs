@@ -56,6 +56,44 @@ impl Cli {
             .map_err(|err| parse_error(err.format(&mut command)))
     }
 
+    /// Whether `args` (the whole command line) is, at a glance, a check of a program that runs
+    /// confined: `check`, neither `--no-sandbox`, `--list` nor a call for help, and a word that
+    /// is neither an option nor follows one with no value attached (`--spec go`, `-j 2`: what
+    /// follows may be its value; `--spec=go`, `-j2`: it is not). Read
+    /// without clap, so that the sandbox helper starts before the command line is parsed:
+    /// it sets itself up meanwhile. A program right after an option that takes no value is
+    /// missed; a missed guess starts the helper where the check would anyway, a wrong one
+    /// starts it for nothing.
+    pub fn confines_a_program(args: &[OsString]) -> bool {
+        let rest = match args.get(1) {
+            Some(task) if task == "check" => &args[2..],
+            _ => return false,
+        };
+        let quits = ["--no-sandbox", "--list", "-h", "--help"];
+        if rest.iter().any(|arg| quits.iter().any(|quit| arg == quit)) {
+            return false;
+        }
+        let option = |arg: &OsString| arg.to_str().is_some_and(|a| a.starts_with('-'));
+        // An option whose value, if it takes one, is the next word.
+        let bare = |arg: &OsString| {
+            arg.to_str().is_some_and(|a| match a.strip_prefix("--") {
+                Some(long) => !long.is_empty() && !long.contains('='),
+                None => a.len() == 2 && a.starts_with('-'),
+            })
+        };
+        let mut before: Option<&OsString> = None;
+        for (at, arg) in rest.iter().enumerate() {
+            if arg == "--" {
+                return at + 1 < rest.len();
+            }
+            if !option(arg) && !before.is_some_and(bare) {
+                return true;
+            }
+            before = Some(arg);
+        }
+        false
+    }
+
     /// A `check` command line parsed with the check's own flags only; `None` when it is not a
     /// check or does not parse cleanly.
     fn check_only(args: &[OsString]) -> Option<CheckArgs> {
@@ -112,6 +150,38 @@ mod tests {
 
     fn words(list: &[&str]) -> Vec<OsString> {
         list.iter().map(OsString::from).collect()
+    }
+
+    #[test]
+    fn a_confined_programs_check_is_told_at_a_glance() {
+        let confines = |line: &str| {
+            let args: Vec<&str> = line.split_whitespace().collect();
+            Cli::confines_a_program(&words(&args))
+        };
+        for line in [
+            "xtask check ./prog",
+            "xtask check --spec go ./prog",
+            "xtask check -j 2 --spec=go ./prog -x",
+            "xtask check --spec go -- ./prog",
+            "xtask check -j2 java Main",
+        ] {
+            assert!(confines(line), "{line}");
+        }
+        for line in [
+            "xtask check",
+            "xtask check --spec go",
+            "xtask check --spec go --filter handout",
+            "xtask check --no-sandbox ./prog",
+            "xtask check --list",
+            "xtask check ./prog --help",
+            "xtask check --",
+            "xtask grade class",
+            "xtask",
+            // Missed: the program follows an option that takes no value.
+            "xtask check --fail-fast ./prog",
+        ] {
+            assert!(!confines(line), "{line}");
+        }
     }
 
     #[test]

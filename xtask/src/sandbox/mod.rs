@@ -25,9 +25,11 @@
 //! namespace dies, every process in it dies), and, when it ends, by the helper with the
 //! target's exit status and CPU time.
 //!
-//! Starting cases from inside the cgroup is the point: moving each case into a cgroup v1
-//! hierarchy costs 10-15 ms; this way only the helper moves, once. The helper dies with the
-//! harness (a parent-death signal), and each case's first process with the helper.
+//! Starting cases from inside the cgroup is the point: moving a process into a cgroup by pid
+//! can cost 5-17 ms (an RCU grace period after a quiet spell); this way only the helper moves,
+//! once, and on cgroup v1 it moves itself, its one thread through the `tasks` files, which
+//! skips that wait. The helper dies with the harness (a parent-death signal), and each case's
+//! first process with the helper.
 
 mod activity;
 mod harness;
