@@ -1,8 +1,10 @@
 //! The helper's view: built once for the cases that share it (every case of one submission, on
 //! one worker), kept while requests ask for it, and left for a new one when they change.
 //!
-//! The helper first moves into a private copy of its mount namespace, its home, and keeps a
-//! descriptor of it. A view is built in a fresh copy of home and becomes the helper's root;
+//! The helper keeps a descriptor of its home namespace: as root, the one it started in (the
+//! host's); in a user namespace, a private copy of it, made first (going back to the host's
+//! namespace needs root's rights there). A view is built in a fresh copy of home, made
+//! private before anything is mounted in it, and becomes the helper's root;
 //! each case is then cloned from there into its own copy of the view, which needs only its own
 //! `/tmp` and `/proc` ([`mounts::enter_case`]). Going home drops the view: its namespace dies
 //! with its last process.
@@ -48,8 +50,19 @@ impl Sight {
 }
 
 impl Views {
-    /// Moves the calling (single-threaded) helper into a private mount namespace of its own.
+    /// The calling (single-threaded) helper's home: as root, the namespace it is in; else a
+    /// private mount namespace of its own, which it moves into. Root mounts nothing at home,
+    /// and copying the host's namespace cost a helper about a tenth of a millisecond to make
+    /// and again to tear down (a one-case check 0.10 to 0.26 ms quicker without, three runs
+    /// of 101 alternating).
     pub(super) fn new() -> io::Result<Views> {
+        if crate::sys::effective_uid() == 0 {
+            let home = std::fs::File::open("/proc/self/ns/mnt")?.into();
+            return Ok(Views {
+                home,
+                current: None,
+            });
+        }
         // SAFETY: unshare and mount take flags and NUL-terminated strings.
         unsafe {
             check(libc::unshare(libc::CLONE_NEWNS))?;
