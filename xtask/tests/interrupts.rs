@@ -81,11 +81,7 @@ fn survivors_become(marker: &str, present: bool, within: std::time::Duration) ->
 /// merely holds it may be the harness, still starting.
 fn target_runs(marker: &str, within: std::time::Duration) -> bool {
     let fixture = fixture().to_string_lossy().into_owned();
-    become_within(within, || {
-        crate::support::survivors(marker)
-            .iter()
-            .any(|line| line.starts_with(&fixture))
-    })
+    become_within(within, || !target_pids(marker, &fixture).is_empty())
 }
 
 /// Whether `came` says yes within `within`, asked every 20 ms.
@@ -345,7 +341,8 @@ fn a_confined_target_runs_in_its_workers_cgroup_in_every_hierarchy() {
     }
 }
 
-/// The pids of the processes whose command line starts with `program` and holds `marker`.
+/// The pids of the live processes (not zombies) whose command line starts with `program` and
+/// holds `marker`.
 fn target_pids(marker: &str, program: &str) -> Vec<u32> {
     std::fs::read_dir("/proc")
         .unwrap()
@@ -354,7 +351,9 @@ fn target_pids(marker: &str, program: &str) -> Vec<u32> {
             let pid = entry.file_name().to_str()?.parse::<u32>().ok()?;
             let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
             let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
-            (text.starts_with(program) && text.contains(marker)).then_some(pid)
+            let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let zombie = state.rsplit(") ").next()?.starts_with('Z');
+            (text.starts_with(program) && text.contains(marker) && !zombie).then_some(pid)
         })
         .collect()
 }

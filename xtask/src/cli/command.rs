@@ -59,11 +59,11 @@ impl Cli {
     /// Whether `args` (the whole command line) is, at a glance, a check of a program that runs
     /// confined: `check`, neither `--no-sandbox`, `--list` nor a call for help, and a word that
     /// is neither an option nor follows one with no value attached (`--spec go`, `-j 2`: what
-    /// follows may be its value; `--spec=go`, `-j2`: it is not). Read
-    /// without clap, so that the sandbox helper starts before the command line is parsed:
-    /// it sets itself up meanwhile. A program right after an option that takes no value is
-    /// missed; a missed guess starts the helper where the check would anyway, a wrong one
-    /// starts it for nothing.
+    /// follows may be its value; `--spec=go`, `-j2`: it is not). Read without clap, so that
+    /// the sandbox helper starts before the command line is parsed: it sets itself up
+    /// meanwhile. A program right after an option that takes no value is missed; a missed
+    /// guess starts the helper where the check would anyway, a wrong one starts it for
+    /// nothing.
     pub fn confines_a_program(args: &[OsString]) -> bool {
         let rest = match args.get(1) {
             Some(task) if task == "check" => &args[2..],

@@ -8,8 +8,8 @@
 //! and leaves the kernel one more to free, and moving a process into a cgroup by pid costs 5 to
 //! 17 ms after a quiet spell (an RCU grace period), more than many cases take to run; on v1 the
 //! helper moves itself instead, which skips that wait ([`WorkerCgroup::adopt`]). Cases of one
-//! worker run one after the other, so
-//! the harness resets the peak and reads the counters around each case. Cgroups left behind by
+//! worker run one after the other, so the harness resets the peak and reads the counters
+//! around each case. Cgroups left behind by
 //! a harness that was killed (`gridjudge-PID-*` whose PID is gone) are removed at the next start.
 //! Whether the harness can make cgroups at all is learnt by making the first worker's, which
 //! that worker then takes: each memory cgroup made and removed costs a run time, and leaves the
