@@ -11,14 +11,15 @@
 //! flags live in memory a filter cannot read), fail with `ENOSYS`, so that the C library falls
 //! back to `clone`, which the filter can judge.
 //!
-//! The filter is one classic BPF program, built once per helper and loaded in each target's
-//! process just before `exec`: the architecture, then the x32 bit, then a binary search over
-//! the sorted system call numbers it names, each leaf returning its action or jumping to the
-//! few instructions that read an argument. A filter is cheap to load only if it is short to
-//! walk: the kernel runs it for every system call number when it loads it, to learn which ones
-//! it always allows, and a compiler that tests each number in turn (seccompiler's) made that
-//! walk about a fifth of a millisecond of every case. The tests check the program by running
-//! it, in a small BPF interpreter, against the policy stated here for every system call.
+//! The filter is one classic BPF program, built once per helper and loaded by each case's first
+//! process, once its mounts are made and before its case comes; the target's process inherits it.
+//! The program tests the architecture, then the x32 bit, then a binary search over the sorted
+//! system call numbers it names, each leaf returning its action or jumping to the few instructions
+//! that read an argument. A filter is cheap to load only if it is short to walk: the kernel runs it
+//! for every system call number when it loads it, to learn which ones it always allows, and a
+//! compiler that tests each number in turn (seccompiler's) made that walk about a fifth of a
+//! millisecond of every case. The tests check the program by running it, in a small BPF
+//! interpreter, against the policy stated here for every system call.
 
 use std::io;
 

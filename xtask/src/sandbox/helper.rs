@@ -2,7 +2,8 @@
 //! namespace, its worker's cgroup; once it said it is ready, its network namespace), then for
 //! each case the harness sends, enter the case's view (built when it changed), clone the case's
 //! first process into fresh namespaces, pass on what it says (started or failed, then exited),
-//! and reap it. Once a request's view is built, each next case's first process is cloned
+//! and reap it: before the next case, unless it ended alone (no process of its case left,
+//! little in its `/tmp`), when it is reaped once gone, while later cases run. Once a request's view is built, each next case's first process is cloned
 //! before the case comes, and takes the case's message itself when it repeats that request. It
 //! has one thread.
 
@@ -43,6 +44,8 @@ pub fn helper_main() -> ExitCode {
     let network = namespaces::make_network()
         .map_err(|err| format!("could not make the sandbox's network and UTS namespaces: {err}"));
     let mut ended = None;
+    // First processes that ended alone, reaped once gone while later cases run.
+    let mut lingering = Vec::new();
     // The last request, which the harness does not send again for every case of a plan.
     let mut held: Option<CaseRequest> = None;
     // Whether the next case's first process may be made before its message comes: the
@@ -51,10 +54,9 @@ pub fn helper_main() -> ExitCode {
     loop {
         if let (true, Some(request), Ok(())) = (ready, held.as_ref(), &network) {
             // The last case's first process is reaped only now: its namespaces are torn down
-            // (which waits for an RCU grace period) while the harness judges its output.
-            if let Some(pid) = ended.take() {
-                sys::reap(pid);
-            }
+            // (which waits for an RCU grace period) while the harness judges its output; and
+            // when it ended alone, while the next case starts too.
+            reap_before_next(ended.take(), &mut lingering, false);
             let context = (&filter, views.sight());
             match serve_case(socket, request, None, context, root, &stacks) {
                 Ok(Served::Ran(pid, last)) => {
@@ -101,9 +103,7 @@ pub fn helper_main() -> ExitCode {
                 Err(_) => break,
             }
         }
-        if let Some(pid) = ended.take() {
-            sys::reap(pid);
-        }
+        reap_before_next(ended.take(), &mut lingering, true);
         let context = (&filter, views.sight());
         match serve_case(socket, request, Some(fds), context, root, &stacks) {
             Ok(Served::Ran(pid, _) | Served::Unclaimed(pid)) => {
@@ -161,14 +161,38 @@ fn refuse(socket: RawFd, error: String) -> io::Result<()> {
     wire::send(socket, &Reply::Exited(Exited::unknown()), &[])
 }
 
+/// A case's first process that ended, left to reap.
+#[derive(Clone, Copy)]
+struct Ended {
+    pid: libc::pid_t,
+    /// Whether it ended alone ([`proxy::Case::alone`]).
+    alone: bool,
+}
+
+/// Reaps the last case's first process before the next case: waits for its end (the end of
+/// every process of the case, and of the memory its `/tmp` held) unless it ended alone, when
+/// it joins `lingering` and is reaped once it is gone. With `all`, waits for every one.
+fn reap_before_next(ended: Option<Ended>, lingering: &mut Vec<libc::pid_t>, all: bool) {
+    match ended {
+        Some(Ended { pid, alone: true }) if !all => lingering.push(pid),
+        Some(Ended { pid, .. }) => sys::reap(pid),
+        None => {}
+    }
+    if all {
+        lingering.drain(..).for_each(sys::reap);
+    } else {
+        lingering.retain(|&pid| !sys::try_reap(pid));
+    }
+}
+
 /// What became of a case's first process.
 enum Served {
     /// It served a case (or the case could not start, which the harness was told): its pid,
     /// when there was one, is left to reap; and whether, made ahead, it took a message marked
     /// as the last for now.
-    Ran(Option<libc::pid_t>, bool),
+    Ran(Option<Ended>, bool),
     /// Made ahead, it left the next message for the helper: its pid, left to reap.
-    Unclaimed(Option<libc::pid_t>),
+    Unclaimed(Option<Ended>),
 }
 
 /// Starts one case, whose descriptors are `stdio` (`None`: the case's first process is made
@@ -188,7 +212,7 @@ fn serve_case(
             .map(|()| Served::Ran(None, false));
     }
     let awaited = stdio.is_none();
-    let (pid, started, failed, exited, unclaimed, last) = {
+    let (pid, started, failed, exited, unclaimed, last, alone) = {
         let case = proxy::Case {
             request,
             stdio: match &stdio {
@@ -206,6 +230,7 @@ fn serve_case(
             exited: Cell::new(None),
             unclaimed: Cell::new(false),
             last: Cell::new(false),
+            alone: Cell::new(false),
         };
         // SAFETY: the first process runs on its own stack and shares this process's memory;
         // this process waits (CLONE_VFORK) until it has ended, so `case` outlives it and
@@ -224,6 +249,7 @@ fn serve_case(
             case.exited.get(),
             case.unclaimed.get(),
             case.last.get(),
+            case.alone.get(),
         )
     };
     // The target's output ends for the harness before it hears that the case did.
@@ -243,7 +269,7 @@ fn serve_case(
         }
     };
     if unclaimed {
-        return Ok(Served::Unclaimed(Some(pid)));
+        return Ok(Served::Unclaimed(Some(Ended { pid, alone: false })));
     }
     if !started {
         refuse(
@@ -254,7 +280,7 @@ fn serve_case(
         let exited = exited.unwrap_or_else(Exited::unknown);
         wire::send(socket, &Reply::Exited(exited), &[])?;
     }
-    Ok(Served::Ran(Some(pid), last))
+    Ok(Served::Ran(Some(Ended { pid, alone }), last))
 }
 
 /// What the helper makes once for every case: the stacks its cases' first processes and

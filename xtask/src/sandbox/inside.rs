@@ -1,6 +1,9 @@
 //! Inside the box: the target's process becomes the target, one layer per step, in the order
 //! each layer needs (isolate's `box_inside`): its stdio, rlimits, folder, Landlock, its uid,
-//! seccomp last (it forbids what the steps before need), then `exec`.
+//! then `exec`. Its seccomp filter it inherits: the case's first process loads it before it
+//! clones the target's process ([`load_filter`]; the filter refuses none of these steps), and
+//! made ahead, before its case comes, which takes the kernel's check of the filter off the
+//! case's path.
 //!
 //! The case's first process prepares everything first ([`Prepared`]: the command line, the
 //! environment, the paths to try for the program, the Landlock ruleset), then clones the
@@ -38,19 +41,17 @@ pub(super) struct Prepared<'a> {
     stdio: [RawFd; 3],
     uid: u32,
     root: bool,
-    filter: Option<&'a seccomp::Filters>,
     /// Where a failure is written; closed by a good `exec`.
     error: RawFd,
 }
 
 /// The steps, numbered as a failure names them.
-const STEPS: [&str; 7] = [
+const STEPS: [&str; 6] = [
     "could not set up its stdio",
     "could not set its rlimits",
     "cannot enter its folder",
     "could not restrict it with Landlock",
     "could not drop its privileges",
-    "could not load its seccomp filter",
     "could not start it",
 ];
 
@@ -58,7 +59,7 @@ impl<'a> Prepared<'a> {
     /// Prepares `request`'s target; `error` is the write end of the failure pipe.
     pub(super) fn new(
         request: &'a CaseRequest,
-        (filter, sight): (&'a seccomp::Filters, Option<&Sight>),
+        sight: Option<&Sight>,
         root: bool,
         error: RawFd,
     ) -> io::Result<Prepared<'a>> {
@@ -108,7 +109,6 @@ impl<'a> Prepared<'a> {
             stdio: [-1; 3],
             uid: layers.uid,
             root,
-            filter: layers.seccomp.then_some(filter),
             error,
         })
     }
@@ -132,6 +132,17 @@ impl<'a> Prepared<'a> {
             None => format!("failed: {error}"),
         }
     }
+}
+
+/// Loads `request`'s seccomp filter, when it has one, into the calling process: the case's
+/// first process, whose target's process inherits it. Every system call the first process
+/// makes afterwards (taking its case, cloning the target's process, reporting, reaping) and
+/// every step of [`steps`] is one the filter allows; the mounts come before it.
+pub(super) fn load_filter(request: &CaseRequest, filter: &seccomp::Filters) -> io::Result<()> {
+    if request.layers.seccomp {
+        seccomp::apply(filter).map_err(io::Error::from_raw_os_error)?;
+    }
+    Ok(())
 }
 
 /// Landlock: read the system and the view's folders (what `sight` opened) and the case's own
@@ -172,9 +183,6 @@ fn steps(prepared: &Prepared) -> Result<std::convert::Infallible, (u32, i32)> {
         landlock::restrict(ruleset.as_raw_fd()).map_err(errno(3))?;
     }
     setup_credentials(prepared.uid, prepared.root).map_err(errno(4))?;
-    if let Some(filter) = prepared.filter {
-        seccomp::apply(filter).map_err(|errno| (5, errno))?;
-    }
     // As execvp: a path that is missing or not allowed is passed over for the next one.
     let mut error = libc::ENOENT;
     for program in &prepared.programs {
@@ -189,10 +197,10 @@ fn steps(prepared: &Prepared) -> Result<std::convert::Infallible, (u32, i32)> {
         match io::Error::last_os_error().raw_os_error().unwrap_or(0) {
             libc::ENOENT | libc::ENOTDIR => {}
             libc::EACCES => error = libc::EACCES,
-            other => return Err((6, other)),
+            other => return Err((5, other)),
         }
     }
-    Err((6, error))
+    Err((5, error))
 }
 
 /// A session of its own; stdin, stdout and stderr from the harness; every other descriptor
@@ -239,15 +247,14 @@ mod tests {
             cwd: b"/".to_vec(),
             layers: crate::confine::Policy::trusted().layers,
         };
-        let filters = seccomp::filter().unwrap();
-        let prepared = Prepared::new(&request, (&filters, None), false, -1);
+        let prepared = Prepared::new(&request, None, false, -1);
         let prepared = prepared.unwrap();
         assert_eq!(
             prepared.describe(2, libc::ENOENT),
             "cannot enter its folder: No such file or directory (os error 2)"
         );
         assert_eq!(
-            prepared.describe(6, libc::EACCES),
+            prepared.describe(5, libc::EACCES),
             "`prog`: Permission denied (os error 13)"
         );
     }

@@ -1,24 +1,26 @@
 //! The first process of a case, pid 1 of its PID namespace (isolate's proxy): it gives the
-//! case its own `/tmp` and `/proc` in its copy of the view, starts the target as its only
-//! child, tells the harness, reaps every process of the namespace until the target ends, and
-//! exits, which ends every other process of the case.
+//! case its own `/tmp` and `/proc` in its copy of the view, loads the seccomp filter (which
+//! the target inherits), starts the target as its only child, tells the harness, reaps every
+//! process of the namespace until the target ends, and exits, which ends every other process
+//! of the case. It says whether the target ended alone ([`Case::alone`]): then the helper
+//! starts the next case without waiting for this one's namespaces to be torn down.
 //!
 //! It is cloned sharing the helper's memory while the helper waits for it to end (`CLONE_VM |
 //! CLONE_VFORK`): nothing of the helper is copied for it, and what it has to say back beyond
-//! "started" (why it failed, how the target ended) it writes into the [`Case`] the helper
-//! reads once it is gone. Between cases of one request it is made ahead ([`Stdio::Awaited`]):
-//! its namespaces, mounts and the target's preparation are done while the harness judges the
-//! last case, and it takes the next case's message from the socket itself, when that message
-//! asks for the same request again; any other message it leaves for the helper. Once it has
-//! told the harness that the case started (from then on the harness may kill it at any moment)
-//! it touches no allocator: the helper's heap must never be left half-changed.
+//! "started" (why it failed, how the target ended) it writes into the [`Case`] the helper reads
+//! once it is gone. Between cases of one request it is made ahead ([`Stdio::Awaited`]): its
+//! namespaces, mounts, filter and the target's preparation are done while the harness judges the
+//! last case, and it takes the next case's message from the socket itself, when that message asks
+//! for the same request again; any other message it leaves for the helper. Once it has told the
+//! harness that the case started (from then on the harness may kill it at any moment) it touches no
+//! allocator: the helper's heap must never be left half-changed.
 
 use std::cell::{Cell, RefCell};
 use std::ffi::c_void;
 use std::io;
 use std::os::fd::{AsRawFd, OwnedFd, RawFd};
 
-use super::inside::Prepared;
+use super::inside::{self, Prepared};
 use super::views::Sight;
 use super::wire::{self, CaseRequest, Exited, SAME_REQUEST};
 use crate::confine::{mounts, seccomp};
@@ -56,6 +58,9 @@ pub(super) struct Case<'a> {
     pub unclaimed: Cell<bool>,
     /// Made ahead, the message it took was marked as the last for now ([`wire::LAST`]).
     pub last: Cell<bool>,
+    /// Its target ended with no other process of the case left and little in the case's
+    /// `/tmp`: its end frees only a few kernel objects, and the next case need not wait for it.
+    pub alone: Cell<bool>,
 }
 
 /// Why a case's first process did not start its target.
@@ -96,7 +101,20 @@ pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
     case.started.set(true);
     drop(pidfd);
     case.exited.set(Some(reap_until(target)));
+    case.alone
+        .set(sys::childless() && (!case.request.layers.view_on || little_in_temp()));
     0
+}
+
+/// Whether the case's `/tmp` holds at most a mebibyte: what its end frees of it is small
+/// beside any memory limit, even while the next case runs.
+fn little_in_temp() -> bool {
+    // SAFETY: statfs writes into `stats`, owned here; the path is a C string literal.
+    unsafe {
+        let mut stats: libc::statfs = std::mem::zeroed();
+        libc::statfs(c"/tmp".as_ptr(), &mut stats) == 0
+            && (stats.f_blocks - stats.f_bfree) as u64 * stats.f_bsize as u64 <= 1 << 20
+    }
 }
 
 /// Builds the case's `/tmp` and `/proc` and starts the target; its pid, or why not. Every
@@ -119,13 +137,10 @@ fn start(case: &Case) -> Result<libc::pid_t, Stop> {
     // The target's failure comes back through this pipe, which closes on a good `exec`.
     let (error_read, error_write) =
         sys::pipe().map_err(|err| failed(format!("could not make a pipe: {err}")))?;
-    let mut prepared = Prepared::new(
-        request,
-        (case.filter, case.sight),
-        case.root,
-        error_write.as_raw_fd(),
-    )
-    .map_err(|err| failed(format!("could not prepare the target: {err}")))?;
+    let mut prepared = Prepared::new(request, case.sight, case.root, error_write.as_raw_fd())
+        .map_err(|err| failed(format!("could not prepare the target: {err}")))?;
+    inside::load_filter(request, case.filter)
+        .map_err(|err| failed(format!("could not load the seccomp filter: {err}")))?;
     let mut received = Vec::new();
     let stdio = match case.stdio {
         Stdio::Given(given) => given,

@@ -230,6 +230,26 @@ pub fn has_exited(pid: libc::pid_t) -> bool {
     }
 }
 
+/// Whether the calling process has no child at all, running or ended and not reaped (none is
+/// reaped by asking).
+pub fn childless() -> bool {
+    // SAFETY: waitid writes only into `info`, a zeroed siginfo_t we own.
+    unsafe {
+        let mut info: libc::siginfo_t = std::mem::zeroed();
+        let flags = libc::WEXITED | libc::WNOHANG | libc::WNOWAIT;
+        libc::waitid(libc::P_ALL, 0, &mut info, flags) < 0
+            && io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD)
+    }
+}
+
+/// Reaps `pid` if it has ended; whether it is gone (reaped now, or not a child any more).
+pub fn try_reap(pid: libc::pid_t) -> bool {
+    let mut status = 0;
+    // SAFETY: waitpid writes the status, owned here.
+    let reaped = unsafe { libc::waitpid(pid, &mut status, libc::WNOHANG) };
+    reaped == pid || (reaped < 0 && io::Error::last_os_error().raw_os_error() == Some(libc::ECHILD))
+}
+
 /// Reads until `buffer` is full or the other end is closed; how many bytes were read.
 pub fn read_exact(fd: RawFd, buffer: &mut [u8]) -> io::Result<usize> {
     let mut filled = 0;
@@ -510,5 +530,33 @@ impl Drop for Stack {
     fn drop(&mut self) {
         // SAFETY: the mapping made in `new`, used by no process any more.
         unsafe { libc::munmap(self.base, self.size) };
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    // The child is reaped by the function under test, not by `Child::wait`.
+    #[allow(clippy::zombie_processes)]
+    fn a_child_is_seen_until_it_is_reaped_and_reaping_it_does_not_wait() {
+        // Other tests may have children of their own: only "not childless" is certain here.
+        let mut child = std::process::Command::new("sleep")
+            .arg("10")
+            .spawn()
+            .unwrap();
+        let pid = child.id() as libc::pid_t;
+        assert!(!childless());
+        // Running: not reaped, and the call came back at once.
+        assert!(!try_reap(pid));
+        child.kill().unwrap();
+        // Ended: reaped within a bounded wait; asked again, it is gone.
+        let gone = (0..500).any(|_| {
+            std::thread::sleep(Duration::from_millis(10));
+            try_reap(pid)
+        });
+        assert!(gone, "the killed child was never reaped");
+        assert!(try_reap(pid));
     }
 }

@@ -9,9 +9,9 @@ mod calls;
 mod interrupt;
 
 pub use calls::{
-    allowed_cpus, check, cpu_time, effective_uid, has_exited, kill, kill_pidfd, peak_resident,
-    peek, pidfd_open, pin_to, pipe, process_cpus, read_exact, read_fd, reap, receive,
-    return_large_buffers, run_delay, runnable, send, seqpacket_pair, set_nonblocking, stdio_pipes,
-    threads_run_delay, timeval, wait4, write_fd, Read, Stack,
+    allowed_cpus, check, childless, cpu_time, effective_uid, has_exited, kill, kill_pidfd,
+    peak_resident, peek, pidfd_open, pin_to, pipe, process_cpus, read_exact, read_fd, reap,
+    receive, return_large_buffers, run_delay, runnable, send, seqpacket_pair, set_nonblocking,
+    stdio_pipes, threads_run_delay, timeval, try_reap, wait4, write_fd, Read, Stack,
 };
 pub use interrupt::{catch_interrupts, interrupted};
