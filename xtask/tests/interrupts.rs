@@ -11,22 +11,13 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
     for k in 2..=6 {
         corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
     }
-    let child = sleeping_check(&corpus, false)
-        .env("NO_COLOR", "1")
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
-    let start = std::time::Instant::now();
-    // SAFETY: kill has no memory-safety preconditions.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let output = child.wait_with_output().unwrap();
+    let (running, output, interrupted) =
+        interrupted_after(&corpus, false, |_, _| std::time::Instant::now());
+    assert!(running, "the target never started");
     assert!(
-        start.elapsed() < std::time::Duration::from_secs(5),
+        interrupted.elapsed() < std::time::Duration::from_secs(5),
         "took {:?}",
-        start.elapsed()
+        interrupted.elapsed()
     );
     assert_eq!(output.status.code(), Some(130));
     let stdout = String::from_utf8_lossy(&output.stdout);
@@ -45,6 +36,32 @@ fn ctrl_c_kills_every_target_prints_the_partial_summary_and_exits_130() {
         .filter(|c| String::from_utf8_lossy(c).contains(&marker))
         .count();
     assert_eq!(alive, 0, "a target survived the interrupt");
+}
+
+/// Runs [`sleeping_check`] on `corpus` (confined when `sandbox`), waits until its target runs,
+/// lets `look` see the run then (given the harness's pid and the marker of its command lines),
+/// and interrupts it as Ctrl-C does: whether the target ran, the harness's output (stdout and
+/// stderr), and what `look` saw.
+fn interrupted_after<T>(
+    corpus: &Corpus,
+    sandbox: bool,
+    look: impl FnOnce(u32, &str) -> T,
+) -> (bool, std::process::Output, T) {
+    let child = sleeping_check(corpus, sandbox)
+        .env("NO_COLOR", "1")
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let harness = child.id();
+    let marker = corpus.expected_path().display().to_string();
+    let running = target_runs(&marker, std::time::Duration::from_secs(60));
+    let seen = look(harness, &marker);
+    // SAFETY: kill has no memory-safety preconditions.
+    unsafe {
+        libc::kill(harness as libc::pid_t, libc::SIGINT);
+    }
+    (running, child.wait_with_output().unwrap(), seen)
 }
 
 /// A check of the fixture's `sleep` on `corpus` (confined when `sandbox`), whose target runs
@@ -260,22 +277,11 @@ fn a_no_sandbox_run_makes_no_cgroup() {
         return;
     }
     let corpus = Corpus::new(b"x\n", true);
-    let mut child = sleeping_check(&corpus, false)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
-    let marker = corpus.expected_path().display().to_string();
-    let running = target_runs(&marker, std::time::Duration::from_secs(60));
-    let made = cgroups_of(child.id());
-    // Ctrl-C: the harness kills its target, which runs outside any sandbox.
-    // SAFETY: kill has no memory-safety preconditions.
-    unsafe {
-        libc::kill(child.id() as libc::pid_t, libc::SIGINT);
-    }
-    let status = child.wait().unwrap();
+    // Ctrl-C once the target runs: the harness kills it, which runs outside any sandbox.
+    let (running, output, made) =
+        interrupted_after(&corpus, false, |harness, _| cgroups_of(harness));
     assert!(running, "the target never started");
-    assert_eq!(status.code(), Some(130));
+    assert_eq!(output.status.code(), Some(130));
     assert_eq!(made, Vec::<String>::new());
 }
 
@@ -290,25 +296,15 @@ fn a_confined_target_runs_in_its_workers_cgroup_in_every_hierarchy() {
         return;
     }
     let corpus = Corpus::new(b"x\n", true);
-    let child = sleeping_check(&corpus, true)
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    let harness = child.id();
-    let marker = corpus.expected_path().display().to_string();
-    let running = target_runs(&marker, std::time::Duration::from_secs(60));
     let fixture = fixture().to_string_lossy().into_owned();
-    let cgroups: Vec<String> = target_pids(&marker, &fixture)
-        .iter()
-        .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok())
-        .collect();
-    let made = cgroups_of(harness);
-    // SAFETY: kill has no memory-safety preconditions.
-    unsafe {
-        libc::kill(harness as libc::pid_t, libc::SIGINT);
-    }
-    let output = child.wait_with_output().unwrap();
+    let (running, output, (harness, cgroups, made)) =
+        interrupted_after(&corpus, true, |harness, marker| {
+            let cgroups: Vec<String> = target_pids(marker, &fixture)
+                .iter()
+                .filter_map(|pid| std::fs::read_to_string(format!("/proc/{pid}/cgroup")).ok())
+                .collect();
+            (harness, cgroups, cgroups_of(harness))
+        });
     assert!(running, "the target never started");
     if made.is_empty() {
         let stderr = String::from_utf8_lossy(&output.stderr);
