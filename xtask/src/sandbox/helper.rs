@@ -1,11 +1,11 @@
 //! The helper's own loop: set up once (its user namespace, the seccomp program, its home mount
-//! namespace, its worker's cgroup; once it said it is ready, its network namespace), then for
-//! each case the harness sends, enter the case's view (built when it changed), clone the case's
-//! first process into fresh namespaces, pass on what it says (started or failed, then exited),
-//! and reap it: before the next case, unless it ended alone (no process of its case left,
-//! little in its `/tmp`), when it is reaped once gone, while later cases run. Once a request's view is built, each next case's first process is cloned
-//! before the case comes, and takes the case's message itself when it repeats that request. It
-//! has one thread.
+//! namespace, its worker's cgroup; once it said it is ready, its network namespace), then for each
+//! case the harness sends, enter the case's view (built when it changed), clone the case's first
+//! process into fresh namespaces, pass on what it says (started or failed, then exited), and reap
+//! it: before the next case, unless it ended alone (no process of its case left, little in its
+//! `/tmp`), when it is reaped once gone, while later cases run. Once a request's view is built,
+//! each next case's first process is cloned before the case comes, and takes the case's message
+//! itself when it repeats that request. It has one thread.
 
 use std::cell::{Cell, RefCell};
 use std::io;

@@ -109,10 +109,10 @@ pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
 /// Whether the case's `/tmp` holds at most a mebibyte: what its end frees of it is small
 /// beside any memory limit, even while the next case runs.
 fn little_in_temp() -> bool {
-    // SAFETY: statfs writes into `stats`, owned here; the path is a C string literal.
+    // SAFETY: statfs writes into `stats`, owned here; the path is a C string constant.
     unsafe {
         let mut stats: libc::statfs = std::mem::zeroed();
-        libc::statfs(c"/tmp".as_ptr(), &mut stats) == 0
+        libc::statfs(mounts::TEMP_C.as_ptr(), &mut stats) == 0
             && (stats.f_blocks - stats.f_bfree) as u64 * stats.f_bsize as u64 <= 1 << 20
     }
 }
