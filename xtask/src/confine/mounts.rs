@@ -180,9 +180,6 @@ const DEVICES: &[&str] = &["/dev/null", "/dev/zero", "/dev/random", "/dev/urando
 /// Where the case's writable tmpfs is, inside its view.
 pub const TEMP: &str = "/tmp";
 
-/// [`TEMP`], for system calls made where nothing may allocate.
-pub(crate) const TEMP_C: &std::ffi::CStr = c"/tmp";
-
 /// What one case sees.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct View {
@@ -532,11 +529,6 @@ fn pivot(root: &Path) -> io::Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_temporary_folder_is_one_path_in_both_spellings() {
-        assert_eq!(TEMP_C.to_str(), Ok(TEMP));
-    }
 
     #[test]
     fn etc_hides_what_no_package_lists_and_the_system_does_not_make() {

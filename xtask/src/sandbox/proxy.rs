@@ -106,13 +106,16 @@ pub(super) extern "C" fn first_process(arg: *mut c_void) -> libc::c_int {
     0
 }
 
+/// [`mounts::TEMP`], for a system call made where nothing may allocate.
+const TEMP: &std::ffi::CStr = c"/tmp";
+
 /// Whether the case's `/tmp` holds at most a mebibyte: what its end frees of it is small
 /// beside any memory limit, even while the next case runs.
 fn little_in_temp() -> bool {
     // SAFETY: statfs writes into `stats`, owned here; the path is a C string constant.
     unsafe {
         let mut stats: libc::statfs = std::mem::zeroed();
-        libc::statfs(mounts::TEMP_C.as_ptr(), &mut stats) == 0
+        libc::statfs(TEMP.as_ptr(), &mut stats) == 0
             && (stats.f_blocks - stats.f_bfree) as u64 * stats.f_bsize as u64 <= 1 << 20
     }
 }
@@ -210,5 +213,13 @@ fn reap_until(target: libc::pid_t) -> Exited {
         if reaped < 0 && io::Error::last_os_error().kind() != io::ErrorKind::Interrupted {
             return Exited::unknown();
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn the_temporary_folder_is_the_views() {
+        assert_eq!(super::TEMP.to_str(), Ok(crate::confine::mounts::TEMP));
     }
 }
