@@ -115,7 +115,9 @@ fn become_within(within: std::time::Duration, came: impl Fn() -> bool) -> bool {
     }
 }
 
-/// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process.
+/// `check` of the fixture in `escape-group` mode on `corpus`, confined, as a child process;
+/// its targets' command lines are marked by the corpus's expected file (other tests run the
+/// same mode at the same time).
 fn spawn_escaping_check(corpus: &Corpus) -> std::process::Child {
     std::process::Command::new(env!("CARGO_BIN_EXE_xtask"))
         .args(["check", "--spec", "demo", "--timeout", "60", "--cases"])
@@ -125,6 +127,7 @@ fn spawn_escaping_check(corpus: &Corpus) -> std::process::Child {
         .arg("--")
         .arg(fixture())
         .arg("escape-group")
+        .arg(corpus.expected_path())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -141,18 +144,10 @@ fn sigterm_and_a_second_interrupt_end_a_confined_run() {
             corpus.add(&format!("00{k}-case"), b"x\n", b"y\n");
         }
         let child = spawn_escaping_check(&corpus);
-        // Signal once the targets run (on a busy machine that can take a while), not after a
-        // fixed sleep.
-        let ready = std::time::Instant::now();
-        let targets = || {
-            crate::support::survivors("escape-group")
-                .into_iter()
-                .filter(|line| !line.contains(" check "))
-                .count()
-        };
-        while targets() == 0 && ready.elapsed() < std::time::Duration::from_secs(60) {
-            std::thread::sleep(std::time::Duration::from_millis(20));
-        }
+        // Signal once this run's targets run (on a busy machine that can take a while), not
+        // after a fixed sleep: a signal before the harness catches it would end it outright.
+        let marker = corpus.expected_path().display().to_string();
+        let running = target_runs(&marker, std::time::Duration::from_secs(60));
         let start = std::time::Instant::now();
         for &signal in signals {
             // SAFETY: kill has no memory-safety preconditions.
@@ -166,16 +161,12 @@ fn sigterm_and_a_second_interrupt_end_a_confined_run() {
             start.elapsed() < std::time::Duration::from_secs(30),
             "{signals:?}"
         );
+        assert!(running, "{signals:?}: the targets never started");
         assert_eq!(output.status.code(), Some(130), "{signals:?}");
         // The kernel tears the cases' namespaces down after the harness is gone; on a busy
         // machine that takes a moment: wait for it (bounded) rather than a fixed time.
-        let gone = std::time::Instant::now();
-        let mut left = crate::support::survivors("escape-group").len();
-        while left > 0 && gone.elapsed() < std::time::Duration::from_secs(30) {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-            left = crate::support::survivors("escape-group").len();
-        }
-        assert_eq!(left, 0, "{signals:?}: a target survived");
+        let gone = survivors_become(&marker, false, std::time::Duration::from_secs(30));
+        assert!(gone, "{signals:?}: a target survived");
     }
 }
 
