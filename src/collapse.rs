@@ -14,12 +14,12 @@ use crate::rule::{Rule, Spans};
 /// [`crate::rule`]).
 pub mod rules {
     crate::rules! {
-        UNCHANGED = "unchanged", "an empty cell or a group of fewer than 4 blocks leaves the board unchanged";
-        GROUP = "group", "the selected block's group of 4 or more (4-connected, one colour) is removed";
-        FALL = "fall", "blocks above removed ones fall";
-        SHIFT_LEFT = "shift-left", "empty columns of the left half are filled by shifting from the left";
-        SHIFT_RIGHT = "shift-right", "empty columns of the right half are filled by shifting from the right";
-        REST = "rest", "the other blocks stay where they are";
+        UNCHANGED = "unchanged", "which blocks are removed", "an empty cell or a group of fewer than 4 blocks leaves the board unchanged";
+        GROUP = "group", "which blocks are removed", "the selected block's group of 4 or more (4-connected, one colour) is removed";
+        FALL = "fall", "how the board closes up", "blocks above removed ones fall";
+        SHIFT_LEFT = "shift-left", "how the board closes up", "empty columns of the left half are filled by shifting from the left";
+        SHIFT_RIGHT = "shift-right", "how the board closes up", "empty columns of the right half are filled by shifting from the right";
+        REST = "rest", "how the board closes up", "the other blocks stay where they are";
     }
 }
 

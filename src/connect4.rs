@@ -6,29 +6,43 @@
 
 use crate::mutant::{on, Mutant};
 use crate::program::{Flow, InputError, Program, Unspecified};
-use crate::rule::{Rule, Spans};
+use crate::rule::{Command, Rule, Spans};
 
 /// The rules of `connect4.md` that decide parts of the output, for the trace (see
 /// [`crate::rule`]).
 pub mod rules {
     crate::rules! {
-        BLANK = "blank-line", "each turn begins with a blank line";
-        HEADER = "header", "the column header `01234567` above and below the grid";
-        GRID = "grid", "a marker goes to the lowest open position of the chosen column";
-        X_FIRST = "x-first", "X moves first";
-        TURNS = "turns", "the players take turns until four in a row or a full grid";
-        PROMPT = "prompt", "the prompt `Enter a column: ` with no newline";
-        INVALID = "invalid", "input that is not a single digit from 0 to 7 is invalid";
-        EMPTY_LINE = "invalid-empty", "ruled: an empty line is invalid";
-        EIGHT_NINE = "invalid-8-9", "ruled: `8` and `9` are invalid";
-        ONE_CHARACTER = "invalid-length", "ruled: exactly one character `0`..`7`";
-        FULL_COLUMN = "invalid-full", "a full column is an invalid move";
-        AFTER_INVALID = "after-invalid", "after an invalid input: the message and `Enter a column: ` only";
-        HORIZONTAL = "win-horizontal", "four in a row horizontally ends the game";
-        VERTICAL = "win-vertical", "four in a row vertically ends the game";
-        DIAGONAL = "win-diagonal", "four in a row diagonally ends the game";
-        TIE = "tie", "a full grid ends the game";
+        BLANK = "blank-line", "the board's layout and the prompt", "each turn begins with a blank line";
+        HEADER = "header", "the board's layout and the prompt", "the column header `01234567` above and below the grid";
+        GRID = "grid", "moves and turns", "a marker goes to the lowest open position of the chosen column";
+        X_FIRST = "x-first", "moves and turns", "X moves first";
+        TURNS = "turns", "moves and turns", "the players take turns until four in a row or a full grid";
+        PROMPT = "prompt", "the board's layout and the prompt", "the prompt `Enter a column: ` with no newline";
+        INVALID = "invalid", "invalid input", "input that is not a single digit from 0 to 7 is invalid";
+        EMPTY_LINE = "invalid-empty", "invalid input", "ruled: an empty line is invalid";
+        EIGHT_NINE = "invalid-8-9", "invalid input", "ruled: `8` and `9` are invalid";
+        ONE_CHARACTER = "invalid-length", "invalid input", "ruled: exactly one character `0`..`7`";
+        FULL_COLUMN = "invalid-full", "invalid input", "a full column is an invalid move";
+        AFTER_INVALID = "after-invalid", "invalid input", "after an invalid input: the message and `Enter a column: ` only";
+        HORIZONTAL = "win-horizontal", "the end of the game", "four in a row horizontally ends the game";
+        VERTICAL = "win-vertical", "the end of the game", "four in a row vertically ends the game";
+        DIAGONAL = "win-diagonal", "the end of the game", "four in a row diagonally ends the game";
+        TIE = "tie", "the end of the game", "a full grid ends the game";
     }
+}
+
+/// The commands of `connect4.md`, as a trace names them: every input line is one.
+pub mod commands {
+    use crate::rule::Command;
+
+    pub static MOVE: Command = Command {
+        key: "move",
+        words: "a move, a column from 1 to 8 (the handout's game)",
+    };
+    pub static INVALID: Command = Command {
+        key: "invalid",
+        words: "an input line that is no move (the handout's invalid input)",
+    };
 }
 
 pub const ROWS: usize = 5;
@@ -312,5 +326,17 @@ impl Program for Connect4 {
 
     fn spans(&mut self) -> Option<&mut Spans> {
         Some(&mut self.spans)
+    }
+
+    /// A move is a column number as the trace's causes have always named it (1 to 8, after
+    /// trimming); any other line is input that is no move.
+    fn command(&self, line: &[u8]) -> Option<&'static Command> {
+        let column = std::str::from_utf8(line)
+            .ok()
+            .and_then(|text| text.trim().parse::<u32>().ok());
+        Some(match column {
+            Some(1..=8) => &commands::MOVE,
+            _ => &commands::INVALID,
+        })
     }
 }

@@ -12,7 +12,10 @@
 //! after the previous span's start (from 0 for the first; `GAP` may be negative), `LENGTH` of
 //! them, were decided by the rule `SLUG` of the spec (spans may nest; the innermost one holding
 //! a byte is its rule), and each rule's words once, as `= SLUG WORDS`, before its first span.
-//! Spans are written relative to each other so that a trace compresses well.
+//! Spans are written relative to each other so that a trace compresses well. Each rule's
+//! handout section follows its words once, as `: SLUG SECTION`. For a spec whose input lines
+//! are commands, the command of each line comes before its `LINE OFFSET` line, as `> KEY`, and
+//! each command's words once, as `! KEY WORDS`, before its first use.
 
 use std::io::{self, BufRead, Write};
 
@@ -88,6 +91,12 @@ pub fn run(
         emit(&mut output, &mut out, &mut written, spec.interactive)?;
         if let Some(trace) = trace.as_deref_mut() {
             written_spans.write(trace, program.as_mut(), before)?;
+            if let Some(command) = program.command(&line) {
+                if written_spans.commands.insert(command.key) {
+                    writeln!(trace, "! {} {}", command.key, command.words)?;
+                }
+                writeln!(trace, "> {}", command.key)?;
+            }
             writeln!(trace, "{line_no} {written}")?;
         }
         if flow.map_err(RunError::Input)? == Flow::Stop {
@@ -113,10 +122,12 @@ pub fn run(
     Ok(Finished { unspecified })
 }
 
-/// What a trace has said of spans so far: the rules named, and the last span's start.
+/// What a trace has said of spans so far: the rules and commands named, and the last span's
+/// start.
 #[derive(Default)]
 struct WrittenSpans {
     named: std::collections::HashSet<&'static str>,
+    commands: std::collections::HashSet<&'static str>,
     last_start: usize,
 }
 
@@ -136,6 +147,7 @@ impl WrittenSpans {
             let (start, rule) = (base + span.start, span.rule);
             if self.named.insert(rule.slug) {
                 writeln!(trace, "= {} {}", rule.slug, rule.words)?;
+                writeln!(trace, ": {} {}", rule.slug, rule.section)?;
             }
             let gap = start as i128 - self.last_start as i128;
             writeln!(trace, "@ {gap} {} {}", span.end - span.start, rule.slug)?;

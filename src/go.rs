@@ -13,17 +13,17 @@ use crate::rule::{Rule, Spans};
 /// The rules of `go.md` that decide parts of the output, for the trace (see [`crate::rule`]).
 pub mod rules {
     crate::rules! {
-        SIZE = "size", "sizes other than 9, 13 and 19 are illegal";
-        ILLEGAL = "illegal-character", "a board line with a character other than `.`, `B`, `W` is illegal";
-        ILLEGAL_LINE = "illegal-line-number", "the illegal-character line counts the first board line as 1";
-        TITLES = "titles", "three printings: The Stones, The Liberties, The Groups";
-        BLANK = "blank-lines", "a blank line before each table";
-        LABELS = "column-labels", "column labels are consecutive letters from `A` (no skipped `I`)";
-        ROW_NUMBERS = "row-numbers", "row numbers are right-justified in 2 characters";
-        STONES = "stones", "each row of the stones as given";
-        EMPTY = "empty", "an empty intersection prints ` .. `";
-        LIBERTIES = "liberties", "every stone shows its group's number of distinct liberties";
-        GROUPS = "groups", "every stone shows its group's number";
+        SIZE = "size", "illegal input", "sizes other than 9, 13 and 19 are illegal";
+        ILLEGAL = "illegal-character", "illegal input", "a board line with a character other than `.`, `B`, `W` is illegal";
+        ILLEGAL_LINE = "illegal-line-number", "illegal input", "the illegal-character line counts the first board line as 1";
+        TITLES = "titles", "the tables' layout", "three printings: The Stones, The Liberties, The Groups";
+        BLANK = "blank-lines", "the tables' layout", "a blank line before each table";
+        LABELS = "column-labels", "the tables' layout", "column labels are consecutive letters from `A` (no skipped `I`)";
+        ROW_NUMBERS = "row-numbers", "the tables' layout", "row numbers are right-justified in 2 characters";
+        STONES = "stones", "the tables' layout", "each row of the stones as given";
+        EMPTY = "empty", "the tables' layout", "an empty intersection prints ` .. `";
+        LIBERTIES = "liberties", "liberties", "every stone shows its group's number of distinct liberties";
+        GROUPS = "groups", "groups", "every stone shows its group's number";
     }
 }
 

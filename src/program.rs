@@ -6,7 +6,7 @@
 
 use std::fmt;
 
-use crate::rule::Spans;
+use crate::rule::{Command, Spans};
 
 /// Whether a program wants more input.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,6 +60,13 @@ pub trait Program {
     /// The spans that say which rule decided each part of the output, for a program that
     /// records them (see [`crate::rule`]); the driver switches recording on when tracing.
     fn spans(&mut self) -> Option<&mut Spans> {
+        None
+    }
+
+    /// The spec's command that input line `line` is (without its line ending), for a spec
+    /// whose input is commands; the driver names it in a trace. `None` for a spec that
+    /// answers its whole input at once.
+    fn command(&self, _line: &[u8]) -> Option<&'static Command> {
         None
     }
 }

@@ -12,15 +12,38 @@
 pub struct Rule {
     /// A stable short name, unique within its spec: what causes are keyed on.
     pub slug: &'static str,
+    /// The section of the handout the rule belongs to, as the words that end "the handout's
+    /// rules on ...": what a failure no misreading explains is told under. One bug shows
+    /// under several rules of one section (a minimum run of four under horizontal, vertical
+    /// and diagonal matching), and a rule's span is where the expected output went wrong, not
+    /// necessarily the rule a program breaks: the section is as far as the trace can be
+    /// trusted.
+    pub section: &'static str,
     /// The rule as the spec document states it.
     pub words: &'static str,
 }
 
-/// Declares a spec's rules as `pub static` items of one module.
+/// A command of a spec's input, as its handout names it: what an input line is to the spec
+/// (a rotation, a tick, a move). A failure no misreading explains is told by the command its
+/// first difference shows after.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Command {
+    /// Its short form, as a key names it (`R`, `F`, `tick`).
+    pub key: &'static str,
+    /// In words, with the handout's section that defines it.
+    pub words: &'static str,
+}
+
+/// Declares a spec's rules as `pub static` items of one module: each with its slug, its
+/// handout section and its words.
 #[macro_export]
 macro_rules! rules {
-    ($($name:ident = $slug:literal, $words:literal;)*) => {
-        $(pub static $name: $crate::rule::Rule = $crate::rule::Rule { slug: $slug, words: $words };)*
+    ($($name:ident = $slug:literal, $section:literal, $words:literal;)*) => {
+        $(pub static $name: $crate::rule::Rule = $crate::rule::Rule {
+            slug: $slug,
+            section: $section,
+            words: $words,
+        };)*
         /// Every rule of the module, in the order declared.
         #[allow(dead_code)]
         pub static ALL: &[&$crate::rule::Rule] = &[$(&$name,)*];

@@ -7,3 +7,4 @@ mod connect4;
 mod go;
 mod handout;
 mod support;
+mod trace;

@@ -214,4 +214,8 @@ impl Program for Columns {
     fn spans(&mut self) -> Option<&mut Spans> {
         Some(&mut self.spans)
     }
+
+    fn command(&self, line: &[u8]) -> Option<&'static crate::rule::Command> {
+        Some(super::trace::commands::of(line))
+    }
 }

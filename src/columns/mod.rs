@@ -20,4 +20,4 @@ mod trace;
 pub use command::Command;
 pub use field::{Cell, CellView, Faller, Field, Status, COLORS, MAX_CELLS};
 pub use game::Columns;
-pub use trace::rules;
+pub use trace::{commands, rules};

@@ -13,35 +13,78 @@ use crate::rule::{Rule, Spans};
 /// The rules of `columns.md`, numbered as its grading checklist numbers them.
 pub mod rules {
     crate::rules! {
-        EMPTY_FIELD = "1-empty-field", "checklist 1: begin with an empty field of the correct size";
-        CONTENTS = "2-contents", "checklist 2: begin with the contents of the field specified";
-        HOLES = "3-holes", "checklist 3: holes in the given contents: jewels fall immediately";
-        QUIT = "4-quit", "checklist 4: quit with Q (nothing more is displayed)";
-        CREATED = "5-created", "checklist 5: a faller is created with only its bottom jewel visible";
-        MOVED = "6-moved", "checklist 6: fallers move left and right at any point until frozen";
-        BLOCKED = "7-blocked", "checklist 7: fallers cannot move left or right when blocked by frozen jewels";
-        ROTATED = "8-rotated", "checklist 8: fallers can be rotated at any point until frozen";
-        FALLS = "timing-3-falls", "timing 3: a falling faller moves down one row per tick";
-        LANDS = "9-lands", "checklist 9: fallers land when they can't move down any further";
-        FREEZES = "10-freezes", "checklist 10: fallers freeze at the next tick after landing";
-        POSTPONED = "11-postponed", "checklist 11: freezing is postponed by moving a landed faller over empty space";
-        GAME_OVER = "12-game-over", "checklist 12: the game ends when a faller freezes without fitting in the field";
-        HORIZONTAL = "13-horizontal", "checklist 13: horizontal matching";
-        VERTICAL = "14-vertical", "checklist 14: vertical matching";
-        DIAGONAL = "15-diagonal", "checklist 15: diagonal matching";
-        LONGER = "16-longer", "checklist 16: matched sequences longer than three";
-        GAME_OVER_POSTPONED = "18-postponed", "checklist 18: game over is postponed when a match makes everything fit";
-        START_MATCH = "19-start-match", "checklist 19: matching triggered by the given contents";
-        MATCH_AFTER_HOLES = "20-match-after-holes", "checklist 20: matching triggered after the given contents' holes are filled";
-        REMOVAL = "timing-1-removal", "timing 1: matched jewels are removed and the jewels above them fall";
-        CHAIN = "timing-1-chain", "timing 1: after a removal, new matches show in the same display";
-        IDLE = "timing-idle", "a tick with no faller and no matches changes nothing";
-        CREATED_LANDED = "ruled-created-landed", "ruled: a faller created on support is landed at once";
-        CREATE_IGNORED = "ruled-create-ignored", "ruled: `F` has no effect while a faller exists";
-        WHILE_MATCHING = "ruled-while-matching", "ruled: `R`, `<` and `>` have no effect while matches show";
-        NO_FALLER = "display-no-faller", "every command but `Q` is followed by a display, even one with no effect";
-        BOTTOM = "display-bottom", "display: the bottom line is a space, 3 dashes per column and a space";
-        CELLS = "display-cells", "display: a cell shows `   `, ` X `, `[X]`, `|X|` or `*X*`";
+        EMPTY_FIELD = "1-empty-field", "the field at the start", "checklist 1: begin with an empty field of the correct size";
+        CONTENTS = "2-contents", "the field at the start", "checklist 2: begin with the contents of the field specified";
+        HOLES = "3-holes", "the field at the start", "checklist 3: holes in the given contents: jewels fall immediately";
+        QUIT = "4-quit", "the end of the game", "checklist 4: quit with Q (nothing more is displayed)";
+        CREATED = "5-created", "creating, moving and rotating the faller", "checklist 5: a faller is created with only its bottom jewel visible";
+        MOVED = "6-moved", "creating, moving and rotating the faller", "checklist 6: fallers move left and right at any point until frozen";
+        BLOCKED = "7-blocked", "creating, moving and rotating the faller", "checklist 7: fallers cannot move left or right when blocked by frozen jewels";
+        ROTATED = "8-rotated", "creating, moving and rotating the faller", "checklist 8: fallers can be rotated at any point until frozen";
+        FALLS = "timing-3-falls", "falling, landing and freezing", "timing 3: a falling faller moves down one row per tick";
+        LANDS = "9-lands", "falling, landing and freezing", "checklist 9: fallers land when they can't move down any further";
+        FREEZES = "10-freezes", "falling, landing and freezing", "checklist 10: fallers freeze at the next tick after landing";
+        POSTPONED = "11-postponed", "falling, landing and freezing", "checklist 11: freezing is postponed by moving a landed faller over empty space";
+        GAME_OVER = "12-game-over", "the end of the game", "checklist 12: the game ends when a faller freezes without fitting in the field";
+        HORIZONTAL = "13-horizontal", "matching and removing jewels", "checklist 13: horizontal matching";
+        VERTICAL = "14-vertical", "matching and removing jewels", "checklist 14: vertical matching";
+        DIAGONAL = "15-diagonal", "matching and removing jewels", "checklist 15: diagonal matching";
+        LONGER = "16-longer", "matching and removing jewels", "checklist 16: matched sequences longer than three";
+        GAME_OVER_POSTPONED = "18-postponed", "the end of the game", "checklist 18: game over is postponed when a match makes everything fit";
+        START_MATCH = "19-start-match", "matching and removing jewels", "checklist 19: matching triggered by the given contents";
+        MATCH_AFTER_HOLES = "20-match-after-holes", "matching and removing jewels", "checklist 20: matching triggered after the given contents' holes are filled";
+        REMOVAL = "timing-1-removal", "matching and removing jewels", "timing 1: matched jewels are removed and the jewels above them fall";
+        CHAIN = "timing-1-chain", "matching and removing jewels", "timing 1: after a removal, new matches show in the same display";
+        IDLE = "timing-idle", "falling, landing and freezing", "a tick with no faller and no matches changes nothing";
+        CREATED_LANDED = "ruled-created-landed", "falling, landing and freezing", "ruled: a faller created on support is landed at once";
+        CREATE_IGNORED = "ruled-create-ignored", "creating, moving and rotating the faller", "ruled: `F` has no effect while a faller exists";
+        WHILE_MATCHING = "ruled-while-matching", "creating, moving and rotating the faller", "ruled: `R`, `<` and `>` have no effect while matches show";
+        NO_FALLER = "display-no-faller", "the display", "every command but `Q` is followed by a display, even one with no effect";
+        BOTTOM = "display-bottom", "the display", "display: the bottom line is a space, 3 dashes per column and a space";
+        CELLS = "display-cells", "the display", "display: a cell shows `   `, ` X `, `[X]`, `|X|` or `*X*`";
+    }
+}
+
+/// The commands of `columns.md`, as a trace names them: every input line is one.
+pub mod commands {
+    use crate::rule::Command;
+
+    pub static TICK: Command = Command {
+        key: "tick",
+        words: "a tick, an empty line (the handout's timing model)",
+    };
+    pub static ROTATE: Command = Command {
+        key: "R",
+        words: "`R`, the rotation (the handout's commands)",
+    };
+    pub static MOVE: Command = Command {
+        key: "<>",
+        words: "`<` or `>`, a move of the faller (the handout's commands)",
+    };
+    pub static QUIT: Command = Command {
+        key: "Q",
+        words: "`Q`, quitting (the handout's commands)",
+    };
+    pub static CREATE: Command = Command {
+        key: "F",
+        words: "`F`, the creation of a faller (the handout's commands)",
+    };
+    pub static START: Command = Command {
+        key: "start",
+        words: "the field given at the start (the handout's input)",
+    };
+
+    /// The command input line `line` is, by its text alone: a line that is none of the
+    /// game's commands belongs to the field given at the start.
+    pub fn of(line: &[u8]) -> &'static Command {
+        match line {
+            b"" => &TICK,
+            b"R" => &ROTATE,
+            b"<" | b">" => &MOVE,
+            b"Q" => &QUIT,
+            _ if line.starts_with(b"F ") => &CREATE,
+            _ => &START,
+        }
     }
 }
 

@@ -9,10 +9,11 @@
 //! cases (`corpus`); and the ground: `target` (what runs), `language` (the language table),
 //! `workspace` (where the checkout, the corpus and the reference are), `files` (atomic writes,
 //! the cache), `error` and `sys` (system calls and interrupts, wrapped once). Without the
-//! `reference` feature (the student kit), `tools` and `adequacy`, which run the reference
-//! engine in process, are left out. The harness never imports the reference's game modules
-//! outside `tools`: it sees a folder of cases and a command line, so it works unchanged for any
-//! target.
+//! `reference` feature (the student kit), `adequacy` and the part of `tools` that runs the
+//! reference engine in process are left out; the tools table's grids stay. The harness never
+//! imports the reference's game modules outside `tools`, and knows the built-in specs' outputs
+//! only through their rows of the tools table, which a check hands to the judge with the suite:
+//! the judge knows no game.
 
 #![warn(unreachable_pub)]
 
@@ -37,6 +38,5 @@ pub mod scaffold;
 pub mod submission;
 pub mod sys;
 pub mod target;
-#[cfg(feature = "reference")]
 pub mod tools;
 pub mod workspace;

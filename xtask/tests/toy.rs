@@ -69,6 +69,7 @@ fn shrink(lines: &[&str]) -> Vec<String> {
 
 static ECHO_TOOLS: Tools = Tools {
     name: "echo",
+    grid: None,
     generate,
     shrink,
 };

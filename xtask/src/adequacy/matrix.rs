@@ -343,6 +343,7 @@ fn kills_case(spec: &Spec, rules: Rules, variant: &Info, case: &Loaded) -> Optio
     if judgement.verdict.passed() {
         return None;
     }
+    judgement.grid = crate::tools::grid_of(spec.name);
     let start = judgement
         .difference
         .as_ref()
@@ -372,6 +373,7 @@ fn offer(judgement: &mut Judgement, case: &Loaded, trace: &str) -> Offer {
         _ => None,
     };
     judgement.answers = found.as_ref().and_then(|l| l.command.clone());
+    judgement.line_command = found.as_ref().and_then(|l| l.named.clone());
     let mut cause_of = |rule: Option<RuleAt>| {
         let name = rule.as_ref().map(|r| r.slug.clone()).unwrap_or_default();
         judgement.rule = rule;

@@ -267,10 +267,12 @@ fn begin(options: &Options, start: Instant) -> Result<(Option<Options>, Prepared
 /// is made while they are found).
 fn prepare_cases(
     options: &Options,
-    suite: Suite,
+    mut suite: Suite,
     cases: impl FnOnce(&Suite, &mut Prepared) -> Result<Vec<Case>, Error>,
     mut prepared: Prepared,
 ) -> Result<Prepared, Error> {
+    // The judge knows no game: a built-in spec's grid comes with its suite.
+    suite.grid = crate::tools::grid_for(&suite);
     let failed_build = match &prepared.build {
         Some(Outcome::Failed(failed)) => Some(failed.message.clone()),
         _ => None,
@@ -587,6 +589,7 @@ fn run_case(
             trace.as_deref().map(String::as_str),
             &input,
             &options.hold_out,
+            plan.suite.grid,
         );
     }
     judgement.bound();

@@ -13,7 +13,7 @@ mod suite;
 mod tokens;
 
 pub use discover::{discover, Case};
-pub use rules::{CompareMode, Rules};
+pub use rules::{CompareMode, Grid, Rules};
 pub use shard::{fnv1a, Shard};
 pub use suite::{find, load_all, Suite, SuiteFile};
 pub use tokens::Tokens;

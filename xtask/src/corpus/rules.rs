@@ -1,5 +1,6 @@
 //! How a suite judges an output: [`CompareMode`] and [`Rules`], the same for a `suite.toml`
-//! suite and a problem package.
+//! suite and a problem package; and [`Grid`], how a built-in spec's outputs read as grids,
+//! which the suite hands to the judge.
 
 use serde::Deserialize;
 
@@ -25,4 +26,26 @@ pub struct Rules {
     pub compare: CompareMode,
     /// Whether a non-zero exit status fails a case whose output is right.
     pub grade_exit_status: bool,
+}
+
+/// How one spec's outputs read as a grid: the terms a failure no misreading of the handout fits
+/// is told in (which cell, which table, which kind of line), so that one bug's failures group
+/// together whatever the case's board. A built-in spec's reader is its row of the tools table;
+/// a suite carries it ([`super::Suite::grid`]) to the judge, which knows no game.
+pub trait Grid: Sync + std::fmt::Debug {
+    /// The kind of difference between the expected line `want` and the program's `got`, at
+    /// line `line` (from 1) of the outputs whose whole texts are `expected` and `actual`.
+    fn kind(&self, want: &str, got: &str, expected: &str, actual: &str, line: usize) -> String;
+
+    /// The first cell that differs between `want` and `got` at output line `line` of
+    /// `expected`, by its place and form; `None` where the grid has no cells to name there.
+    fn cell(&self, _expected: &str, _line: usize, _want: &str, _got: &str) -> Option<String> {
+        None
+    }
+
+    /// The display the reference showed before the one holding line `line` of `expected`,
+    /// as its lines: the state a student can set up by hand to see the bug.
+    fn before(&self, _expected: &str, _line: usize) -> Option<Vec<String>> {
+        None
+    }
 }

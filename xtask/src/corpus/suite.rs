@@ -89,6 +89,9 @@ pub struct Suite {
     pub file: SuiteFile,
     /// The problem package it was read from, for a folder holding `problem.yaml`.
     pub package: Option<std::sync::Arc<super::package::Package>>,
+    /// How its outputs read as a grid, for a built-in spec: set from the spec's row of the
+    /// tools table when a check plans the suite (`None` when loaded).
+    pub grid: Option<&'static dyn super::Grid>,
 }
 
 impl Suite {
@@ -178,6 +181,7 @@ impl Suite {
             dir,
             file,
             package: Some(std::sync::Arc::new(package)),
+            grid: None,
         }
     }
 
@@ -327,6 +331,7 @@ fn load_dir(dir: PathBuf) -> Result<Option<Suite>, Error> {
         dir,
         file,
         package: None,
+        grid: None,
     }))
 }
 

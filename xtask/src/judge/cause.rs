@@ -1,9 +1,8 @@
 //! The cause of a failure, as methods of [`Judgement`]: its key (what groups failures into one
 //! cause), its stable id, and its words, with and without the case's own input line.
 
-use super::grid::Unexplained;
-use super::locate::{from_trace_text, without};
-use super::outcome::{Judgement, Verdict};
+use super::locate::{from_trace_text, without, Command};
+use super::outcome::{Judgement, Unexplained, Verdict};
 use crate::process::killed_by;
 
 impl Judgement {
@@ -11,11 +10,19 @@ impl Judgement {
     /// the expected output there ([`locate`]), from the reference's `trace` of the case's
     /// `input` (made by `process::case_trace`; none where the reference cannot say): what the
     /// cause is keyed on. The misreadings of the variants named in `hold_out` are left out of
-    /// it, as if nobody had listed them.
-    pub fn place_difference(&mut self, trace: Option<&str>, input: &[u8], hold_out: &[String]) {
+    /// it, as if nobody had listed them. `grid` is how the suite's outputs read as a grid (a
+    /// built-in spec's): the terms a failure no misreading fits is told in.
+    pub fn place_difference(
+        &mut self,
+        trace: Option<&str>,
+        input: &[u8],
+        hold_out: &[String],
+        grid: Option<&'static dyn crate::corpus::Grid>,
+    ) {
         let Some(difference) = &self.difference else {
             return;
         };
+        self.grid = grid;
         let stdout = self.execution.as_ref().map_or(&[][..], |e| &e.stdout[..]);
         let offset = difference.telling_offset();
         let found = trace.and_then(|trace| {
@@ -29,6 +36,7 @@ impl Judgement {
         self.rule = found.as_ref().and_then(|l| l.rule.clone());
         self.tied = found.as_ref().map(|l| l.tied.clone()).unwrap_or_default();
         self.span = found.as_ref().and_then(|l| l.span.clone());
+        self.line_command = found.as_ref().and_then(|l| l.named.clone());
         self.location = found.map(|l| l.phrase);
     }
 
@@ -81,28 +89,22 @@ impl Judgement {
         }
     }
 
-    /// The spec's command the first difference shows after (where the spec has commands and
-    /// the reference named the rule there).
-    pub(super) fn command(&self) -> Option<super::command::Command> {
-        let rule = self.rule.as_ref()?;
-        super::command::command(&rule.slug, self.answers.as_deref()?)
+    /// The spec's command the first difference shows after (where the spec has commands, the
+    /// difference answers an input line and the reference named the rule there).
+    pub(super) fn command(&self) -> Option<&Command> {
+        self.rule.as_ref()?;
+        self.answers.as_ref()?;
+        self.line_command.as_ref()
     }
 
-    /// A difference inside a Columns field, in the grid's terms (which cell, which form).
+    /// A difference inside one cell of the suite's grid, in the grid's terms (which cell,
+    /// which form), where it shows after a command of the spec.
     pub(super) fn in_the_grid(&self) -> Option<String> {
         let difference = self.difference.as_ref()?;
-        if self
-            .command()
-            .is_none_or(|c| c.key == "move" || c.key == "invalid")
-        {
-            return None;
-        }
-        // The display's height: the lines before its first dashed line, and that line.
-        let expected = String::from_utf8_lossy(&self.expected);
-        let height = expected.split('\n').position(|l| l.starts_with(" -"))? + 1;
-        let row = (difference.line - 1) % height + 1;
-        super::command::columns_cell(
-            Some(row),
+        self.command()?;
+        self.grid?.cell(
+            &String::from_utf8_lossy(&self.expected),
+            difference.line,
             difference.expected_line.as_deref()?,
             difference.actual_line.as_deref()?,
         )
@@ -114,7 +116,7 @@ impl Judgement {
         match &self.rule {
             Some(rule) if !rule.misread => format!(
                 ", where the handout's rules on {} decide the output",
-                super::family::family(&rule.slug)
+                super::unexplained::section_of(rule)
             ),
             _ => String::new(),
         }
@@ -350,7 +352,7 @@ pub(super) mod tests {
             compare: CompareMode::Exact,
             grade_exit_status: false,
         };
-        let mut judgement = crate::judge::outcome::judge(
+        let mut judgement = crate::judge::judge(
             rules,
             expected.as_bytes().to_vec(),
             execution,
@@ -375,66 +377,6 @@ pub(super) mod tests {
         assert_ne!(a.cause_id(), c.cause_id());
         assert_ne!(a.cause_id(), d.cause_id());
         assert_eq!(a.cause_id().len(), 6);
-    }
-
-    /// Where no misreading fits a Columns failure, its own cause names the command it shows
-    /// after, with the handout's section, and the cell that differs, by row, column and form.
-    #[test]
-    fn an_unexplained_columns_failure_names_its_command_and_cell() {
-        let field = "|         |\n|    X    |\n ---------\n";
-        let mut marked = judged(
-            &format!("{field}{field}"),
-            &format!("{field}|         |\n|   *X*   |\n ---------\n"),
-            Exit::Code(0),
-            "",
-            "",
-        );
-        marked.rule = Some(crate::judge::RuleAt {
-            slug: "13-horizontal".into(),
-            words: "horizontal matching".into(),
-            misread: false,
-            whole: false,
-        });
-        let cause = marked.cause();
-        assert!(
-            cause.contains(
-                "the cell at row 2, column 2 is `*X*` (matched) where it should be ` X ` (frozen)"
-            ),
-            "{cause}"
-        );
-        assert!(
-            cause.contains("first after a tick, an empty line (the handout's timing model)"),
-            "{cause}"
-        );
-        // The cell, and the field before the tick as the reference showed it (what a case's
-        // block tells).
-        let (words, before) = marked.in_the_field().unwrap();
-        assert!(words.starts_with("the cell at row 2, column 2"), "{words}");
-        assert_eq!(before, ["|         |", "|    X    |", " ---------"]);
-        // Go's tables in their own terms too: which table, how the entry differs.
-        let expected = "The Liberties\n    AA\n 1   4\n\nThe Groups\n    AA\n 1   1\n";
-        let stdout = expected.replace(" 1   4", " 1   6");
-        let mut liberties = judged(expected, &stdout, Exit::Code(0), "", "");
-        liberties.answers = None;
-        liberties.rule = marked.rule.clone().map(|rule| crate::judge::RuleAt {
-            slug: "liberties".into(),
-            ..rule
-        });
-        let cause = liberties.cause();
-        assert!(
-            cause.starts_with(
-                "wrong output: in the table Liberties: a number higher than it should be (a \
-                 stone alone in its group), where the handout's rules on liberties decide"
-            ),
-            "{cause}"
-        );
-        // A misreading that fits says so instead, in its own words.
-        marked.rule.as_mut().unwrap().misread = true;
-        assert!(
-            !marked.cause().contains("first after"),
-            "{}",
-            marked.cause()
-        );
     }
 
     #[test]

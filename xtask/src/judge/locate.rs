@@ -25,6 +25,18 @@ pub struct Location {
     /// The rule of the innermost span holding the difference, misreadings aside: what names
     /// the failure's family once every misreading that explains it is refuted.
     pub span: Option<RuleAt>,
+    /// The spec's command that input line is, as the trace names it (`> KEY`, its words given
+    /// once as `! KEY WORDS`); `None` for a spec that answers its whole input at once.
+    pub named: Option<Command>,
+}
+
+/// A command of the spec, as the reference's trace names an input line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Command {
+    /// Its short form (`R`, `tick`, `move`).
+    pub key: String,
+    /// In words, with the handout's section that defines it.
+    pub words: String,
 }
 
 /// A rule of the spec, as the reference's trace names it.
@@ -34,6 +46,9 @@ pub struct RuleAt {
     pub slug: String,
     /// The rule in the spec document's words.
     pub words: String,
+    /// The handout's section the rule belongs to (`: SLUG SECTION`), as the words that end
+    /// "the handout's rules on ..."; empty for a misreading, or where the trace names none.
+    pub section: String,
     /// The program's output there is what a misreading of the rule prints.
     pub misread: bool,
     /// A misreading the program follows to the end: all it prints from where it parts from
@@ -64,11 +79,9 @@ fn misreadings_and_span(
     offset: usize,
     actual: &[u8],
 ) -> (Vec<RuleAt>, Option<RuleAt>) {
-    // Each rule's words, given once (`= SLUG WORDS`) before its first span.
-    let words_of: std::collections::HashMap<&str, &str> = trace
-        .lines()
-        .filter_map(|line| line.strip_prefix("= ")?.split_once(' '))
-        .collect();
+    // Each rule's words, given once (`= SLUG WORDS`) before its first span, and its section
+    // (`: SLUG SECTION`) after them.
+    let (words_of, section_of) = (given(trace, "= "), given(trace, ": "));
     let mut best: Option<(usize, &str, &str)> = None;
     let mut misread: (usize, Vec<RuleAt>) = (0, Vec::new());
     let mut last_start = 0usize;
@@ -138,6 +151,7 @@ fn misreadings_and_span(
                 misread.1.push(RuleAt {
                     slug: slug.into(),
                     words: words.next().unwrap_or_default().into(),
+                    section: String::new(),
                     misread: true,
                     whole: explained == usize::MAX,
                 });
@@ -150,10 +164,20 @@ fn misreadings_and_span(
     let span = best.map(|(_, slug, words)| RuleAt {
         slug: slug.into(),
         words: words.into(),
+        section: section_of.get(slug).copied().unwrap_or_default().into(),
         misread: false,
         whole: false,
     });
     (misread.1, span)
+}
+
+/// What a trace gives once per name on lines beginning `prefix` (`= SLUG WORDS`, `: SLUG
+/// SECTION`, `! KEY WORDS`), by name.
+fn given<'t>(trace: &'t str, prefix: &str) -> std::collections::HashMap<&'t str, &'t str> {
+    trace
+        .lines()
+        .filter_map(|line| line.strip_prefix(prefix)?.split_once(' '))
+        .collect()
 }
 
 /// A trace without the misreading lines (`? START END NAME ...`) of the variants `names`.
@@ -181,17 +205,42 @@ pub fn from_trace_text(
     phrase_of(trace, input, offset, actual)
 }
 
+/// The command of each input line a trace names (`> KEY` before the line's `LINE OFFSET`
+/// entry), with each command's words (`! KEY WORDS`).
+fn commands(trace: &str) -> std::collections::HashMap<usize, Command> {
+    let words_of = given(trace, "! ");
+    let mut named = std::collections::HashMap::new();
+    let mut pending = None;
+    for line in trace.lines() {
+        if let Some(key) = line.strip_prefix("> ") {
+            pending = Some(key);
+        } else if let Some((input_line, _)) = entry(line) {
+            if let Some(key) = pending.take() {
+                let words = words_of.get(key).copied().unwrap_or_default();
+                named.insert(
+                    input_line,
+                    Command {
+                        key: key.into(),
+                        words: words.into(),
+                    },
+                );
+            }
+        }
+    }
+    named
+}
+
+/// A trace's `LINE OFFSET` entry: the output bytes that exist after input line `LINE`.
+fn entry(line: &str) -> Option<(usize, usize)> {
+    let (input_line, output_end) = line.split_once(' ')?;
+    Some((
+        input_line.parse::<usize>().ok()?,
+        output_end.parse::<usize>().ok()?,
+    ))
+}
+
 fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<Location> {
-    let entries: Vec<(usize, usize)> = trace
-        .lines()
-        .filter_map(|line| {
-            let (input_line, output_end) = line.split_once(' ')?;
-            Some((
-                input_line.parse::<usize>().ok()?,
-                output_end.parse::<usize>().ok()?,
-            ))
-        })
-        .collect();
+    let entries: Vec<(usize, usize)> = trace.lines().filter_map(entry).collect();
     let (misread, span) = misreadings_and_span(trace, offset, actual);
     let mut rules = misread.into_iter();
     let rule = rules.next().or_else(|| span.clone());
@@ -203,6 +252,7 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
             rule: rule.clone(),
             tied: tied.clone(),
             span: span.clone(),
+            named: None,
         })
     };
     let Some(&(input_line, _)) = entries.iter().find(|&&(_, output_end)| output_end > offset)
@@ -231,6 +281,7 @@ fn phrase_of(trace: &str, input: &[u8], offset: usize, actual: &[u8]) -> Option<
         rule,
         tied,
         span,
+        named: commands(trace).remove(&input_line),
     })
 }
 
@@ -253,6 +304,29 @@ mod tests {
         let command = |offset| from_trace_text(&trace, input, offset, b"").unwrap().command;
         assert_eq!(command(15), Some("R".into()));
         assert_eq!(command(29), Some(String::new()));
+    }
+
+    #[test]
+    fn an_input_line_s_command_is_the_one_the_trace_names_before_its_entry() {
+        let trace =
+            "0 0\n! R `R`, the rotation\n> R\n1 10\n! tick a tick\n> tick\n2 20\n> R\n3 30\n";
+        let named = |offset| {
+            from_trace_text(trace, b"R\n\nR\n", offset, b"")
+                .unwrap()
+                .named
+        };
+        let command = |key: &str, words: &str| {
+            Some(Command {
+                key: key.into(),
+                words: words.into(),
+            })
+        };
+        assert_eq!(named(5), command("R", "`R`, the rotation"));
+        assert_eq!(named(15), command("tick", "a tick"));
+        assert_eq!(named(25), command("R", "`R`, the rotation"));
+        // A trace without commands names none.
+        let plain = from_trace_text("0 0\n1 10\n", b"R\n", 5, b"").unwrap();
+        assert_eq!(plain.named, None);
     }
 
     #[test]

@@ -260,6 +260,7 @@ mod tests {
         RuleAt {
             slug: slug.into(),
             words: String::new(),
+            section: String::new(),
             misread,
             whole: false,
         }

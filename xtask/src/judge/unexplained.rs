@@ -1,6 +1,6 @@
 //! The causes of failures no misreading of the handout fits, grouped over a whole run by what
-//! holds without one: the spec's command each first shows after and the kind of difference in
-//! the grid's terms ([`super::grid`]).
+//! holds without one: the spec's command each first shows after (as the reference's trace
+//! names it) and the kind of difference in the terms of the suite's grid ([`Grid`]).
 //!
 //! Two failures are one cause when they show after the same command, or make the same kind of
 //! difference (a kind that says something of the grid: not output that merely stops short or
@@ -13,8 +13,36 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use super::grid::Unexplained;
-use super::outcome::{Judgement, Verdict};
+use super::compare::Difference;
+use super::locate::RuleAt;
+use super::outcome::{Judgement, Unexplained, Verdict};
+use crate::corpus::Grid;
+
+/// The kinds that say nothing of the grid: output past the end, or missing at the end.
+pub(super) const STOPS_LATE: &str = "more output than expected";
+pub(super) const STOPS_SHORT: &str = "the output stops short";
+
+/// The kind of `difference` between the whole `expected` output and the program's `actual`
+/// one, in the terms of `grid` where the lines that differ say something of it.
+pub fn kind_in(grid: &dyn Grid, difference: &Difference, expected: &str, actual: &str) -> String {
+    if difference.presentation_only {
+        return difference.cause.clone();
+    }
+    match (&difference.expected_line, &difference.actual_line) {
+        (None, _) => STOPS_LATE.into(),
+        (_, None) => STOPS_SHORT.into(),
+        (Some(want), Some(got)) => grid.kind(want, got, expected, actual, difference.line),
+    }
+}
+
+/// The handout's section of `rule`, as its trace names it: the words that end "where the
+/// handout's rules on ... decide the output".
+pub(super) fn section_of(rule: &RuleAt) -> &str {
+    match rule.section.as_str() {
+        "" => "the output",
+        section => section,
+    }
+}
 
 /// Where no misreading fits a failure: what it is grouped by.
 #[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -22,11 +50,13 @@ pub struct Kind {
     pub verdict: Verdict,
     /// The spec's command the difference first shows after (`R`, `tick`; empty for a spec
     /// answering its whole input at once), with its words.
-    pub command: (&'static str, &'static str),
+    pub command: (String, String),
     /// The kind of difference, in the grid's terms.
     pub difference: String,
     /// The rule whose output the difference lies in (its span in the reference's trace).
     pub rule: String,
+    /// The handout's section of that rule.
+    pub section: String,
 }
 
 impl Judgement {
@@ -37,10 +67,12 @@ impl Judgement {
         let rule = self.rule.as_ref().filter(|rule| !rule.misread)?;
         let (verdict, _) = self.divergence()?;
         let difference = self.difference.as_ref()?;
-        let spec = super::family::spec(&rule.slug)?;
+        let grid = self.grid?;
         let command = self
             .command()
-            .map_or(("", ""), |command| (command.key, command.words));
+            .map_or((String::new(), String::new()), |command| {
+                (command.key.clone(), command.words.clone())
+            });
         let expected = String::from_utf8_lossy(&self.expected);
         let actual = self
             .execution
@@ -50,14 +82,30 @@ impl Judgement {
         Some(Kind {
             verdict,
             command,
-            difference: super::grid::kind(
-                spec,
+            difference: kind_in(
+                grid,
                 difference,
                 &expected,
                 &String::from_utf8_lossy(actual),
             ),
             rule: rule.slug.clone(),
+            section: section_of(rule).to_string(),
         })
+    }
+
+    /// Where no misreading fits a failure inside the suite's grid: the difference in the
+    /// grid's terms, and the display the reference showed before the command it first shows
+    /// after (the state a student can set up by hand to see the bug).
+    pub fn in_the_field(&self) -> Option<(String, Vec<String>)> {
+        if self.rule.as_ref().is_none_or(|rule| rule.misread) {
+            return None;
+        }
+        let words = self.in_the_grid()?;
+        let expected = String::from_utf8_lossy(&self.expected);
+        let before = self
+            .grid?
+            .before(&expected, self.difference.as_ref()?.line)?;
+        Some((words, before))
     }
 }
 
@@ -75,9 +123,8 @@ pub fn group(kinds: &[Option<Kind>]) -> Vec<Option<Unexplained>> {
     let mut first_with: BTreeMap<(Verdict, bool, &str), usize> = BTreeMap::new();
     for (k, kind) in kinds.iter().enumerate() {
         let Some(kind) = kind else { continue };
-        let mut tokens = vec![(kind.verdict, true, kind.command.0)];
-        if ![super::grid::STOPS_LATE, super::grid::STOPS_SHORT].contains(&kind.difference.as_str())
-        {
+        let mut tokens = vec![(kind.verdict, true, kind.command.0.as_str())];
+        if ![STOPS_LATE, STOPS_SHORT].contains(&kind.difference.as_str()) {
             tokens.push((kind.verdict, false, kind.difference.as_str()));
         }
         for token in tokens {
@@ -110,7 +157,7 @@ pub fn group(kinds: &[Option<Kind>]) -> Vec<Option<Unexplained>> {
             let kind = kinds[k].as_ref()?;
             let group = named.get(&root(&mut parent, k))?;
             Some(Unexplained {
-                shows: (kind.command.0.to_string(), kind.difference.clone()),
+                shows: (kind.command.0.clone(), kind.difference.clone()),
                 ..group.clone()
             })
         })
@@ -133,14 +180,11 @@ fn name(kinds: &BTreeSet<&Kind>) -> Unexplained {
         }
     };
     let differences = listed(kinds.iter().map(|k| k.difference.as_str()).collect(), "; ");
-    let commands = listed(kinds.iter().map(|k| k.command.1).collect(), "; or after ");
-    let sections = listed(
-        kinds
-            .iter()
-            .map(|k| super::family::family(&k.rule))
-            .collect(),
-        ", ",
+    let commands = listed(
+        kinds.iter().map(|k| k.command.1.as_str()).collect(),
+        "; or after ",
     );
+    let sections = listed(kinds.iter().map(|k| k.section.as_str()).collect(), ", ");
     let after = if commands.is_empty() {
         String::new()
     } else {
@@ -171,9 +215,10 @@ mod tests {
     fn kind(command: &'static str, difference: &str, rule: &str) -> Option<Kind> {
         Some(Kind {
             verdict: Verdict::WrongOutput,
-            command: (command, command),
+            command: (command.into(), command.into()),
             difference: difference.into(),
             rule: rule.into(),
+            section: "the rules".into(),
         })
     }
 
@@ -189,7 +234,7 @@ mod tests {
             // Another: a rotation, after R only, of another kind.
             kind("R", "a falling cell holding another jewel", "8-rotated"),
             // Stopping short links nothing: the rotation's own case.
-            kind("R", crate::judge::grid::STOPS_SHORT, "8-rotated"),
+            kind("R", STOPS_SHORT, "8-rotated"),
         ];
         let groups = group(&kinds);
         assert_eq!(groups[2], None);

@@ -4,8 +4,9 @@
 
 use std::time::Duration;
 
+use super::decide::{judge, judge_hidden};
 use super::hidden::Hashes;
-use super::outcome::{judge, judge_hidden, Judgement, Verdict};
+use super::outcome::{Judgement, Verdict};
 use crate::corpus::Rules;
 use crate::process::Execution;
 
@@ -51,7 +52,7 @@ pub fn judge_case(
         }
         (Ok(execution), Expected::Output(expected)) => judge(rules, expected, execution, timeout),
         (Ok(execution), Expected::Validated(expected, difference)) => {
-            super::outcome::decide(rules, expected, execution, timeout, difference)
+            super::decide::decide(rules, expected, execution, timeout, difference)
         }
         (Err(why), Expected::Output(expected) | Expected::Validated(expected, _)) => {
             Judgement::could_not_run(why, expected)

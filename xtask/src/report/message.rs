@@ -267,8 +267,33 @@ mod tests {
     use super::*;
     use crate::judge::{Judgement, Summaries};
 
-    /// Where no misreading fits a Columns failure, its block tells the cell and the field the
-    /// reference showed before the command.
+    /// A grid as a built-in spec's reader tells it (the readers' own words are tested in
+    /// `tools`): the first cell of a field row, and the display before the one that differs.
+    #[derive(Debug)]
+    struct Field;
+
+    impl crate::corpus::Grid for Field {
+        fn kind(&self, _: &str, _: &str, _: &str, _: &str, _: usize) -> String {
+            "a matched cell where a frozen one should be".into()
+        }
+
+        fn cell(&self, _: &str, line: usize, want: &str, got: &str) -> Option<String> {
+            let at = want.chars().zip(got.chars()).position(|(w, g)| w != g)?;
+            Some(format!(
+                "the cell at row {}, column {}",
+                (line - 1) % 3 + 1,
+                at / 3 + 1
+            ))
+        }
+
+        fn before(&self, expected: &str, line: usize) -> Option<Vec<String>> {
+            let lines = expected.lines().map(String::from);
+            Some(lines.take((line - 1) / 3 * 3).collect())
+        }
+    }
+
+    /// Where no misreading fits a failure inside the suite's grid, its block tells the cell and
+    /// the field the reference showed before the command.
     #[test]
     fn a_block_tells_the_field_before_the_command() {
         let field = "|         |\n|    X    |\n ---------\n";
@@ -291,9 +316,15 @@ mod tests {
         judgement.rule = Some(crate::judge::RuleAt {
             slug: "13-horizontal".into(),
             words: "horizontal matching".into(),
+            section: "matching and removing jewels".into(),
             misread: false,
             whole: false,
         });
+        judgement.line_command = Some(crate::judge::Command {
+            key: "tick".into(),
+            words: "a tick".into(),
+        });
+        judgement.grid = Some(&Field);
         let block = case_block("c/1", true, &judgement);
         assert!(
             block.contains("in the field: the cell at row 2, column 2"),

@@ -410,6 +410,7 @@ pub fn report(options: &Options, outcome: Outcome) -> Result<String, Error> {
         trace.as_deref().map(String::as_str),
         found.shrunk.as_bytes(),
         &[],
+        super::grid_for(&options.suite),
     );
     let stem = write_case(&options.out, seed, &found.shrunk, &judgement.expected)?;
     let mut report = format!(

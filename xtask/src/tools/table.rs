@@ -1,29 +1,63 @@
-//! The table of the specs' harness tools: for each assignment, the generator of random graded
-//! inputs and the shrinker of failing ones.
+//! The table of the specs' harness tools: for each assignment, how its outputs read as a grid
+//! and, with the `reference` feature, the generator of random graded inputs and the shrinker
+//! of failing ones.
 //!
 //! This is the harness's twin of the reference's `gridjudge::spec::SPECS`, and the only list of
-//! specs the harness keeps: `gen`, `fuzz` and the shrinker find a spec here by name, and
-//! [`missing`] names any spec one table has and the other lacks (a test keeps it empty).
+//! specs the harness keeps: a check hands a built-in suite its grid from here, `gen`, `fuzz`
+//! and the shrinker find a spec here by name, and [`missing`] names any spec one table has and
+//! the other lacks (a test keeps it empty).
 
+#[cfg(feature = "reference")]
 use super::{collapse, columns, connect4, go};
+#[cfg(feature = "reference")]
 use std::fmt;
 
+#[cfg(feature = "reference")]
 use gridjudge::spec::{Spec, SPECS};
 
+use super::grid;
+#[cfg(feature = "reference")]
 use super::random::{Generated, Rng};
+use crate::corpus::{Grid, Suite};
+#[cfg(feature = "reference")]
 use crate::error::Error;
 
 /// One spec's harness tools.
 pub struct Tools {
     /// The spec's one spelling, as in `gridjudge::spec::SPECS`.
     pub name: &'static str,
+    /// How its outputs read as a grid: what the judge tells a failure no misreading fits by
+    /// (`None`: such failures are told by their words alone).
+    pub grid: Option<&'static dyn Grid>,
     /// A random input; it may stray out of the graded domain, which [`crate::generate`]
     /// checks with the reference.
+    #[cfg(feature = "reference")]
     pub generate: fn(&mut Rng) -> Generated,
     /// Inputs a little simpler than the given lines, most promising first.
+    #[cfg(feature = "reference")]
     pub shrink: fn(&[&str]) -> Vec<String>,
 }
 
+/// The grid of the built-in spec `name`; `None` for a name the table does not list.
+pub fn grid_of(name: &str) -> Option<&'static dyn Grid> {
+    TOOLS.iter().find(|tools| tools.name == name)?.grid
+}
+
+/// The grid of `suite`: its built-in spec's (the one its `args` name, as the bundled
+/// reference takes it); `None` for a suite with a reference of its own or a problem package.
+pub fn grid_for(suite: &Suite) -> Option<&'static dyn Grid> {
+    if !suite.is_built_in() {
+        return None;
+    }
+    suite
+        .file
+        .args
+        .iter()
+        .flatten()
+        .find_map(|arg| grid_of(arg))
+}
+
+#[cfg(feature = "reference")]
 impl Tools {
     /// Inputs a little simpler than `input`, most promising first, never `input` itself.
     pub fn candidates(&self, input: &str) -> Vec<String> {
@@ -37,26 +71,39 @@ impl Tools {
 pub static TOOLS: &[Tools] = &[
     Tools {
         name: "columns",
+        grid: Some(&grid::Columns),
+        #[cfg(feature = "reference")]
         generate: columns::generate,
+        #[cfg(feature = "reference")]
         shrink: columns::shrink,
     },
     Tools {
         name: "collapse",
+        grid: Some(&grid::Collapse),
+        #[cfg(feature = "reference")]
         generate: collapse::generate,
+        #[cfg(feature = "reference")]
         shrink: collapse::shrink,
     },
     Tools {
         name: "connect4",
+        grid: Some(&grid::Connect4),
+        #[cfg(feature = "reference")]
         generate: connect4::generate,
+        #[cfg(feature = "reference")]
         shrink: connect4::shrink,
     },
     Tools {
         name: "go",
+        grid: Some(&grid::Go),
+        #[cfg(feature = "reference")]
         generate: go::generate,
+        #[cfg(feature = "reference")]
         shrink: go::shrink,
     },
 ];
 
+#[cfg(feature = "reference")]
 /// An assignment as the harness's tools see it: the reference's engine and the harness's tools.
 #[derive(Clone, Copy)]
 pub struct Assignment<'a> {
@@ -64,6 +111,7 @@ pub struct Assignment<'a> {
     pub tools: &'a Tools,
 }
 
+#[cfg(feature = "reference")]
 impl Assignment<'_> {
     pub fn name(&self) -> &str {
         self.reference.name
@@ -76,12 +124,14 @@ impl Assignment<'_> {
     }
 }
 
+#[cfg(feature = "reference")]
 impl fmt::Debug for Assignment<'_> {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "Assignment({})", self.name())
     }
 }
 
+#[cfg(feature = "reference")]
 /// The bundled assignment called `name`.
 pub fn find(name: &str) -> Result<Assignment<'static>, Error> {
     let reference = gridjudge::spec::find(name);
@@ -98,6 +148,7 @@ pub fn find(name: &str) -> Result<Assignment<'static>, Error> {
     }
 }
 
+#[cfg(feature = "reference")]
 /// Specs that one table lists and the other lacks, as sentences: empty when every reference
 /// spec has its harness tools and every tool its reference spec.
 pub fn missing(references: &[Spec], tools: &[Tools]) -> Vec<String> {
@@ -121,7 +172,7 @@ pub fn missing(references: &[Spec], tools: &[Tools]) -> Vec<String> {
     missing
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "reference"))]
 mod tests {
     use super::*;
 

@@ -1,48 +1,86 @@
-//! The kind of a difference in a built-in spec's own terms, where no misreading fits it: which
-//! cell of which grid, and how it differs (a matched jewel where a frozen one should be, a
-//! liberty count higher than it should be), or which kind of line. What one bug keeps making
-//! whatever the case's board, so failures of one kind group together ([`super::unexplained`]),
-//! and the cause a group is given.
+//! The built-in specs' outputs read as grids: the terms a failure no misreading fits is told
+//! in (which cell of which grid, and how it differs: a matched jewel where a frozen one should
+//! be, a liberty count higher than it should be; or which kind of line). What one bug keeps
+//! making whatever the case's board, so that failures of one kind group together. Each spec's
+//! reader is a [`Grid`] in its row of the tools table ([`super::TOOLS`]); the suite hands it to
+//! the judge, which knows no game.
 
-use super::compare::Difference;
+use crate::corpus::Grid;
 
-/// The kind of `difference` in the output of `spec` (`columns`, `collapse`, `connect4`, `go`),
-/// whose whole expected output is `expected` and /// `actual` the program's.
-pub(super) fn kind(spec: &str, difference: &Difference, expected: &str, actual: &str) -> String {
-    if difference.presentation_only {
-        return difference.cause.clone();
+/// Columns' field: cells of three characters between `|`, a bottom line of dashes, and
+/// `GAME OVER`.
+#[derive(Debug)]
+pub(crate) struct Columns;
+
+/// Connect Four's board: rows of `.`, `X` and `O`, the column numbers, the turn lines, the
+/// prompt and the invalid-move message.
+#[derive(Debug)]
+pub(crate) struct Connect4;
+
+/// Collapse's board: rows of single-character blocks.
+#[derive(Debug)]
+pub(crate) struct Collapse;
+
+/// Go's three tables: the stones, the liberties and the groups.
+#[derive(Debug)]
+pub(crate) struct Go;
+
+impl Grid for Columns {
+    fn kind(&self, want: &str, got: &str, _expected: &str, actual: &str, line: usize) -> String {
+        columns(want, got) + &unmarked(want, got, actual, line)
     }
-    let (want, got) = match (&difference.expected_line, &difference.actual_line) {
-        (None, _) => return STOPS_LATE.into(),
-        (_, None) => return STOPS_SHORT.into(),
-        (Some(want), Some(got)) => (want.as_str(), got.as_str()),
-    };
-    match spec {
-        "columns" => columns(want, got) + &unmarked(want, got, actual, difference.line),
-        "go" => go(want, got, expected, difference.line),
-        "connect4" => connect4(want, got),
-        "collapse" => cells(want, got, "block"),
-        _ => "the output differs".into(),
+
+    /// The first cell that differs, by its row (the line within the display, from 1), its
+    /// column and its form against the expected one.
+    fn cell(&self, expected: &str, line: usize, want: &str, got: &str) -> Option<String> {
+        let height = display_height(expected)?;
+        let row = (line - 1) % height + 1;
+        columns_cell(Some(row), want, got)
+    }
+
+    /// The display the reference showed before the one holding output line `line`: the state
+    /// a student can set up by hand to see the bug.
+    fn before(&self, expected: &str, line: usize) -> Option<Vec<String>> {
+        let lines: Vec<&str> = expected.split('\n').collect();
+        let height = display_height(expected)?;
+        let display = (line - 1) / height;
+        Some(match display {
+            0 => Vec::new(),
+            d => lines
+                .get((d - 1) * height..d * height)?
+                .iter()
+                .map(|l| l.to_string())
+                .collect(),
+        })
     }
 }
 
-/// The cause a group of failures no misreading fits is given ([`super::unexplained`]): the key
-/// it is grouped by and its words, the same for every failure of the group.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Unexplained {
-    pub key: String,
-    pub words: String,
-    /// This failure's own kind within the group: the command it first shows after and its
-    /// kind of difference (what a cause shows an example of each of).
-    pub shows: (String, String),
+impl Grid for Connect4 {
+    fn kind(&self, want: &str, got: &str, _expected: &str, _actual: &str, _line: usize) -> String {
+        connect4(want, got)
+    }
 }
 
-/// The kinds that say nothing of the grid: output past the end, or missing at the end.
-pub(super) const STOPS_LATE: &str = "more output than expected";
-pub(super) const STOPS_SHORT: &str = "the output stops short";
+impl Grid for Collapse {
+    fn kind(&self, want: &str, got: &str, _expected: &str, _actual: &str, _line: usize) -> String {
+        cells(want, got, "block")
+    }
+}
+
+impl Grid for Go {
+    fn kind(&self, want: &str, got: &str, expected: &str, _actual: &str, line: usize) -> String {
+        go(want, got, expected, line)
+    }
+}
+
+/// The height of a Columns display in `expected`: the lines before its first dashed line,
+/// and that line.
+fn display_height(expected: &str) -> Option<usize> {
+    Some(expected.split('\n').position(|l| l.starts_with(" -"))? + 1)
+}
 
 /// The form of a Columns cell, as its display draws it.
-pub(super) fn form(cell: &str) -> &'static str {
+fn form(cell: &str) -> &'static str {
     let bytes = cell.as_bytes();
     match (bytes.first(), bytes.last()) {
         (Some(b' '), Some(b' ')) if cell.trim().is_empty() => "empty",
@@ -55,7 +93,7 @@ pub(super) fn form(cell: &str) -> &'static str {
 }
 
 /// The cells of a Columns field row (`|` + three characters a cell + `|`).
-pub(super) fn field_cells(line: &str) -> Option<Vec<&str>> {
+fn field_cells(line: &str) -> Option<Vec<&str>> {
     let inner = line.strip_prefix('|')?.strip_suffix('|')?;
     if inner.len() % 3 != 0 || !inner.is_ascii() {
         return None;
@@ -66,6 +104,34 @@ pub(super) fn field_cells(line: &str) -> Option<Vec<&str>> {
             .map(|k| &inner[k..k + 3])
             .collect(),
     )
+}
+
+/// The first cell of a Columns field row that differs: its column (from 1), the program's
+/// cell and the expected one. `None` where either line is no field row of the same width.
+fn first_cell(expected: &str, actual: &str) -> Option<(usize, String, String)> {
+    let (want, got) = (field_cells(expected)?, field_cells(actual)?);
+    if want.len() != got.len() {
+        return None;
+    }
+    let column = want.iter().zip(&got).position(|(w, g)| w != g)?;
+    Some((
+        column + 1,
+        got[column].to_string(),
+        want[column].to_string(),
+    ))
+}
+
+/// A difference inside a Columns field row, in the grid's terms: the first cell that differs,
+/// its row (`row`, from 1: the line within the display) and column, and its form against the
+/// expected one.
+fn columns_cell(row: Option<usize>, expected: &str, actual: &str) -> Option<String> {
+    let (column, got, want) = first_cell(expected, actual)?;
+    let row = row.map(|r| format!("row {r}, ")).unwrap_or_default();
+    Some(format!(
+        "the cell at {row}column {column} is `{got}` ({}) where it should be `{want}` ({})",
+        form(&got),
+        form(&want),
+    ))
 }
 
 /// A Columns difference: by the first cell's forms inside two field rows, else by the kinds
@@ -244,14 +310,29 @@ fn group_size(lines: &[&str], row: &str, at: usize) -> Option<usize> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::judge::Difference;
+    use crate::tools::grid_of;
 
     fn differing(want: &str, got: &str) -> Difference {
-        crate::judge::compare::compare(
-            crate::corpus::CompareMode::Exact,
-            want.as_bytes(),
-            got.as_bytes(),
-        )
-        .unwrap()
+        let rules = crate::corpus::Rules {
+            compare: crate::corpus::CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let execution = crate::process::Execution::finished(
+            crate::process::Exit::Code(0),
+            got.as_bytes().to_vec(),
+            Vec::new(),
+        );
+        let timeout = std::time::Duration::from_secs(1);
+        crate::judge::judge(rules, want.as_bytes().to_vec(), execution, timeout)
+            .difference
+            .unwrap()
+    }
+
+    /// The kind the judge tells of `d` with the reader of the built-in spec `spec`.
+    fn kind(spec: &str, d: &Difference, expected: &str, actual: &str) -> String {
+        let grid = grid_of(spec).unwrap();
+        crate::judge::kind_in(grid, d, expected, actual)
     }
 
     #[test]
@@ -282,7 +363,7 @@ mod tests {
             "a field row where `GAME OVER` should be"
         );
         let d = differing("a\nb\n", "a\n");
-        assert_eq!(kind("columns", &d, "", ""), STOPS_SHORT);
+        assert_eq!(kind("columns", &d, "", ""), "the output stops short");
         let d = differing("| X |\n", "|   |\n");
         assert_eq!(
             kind("columns", &d, "", ""),
@@ -324,6 +405,115 @@ mod tests {
         assert_eq!(
             kind("go", &d, expected, ""),
             "in the table Groups: a number of three digits or more"
+        );
+    }
+
+    #[test]
+    fn a_field_row_s_difference_is_told_by_its_cell() {
+        assert_eq!(
+            columns_cell(Some(4), "|    X    |", "|   *X*   |").as_deref(),
+            Some(
+                "the cell at row 4, column 2 is `*X*` (matched) where it should be ` X ` (frozen)"
+            )
+        );
+        assert_eq!(
+            columns_cell(None, "|[S]|", "|   |").as_deref(),
+            Some("the cell at column 1 is `   ` (empty) where it should be `[S]` (falling)")
+        );
+        assert_eq!(columns_cell(Some(1), "GAME OVER", "|   |"), None);
+    }
+
+    /// The judgement of a program that printed `stdout` and ended with `exit` (and `stderr`),
+    /// where `expected` was right and the difference answers the input line `answers`.
+    fn judged(
+        expected: &str,
+        stdout: &str,
+        exit: crate::process::Exit,
+        stderr: &str,
+        answers: &str,
+    ) -> crate::judge::Judgement {
+        let execution = crate::process::Execution::finished(
+            exit,
+            stdout.as_bytes().to_vec(),
+            stderr.as_bytes().to_vec(),
+        );
+        let rules = crate::corpus::Rules {
+            compare: crate::corpus::CompareMode::Exact,
+            grade_exit_status: false,
+        };
+        let timeout = std::time::Duration::from_secs(1);
+        let mut judgement =
+            crate::judge::judge(rules, expected.as_bytes().to_vec(), execution, timeout);
+        judgement.answers = Some(answers.to_string());
+        judgement
+    }
+
+    /// Where no misreading fits a Columns failure, its own cause names the command it shows
+    /// after, with the handout's section, and the cell that differs, by row, column and form.
+    #[test]
+    fn an_unexplained_columns_failure_names_its_command_and_cell() {
+        let field = "|         |\n|    X    |\n ---------\n";
+        let mut marked = judged(
+            &format!("{field}{field}"),
+            &format!("{field}|         |\n|   *X*   |\n ---------\n"),
+            crate::process::Exit::Code(0),
+            "",
+            "",
+        );
+        // What the reference's trace says there, and the grid the suite hands the judge.
+        marked.rule = Some(crate::judge::RuleAt {
+            slug: "13-horizontal".into(),
+            words: "horizontal matching".into(),
+            section: "matching and removing jewels".into(),
+            misread: false,
+            whole: false,
+        });
+        marked.line_command = Some(crate::judge::Command {
+            key: "tick".into(),
+            words: "a tick, an empty line (the handout's timing model)".into(),
+        });
+        marked.grid = grid_of("columns");
+        let cause = marked.cause();
+        assert!(
+            cause.contains(
+                "the cell at row 2, column 2 is `*X*` (matched) where it should be ` X ` (frozen)"
+            ),
+            "{cause}"
+        );
+        assert!(
+            cause.contains("first after a tick, an empty line (the handout's timing model)"),
+            "{cause}"
+        );
+        // The cell, and the field before the tick as the reference showed it (what a case's
+        // block tells).
+        let (words, before) = marked.in_the_field().unwrap();
+        assert!(words.starts_with("the cell at row 2, column 2"), "{words}");
+        assert_eq!(before, ["|         |", "|    X    |", " ---------"]);
+        // Go's tables in their own terms too: which table, how the entry differs.
+        let expected = "The Liberties\n    AA\n 1   4\n\nThe Groups\n    AA\n 1   1\n";
+        let stdout = expected.replace(" 1   4", " 1   6");
+        let mut liberties = judged(expected, &stdout, crate::process::Exit::Code(0), "", "");
+        liberties.answers = None;
+        liberties.rule = marked.rule.clone().map(|rule| crate::judge::RuleAt {
+            slug: "liberties".into(),
+            section: "liberties".into(),
+            ..rule
+        });
+        liberties.grid = grid_of("go");
+        let cause = liberties.cause();
+        assert!(
+            cause.starts_with(
+                "wrong output: in the table Liberties: a number higher than it should be (a \
+                 stone alone in its group), where the handout's rules on liberties decide"
+            ),
+            "{cause}"
+        );
+        // A misreading that fits says so instead, in its own words.
+        marked.rule.as_mut().unwrap().misread = true;
+        assert!(
+            !marked.cause().contains("first after"),
+            "{}",
+            marked.cause()
         );
     }
 }
