@@ -16,14 +16,14 @@ use crate::auth::{self, check_csrf, CsrfForm, Who, BROWSER};
 use crate::db::{api_tokens, sessions};
 use crate::error::Reply;
 use crate::extract::{cookie_value, too_many_guesses, ClientAddr};
-use crate::pages::page;
+use crate::frame::page;
 use crate::state::State;
 
 /// `GET /login/{token}`: a live link signs in (whatever wrong guesses came from its address:
 /// behind a proxy or a campus network a whole class shares one), unless the browser holds a
 /// live session of someone else: then it asks first. A spent link says so; a wrong one counts
 /// against the address's limit, and past it is refused outright.
-pub async fn login(
+pub(crate) async fn login(
     Shared(state): Shared<Arc<State>>,
     ClientAddr(addr): ClientAddr,
     UrlPath(token): UrlPath<String>,
@@ -60,7 +60,7 @@ pub async fn login(
 
 /// `POST /login/{token}`: the answer to [`ask`], from a page of this server (the session's
 /// cookie and its CSRF token, which no other site's form carries).
-pub async fn login_confirmed(
+pub(crate) async fn login_confirmed(
     Shared(state): Shared<Arc<State>>,
     UrlPath(token): UrlPath<String>,
     headers: HeaderMap,
@@ -139,7 +139,7 @@ fn ask(
 }
 
 /// `POST /logout`: ends this session, clears its cookies.
-pub async fn logout(
+pub(crate) async fn logout(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     axum::Form(form): axum::Form<CsrfForm>,
@@ -157,7 +157,7 @@ pub async fn logout(
 }
 
 /// `GET /access`: the links and the API token of the signed-in person.
-pub async fn access(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
+pub(crate) async fn access(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
     access_page(&state, &who, html! {}).await
 }
 
@@ -196,7 +196,7 @@ async fn access_page(state: &State, who: &Who, shown: maud::Markup) -> Result<Re
 }
 
 /// `POST /access/link`: a one-time link for another device, beside the person's own session.
-pub async fn make_link(
+pub(crate) async fn make_link(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     axum::Form(form): axum::Form<CsrfForm>,
@@ -212,7 +212,7 @@ pub async fn make_link(
 }
 
 /// `POST /access/token`: a new API token, shown this once (only its hash is kept).
-pub async fn make_token(
+pub(crate) async fn make_token(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     axum::Form(form): axum::Form<CsrfForm>,
@@ -226,7 +226,7 @@ pub async fn make_token(
 }
 
 /// `POST /access/token/revoke`: the API token stops working.
-pub async fn revoke_token(
+pub(crate) async fn revoke_token(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     axum::Form(form): axum::Form<CsrfForm>,

@@ -12,33 +12,31 @@ use serde_json::json;
 use crate::auth::Who;
 use crate::error::{not_found, Reply};
 use crate::extract::{Instructor, SubmissionId};
+use crate::standing::{report_of, visible};
 use crate::state::State;
+use crate::upload::{hand_in, Csrf};
 
 /// `POST /api/v1/assignments/{name}/submissions`: multipart `file` fields; 202 with the id.
 /// A session (not a bearer token) must send its CSRF token as a `csrf` field.
-pub async fn submit(
+pub(crate) async fn submit(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     UrlPath(name): UrlPath<String>,
     multipart: Multipart,
 ) -> Result<Response, Reply> {
-    let (files, csrf) = crate::upload::read_upload(multipart).await?;
-    if who.session.is_some() {
-        crate::auth::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
-    }
-    let id = crate::upload::accept(&state, &who, &name, files).await?;
+    let id = hand_in(&state, &who, &name, multipart, Csrf::ForSessions).await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "id": id }))).into_response())
 }
 
 /// `GET /api/v1/submissions/{id}`: where it stands, its score, and the check --json document
 /// its owner may see. Another student's is not found.
-pub async fn submission(
+pub(crate) async fn submission(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
-    let sub = crate::pages::visible(&state, &who, id).await?;
-    let report = crate::pages::report_of(&state, &who, &sub).await?;
+    let sub = visible(&state, &who, id).await?;
+    let report = report_of(&state, &who, &sub).await?;
     let (status, done, total) = match state.live.get(sub.id) {
         Some((status, done, total)) => (status, done as i64, total as i64),
         None => (sub.status, sub.cases_done, sub.cases_total),
@@ -60,13 +58,13 @@ pub async fn submission(
 }
 
 #[derive(serde::Deserialize)]
-pub struct Which {
+pub(crate) struct Which {
     assignment: Option<String>,
 }
 
 /// `GET /api/v1/grades.csv[?assignment=NAME]`: the instructor's; the only assignment when the
 /// course has one.
-pub async fn grades_csv(
+pub(crate) async fn grades_csv(
     Shared(state): Shared<Arc<State>>,
     _: Instructor,
     Query(which): Query<Which>,
@@ -81,5 +79,5 @@ pub async fn grades_csv(
             ))
         }
     };
-    crate::class::grades_csv_of(&state, assignment).await
+    crate::gradebook::grades_csv_of(&state, assignment).await
 }

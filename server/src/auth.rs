@@ -11,20 +11,20 @@ use sha2::{Digest, Sha256};
 use crate::db::{api_tokens, now, sessions, Db};
 use crate::error::{Fault, Reply};
 
-pub const COOKIE: &str = "gj_session";
+pub(crate) const COOKIE: &str = "gj_session";
 
 /// The browser's id: no credential (it opens nothing), only which session a browser holds.
-pub const BROWSER: &str = "gj_browser";
+pub(crate) const BROWSER: &str = "gj_browser";
 
 /// Failed logins from one address allowed per [`WINDOW`] seconds.
-pub const FAILURES_ALLOWED: i64 = 10;
-pub const WINDOW: i64 = 600;
+pub(crate) const FAILURES_ALLOWED: i64 = 10;
+pub(crate) const WINDOW: i64 = 600;
 
 /// How long a session lasts at most: a term (about four months), then the link signs in again.
-pub const TERM: i64 = 120 * 24 * 3600;
+pub(crate) const TERM: i64 = 120 * 24 * 3600;
 
 /// A random 128-bit token in hex, and the hash that is kept of it.
-pub fn new_token() -> (String, String) {
+pub(crate) fn new_token() -> (String, String) {
     let mut bytes = [0u8; 16];
     // The kernel's random source; there is no token without it.
     getrandom::fill(&mut bytes).expect("the kernel's random source");
@@ -38,7 +38,7 @@ pub fn hash(token: &str) -> String {
 }
 
 /// Compares two secrets in time that does not depend on where they differ.
-pub fn same(a: &str, b: &str) -> bool {
+pub(crate) fn same(a: &str, b: &str) -> bool {
     a.len() == b.len()
         && a.bytes()
             .zip(b.bytes())
@@ -47,44 +47,44 @@ pub fn same(a: &str, b: &str) -> bool {
 }
 
 /// Issues a fresh link token for `student` (none: the instructor), revoking the earlier ones.
-pub async fn issue(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
+pub(crate) async fn issue(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
     let (token, hash) = new_token();
     sessions::issue(pool, student, &hash).await?;
     Ok(token)
 }
 
 /// Revokes every token of `student` (none: the instructor's) and ends their sessions.
-pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
+pub(crate) async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
     sessions::revoke(pool, student).await
 }
 
 /// Whose a live API token is: `Some(None)` for the instructor's, `Some(Some(id))` for a
 /// student's. A login link is no API token.
-pub async fn api_owner(pool: &Db, token: &str) -> Result<Option<Option<String>>, Fault> {
+pub(crate) async fn api_owner(pool: &Db, token: &str) -> Result<Option<Option<String>>, Fault> {
     api_tokens::owner(pool, &hash(token)).await
 }
 
 /// A fresh API token for `student` (none: the instructor), revoking their earlier one.
-pub async fn issue_api(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
+pub(crate) async fn issue_api(pool: &Db, student: Option<&str>) -> Result<String, Fault> {
     let (token, hash) = new_token();
     api_tokens::issue(pool, student, &hash).await?;
     Ok(token)
 }
 
 /// Whether `addr` has used up its failed logins; records a failure when `failed`.
-pub async fn limited(pool: &Db, addr: &str, failed: bool) -> Result<bool, Fault> {
+pub(crate) async fn limited(pool: &Db, addr: &str, failed: bool) -> Result<bool, Fault> {
     Ok(sessions::failures(pool, addr, failed, now() - WINDOW).await? >= FAILURES_ALLOWED)
 }
 
 /// A session opened: the values of its two cookies.
-pub struct Opened {
-    pub session: String,
-    pub browser: String,
+pub(crate) struct Opened {
+    pub(crate) session: String,
+    pub(crate) browser: String,
 }
 
 impl Opened {
     /// The cookies that carry it: the session's (Strict) and the browser's id (Lax).
-    pub fn cookies(&self, secure: bool) -> [String; 2] {
+    pub(crate) fn cookies(&self, secure: bool) -> [String; 2] {
         [
             cookie(COOKIE, &self.session, "Strict", TERM, secure),
             cookie(BROWSER, &self.browser, "Lax", TERM, secure),
@@ -100,7 +100,7 @@ fn cookie(name: &str, value: &str, same_site: &str, age: i64, secure: bool) -> S
 
 /// Opens a session for the token `token_hash`, in the browser whose id is `browser` (none:
 /// a fresh one).
-pub async fn open_session(
+pub(crate) async fn open_session(
     pool: &Db,
     token_hash: &str,
     browser: Option<&str>,
@@ -113,7 +113,7 @@ pub async fn open_session(
 }
 
 /// The cookies that end a session in the browser.
-pub fn cleared(secure: bool) -> [String; 2] {
+pub(crate) fn cleared(secure: bool) -> [String; 2] {
     [
         cookie(COOKIE, "", "Strict", 0, secure),
         cookie(BROWSER, "", "Lax", 0, secure),
@@ -121,7 +121,7 @@ pub fn cleared(secure: bool) -> [String; 2] {
 }
 
 /// Adds `cookies` to `response`'s headers.
-pub fn set_cookies(
+pub(crate) fn set_cookies(
     response: &mut axum::response::Response,
     cookies: impl IntoIterator<Item = String>,
 ) -> Result<(), Fault> {
@@ -137,30 +137,30 @@ pub fn set_cookies(
 
 /// Someone signed in by a session cookie, or by a bearer token (the API).
 #[derive(Debug, Clone)]
-pub struct Who {
+pub(crate) struct Who {
     /// The student, or none for the instructor.
-    pub student: Option<String>,
+    pub(crate) student: Option<String>,
     /// The CSRF token of the session; none for a bearer token (no cookie, no CSRF).
-    pub csrf: Option<String>,
-    pub session: Option<String>,
+    pub(crate) csrf: Option<String>,
+    pub(crate) session: Option<String>,
     /// The student's name as the database has it (the roster's, or the LMS's).
-    pub name: Option<String>,
+    pub(crate) name: Option<String>,
 }
 
 impl Who {
-    pub fn instructor(&self) -> bool {
+    pub(crate) fn instructor(&self) -> bool {
         self.student.is_none()
     }
 }
 
 /// A form that carries only its CSRF token (sign out, regrade).
 #[derive(serde::Deserialize)]
-pub struct CsrfForm {
-    pub csrf: String,
+pub(crate) struct CsrfForm {
+    pub(crate) csrf: String,
 }
 
 /// Refuses a form whose CSRF token is not its session's.
-pub fn check_csrf(who: &Who, given: &str) -> Result<(), Reply> {
+pub(crate) fn check_csrf(who: &Who, given: &str) -> Result<(), Reply> {
     match &who.csrf {
         Some(csrf) if same(csrf, given) => Ok(()),
         _ => Err(Reply::Status(

@@ -7,51 +7,20 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use axum::extract::{Path as UrlPath, State as Shared};
-use axum::http::header;
 use axum::response::{Html, IntoResponse, Redirect, Response};
 use maud::html;
 
 use crate::auth::CsrfForm;
 use crate::course::Assignment;
-use crate::db::{regrades, submissions, Sub};
+use crate::db::{regrades, submissions};
 use crate::error::{not_found, Fault, Reply};
 use crate::extract::{AssignmentOf, Instructor};
-use crate::pages::{counted, page};
+use crate::frame::page;
+use crate::gradebook::{by_student, download, enrolled, gradebook, grades_csv_of};
 use crate::queue::{self, Job};
+use crate::standing::{chosen, counted};
 use crate::state::State;
 use crate::view::{deadline, points, when};
-
-/// Every submission to `assignment`, by student, newest first.
-async fn by_student(state: &State, assignment: &str) -> Result<BTreeMap<String, Vec<Sub>>, Fault> {
-    let mut map: BTreeMap<String, Vec<Sub>> = BTreeMap::new();
-    for sub in submissions::of_assignment(&state.db, assignment).await? {
-        map.entry(sub.student.clone()).or_default().push(sub);
-    }
-    Ok(map)
-}
-
-/// The submission that counts: the best counted score, the latest of equals.
-pub(crate) fn chosen<'a>(subs: &'a [Sub], assignment: &Assignment) -> Option<&'a Sub> {
-    subs.iter()
-        .filter(|s| counted(s, assignment).is_some())
-        .fold(None, |best: Option<&Sub>, s| match best {
-            Some(b) if counted(b, assignment) >= counted(s, assignment) => Some(b),
-            _ => Some(s),
-        })
-}
-
-/// The class: the roster's students, then those the LMS named (by a launch or its roster).
-pub async fn enrolled(state: &State) -> Result<Vec<crate::course::Student>, Fault> {
-    let mut students = state.course.roster.clone();
-    if state.course.lti.is_some() {
-        for student in crate::db::lti::lms_students(&state.db).await? {
-            if !students.iter().any(|s| s.id == student.id) {
-                students.push(student);
-            }
-        }
-    }
-    Ok(students)
-}
 
 /// Where each student's latest grade passback of `assignment` stands, in words.
 async fn passbacks(state: &State, assignment: &str) -> Result<BTreeMap<String, String>, Fault> {
@@ -70,7 +39,7 @@ async fn passbacks(state: &State, assignment: &str) -> Result<BTreeMap<String, S
 }
 
 /// `/instructor`: each assignment's class table.
-pub async fn overview(
+pub(crate) async fn overview(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
 ) -> Result<Response, Reply> {
@@ -121,7 +90,7 @@ pub async fn overview(
 }
 
 /// `/instructor/students/{id}`: every submission of one student.
-pub async fn student(
+pub(crate) async fn student(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
     UrlPath(id): UrlPath<String>,
@@ -148,80 +117,7 @@ pub async fn student(
     Ok(page(&state, Some(&who), &student.name, body).into_response())
 }
 
-/// The gradebook of `assignment`: one row per student of the roster, from the submission that
-/// counts (its score as counted), or "no submission".
-pub async fn gradebook(
-    state: &State,
-    assignment: &Assignment,
-) -> Result<
-    (
-        xtask::report::Grades,
-        BTreeMap<String, BTreeMap<String, String>>,
-    ),
-    Fault,
-> {
-    let graded = state.assignments.get(&assignment.name).ok_or_else(|| {
-        Fault::Harness(format!("assignment `{}` has no grading", assignment.name))
-    })?;
-    let mut grades = graded.gradebook.clone();
-    let subs = by_student(state, &assignment.name).await?;
-    let mut blocks = BTreeMap::new();
-    for student in &enrolled(state).await? {
-        let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
-        let row = match chosen(own, assignment) {
-            Some(sub) => {
-                let (row, block) = submissions::row_and_blocks(&state.db, sub.id).await?;
-                if let Some(block) = block.and_then(|b| serde_json::from_str(&b).ok()) {
-                    blocks.insert(student.id.clone(), block);
-                }
-                let mut row: xtask::report::Submission = row
-                    .and_then(|r| serde_json::from_str(&r).ok())
-                    .unwrap_or_else(|| empty_row(&student.id, sub.error.clone()));
-                row.id = student.id.clone();
-                row.score = counted(sub, assignment).unwrap_or(0.0);
-                row
-            }
-            None => empty_row(&student.id, Some("no submission".into())),
-        };
-        grades.submissions.push(row);
-    }
-    Ok((grades, blocks))
-}
-
-fn empty_row(id: &str, error: Option<String>) -> xtask::report::Submission {
-    xtask::report::Submission {
-        id: id.to_string(),
-        score: 0.0,
-        groups: BTreeMap::new(),
-        verdicts: xtask::report::verdict_counts(),
-        error,
-        cases: Vec::new(),
-    }
-}
-
-fn download(name: &str, bytes: Vec<u8>) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "text/csv; charset=utf-8".to_string()),
-            (
-                header::CONTENT_DISPOSITION,
-                format!("attachment; filename=\"{name}\""),
-            ),
-        ],
-        bytes,
-    )
-        .into_response()
-}
-
-/// The grades of `assignment` as `grade`'s grades.csv (the same columns).
-pub async fn grades_csv_of(state: &State, assignment: &Assignment) -> Result<Response, Reply> {
-    let (grades, _) = gradebook(state, assignment).await?;
-    let bytes =
-        xtask::report::grades_csv(&grades).map_err(|err| Fault::Harness(err.to_string()))?;
-    Ok(download(&format!("grades-{}.csv", assignment.name), bytes))
-}
-
-pub async fn grades_csv(
+pub(crate) async fn grades_csv(
     Shared(state): Shared<Arc<State>>,
     _: Instructor,
     AssignmentOf(assignment): AssignmentOf,
@@ -231,7 +127,7 @@ pub async fn grades_csv(
 
 /// The grades as a Canvas gradebook import: the student columns Canvas matches on, a
 /// "Points Possible" row, and one column for the assignment.
-pub async fn canvas_csv(
+pub(crate) async fn canvas_csv(
     Shared(state): Shared<Arc<State>>,
     _: Instructor,
     AssignmentOf(assignment): AssignmentOf,
@@ -278,7 +174,7 @@ pub async fn canvas_csv(
 }
 
 /// `/instructor/assignments/{name}/report`: the class report `grade --html` draws.
-pub async fn class_report(
+pub(crate) async fn class_report(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
     AssignmentOf(assignment): AssignmentOf,
@@ -294,7 +190,7 @@ pub async fn class_report(
 
 /// `/instructor/assignments/{name}/report.html`: the class report `grade --html` draws, its
 /// similarity section included (the code of each student's counted submission).
-pub async fn class_report_document(
+pub(crate) async fn class_report_document(
     Shared(state): Shared<Arc<State>>,
     _: Instructor,
     AssignmentOf(assignment): AssignmentOf,
@@ -381,7 +277,7 @@ async fn class_similarity(
 
 /// `POST /instructor/assignments/{name}/regrade`: every submission to the assignment graded
 /// again against the cases as they are now; the audit records whose score moved.
-pub async fn regrade(
+pub(crate) async fn regrade(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
     AssignmentOf(assignment): AssignmentOf,
@@ -400,7 +296,7 @@ pub async fn regrade(
 
 /// Opens a regrade of `assignment` (each submission's generation moves on and it waits
 /// again): the jobs to queue.
-pub async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, Fault> {
+pub(crate) async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, Fault> {
     let started = regrades::start(&state.db, assignment).await?;
     Ok(started
         .into_iter()
@@ -412,7 +308,7 @@ pub async fn start_regrade(state: &State, assignment: &str) -> Result<Vec<Job>, 
 }
 
 /// `/instructor/assignments/{name}/regrades`: each regrade, whose score it moved and why.
-pub async fn regrades(
+pub(crate) async fn regrades(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
     AssignmentOf(assignment): AssignmentOf,

@@ -10,45 +10,45 @@ use serde::Deserialize;
 use toml::Spanned;
 
 use crate::error::Fault;
-pub use crate::roster::Student;
+pub(crate) use crate::roster::Student;
 
 /// Built-in specs a course may name without a cases folder of its own.
-pub const BUILT_IN: [&str; 4] = ["columns", "collapse", "connect4", "go"];
+pub(crate) const BUILT_IN: [&str; 4] = ["columns", "collapse", "connect4", "go"];
 
 #[derive(Debug, Clone)]
-pub struct Course {
-    pub title: String,
-    pub assignments: Vec<Assignment>,
-    pub roster: Vec<Student>,
+pub(crate) struct Course {
+    pub(crate) title: String,
+    pub(crate) assignments: Vec<Assignment>,
+    pub(crate) roster: Vec<Student>,
     /// The LMS the course is reached from (`[lti]`), if any.
-    pub lti: Option<Lti>,
+    pub(crate) lti: Option<Lti>,
 }
 
 #[derive(Debug, Clone)]
-pub struct Assignment {
+pub(crate) struct Assignment {
     /// Its name in addresses: `go`, `project-4`.
-    pub name: String,
-    pub title: String,
-    pub spec: String,
+    pub(crate) name: String,
+    pub(crate) title: String,
+    pub(crate) spec: String,
     /// A corpus root of the course's own (`<spec>/suite.toml` inside); none: the bundled one.
-    pub cases: Option<PathBuf>,
+    pub(crate) cases: Option<PathBuf>,
     /// The reference binary of a built-in spec (none: the bundled one, built).
-    pub reference: Option<PathBuf>,
-    pub deadline: DateTime<FixedOffset>,
-    pub late: Late,
-    pub per_hour: u32,
+    pub(crate) reference: Option<PathBuf>,
+    pub(crate) deadline: DateTime<FixedOffset>,
+    pub(crate) late: Late,
+    pub(crate) per_hour: u32,
     /// Languages of the table a submission may be in; empty: any.
-    pub languages: Vec<String>,
+    pub(crate) languages: Vec<String>,
     /// Groups whose cases are hidden from students.
-    pub hidden: Vec<String>,
-    pub show_hidden: ShowHidden,
+    pub(crate) hidden: Vec<String>,
+    pub(crate) show_hidden: ShowHidden,
     /// The CPU time limit per case, in seconds (none: `grade`'s default).
-    pub timeout: Option<f64>,
+    pub(crate) timeout: Option<f64>,
 }
 
 /// What happens to work handed in after the deadline.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Late {
+pub(crate) enum Late {
     /// Not accepted: the form and the API refuse it.
     Refused,
     /// Accepted, marked late, its score multiplied by `1 - penalty` in the grades.
@@ -57,7 +57,7 @@ pub enum Late {
 
 /// What a student sees of the hidden cases.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ShowHidden {
+pub(crate) enum ShowHidden {
     /// Each hidden case's verdict, never its input, output or difference.
     Verdicts,
     /// Nothing of them until the deadline has passed; their verdicts after it.
@@ -75,16 +75,16 @@ struct CourseFile {
 
 /// `[lti]`: the platform (the LMS) as its registration of this tool names it.
 #[derive(Debug, Clone)]
-pub struct Lti {
-    pub issuer: String,
-    pub client_id: String,
-    pub deployment_ids: Vec<String>,
-    pub auth_url: String,
-    pub token_url: String,
-    pub jwks_url: String,
+pub(crate) struct Lti {
+    pub(crate) issuer: String,
+    pub(crate) client_id: String,
+    pub(crate) deployment_ids: Vec<String>,
+    pub(crate) auth_url: String,
+    pub(crate) token_url: String,
+    pub(crate) jwks_url: String,
     /// The server's address as the platform reaches it (`https://grader.example.edu`); none:
     /// the address each request came to.
-    pub tool_url: Option<String>,
+    pub(crate) tool_url: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -202,7 +202,7 @@ impl Place<'_> {
 
 impl Course {
     /// Reads `course.toml` and `roster.csv` of `dir`.
-    pub fn load(dir: &Path) -> Result<Course, Fault> {
+    pub(crate) fn load(dir: &Path) -> Result<Course, Fault> {
         let path = dir.join("course.toml");
         let text = std::fs::read_to_string(&path).map_err(|err| {
             Fault::Course(format!(
@@ -250,11 +250,11 @@ impl Course {
         })
     }
 
-    pub fn assignment(&self, name: &str) -> Option<&Assignment> {
+    pub(crate) fn assignment(&self, name: &str) -> Option<&Assignment> {
         self.assignments.iter().find(|a| a.name == name)
     }
 
-    pub fn student(&self, id: &str) -> Option<&Student> {
+    pub(crate) fn student(&self, id: &str) -> Option<&Student> {
         self.roster.iter().find(|s| s.id == id)
     }
 }

@@ -68,7 +68,7 @@ impl From<serde_json::Error> for Fault {
 
 /// An answer other than a page: a status with its sentence, a redirect, or "sign in first".
 #[derive(Debug)]
-pub enum Reply {
+pub(crate) enum Reply {
     Status(StatusCode, String),
     /// Not signed in: a page that says how to.
     SignIn,
@@ -97,14 +97,14 @@ impl From<sqlx::Error> for Reply {
 
 /// There is nothing here: the answer for what does not exist and for what the asker may not
 /// see alike (it never writes back what was asked for, markup included).
-pub fn not_found() -> Reply {
+pub(crate) fn not_found() -> Reply {
     Reply::Status(StatusCode::NOT_FOUND, "there is nothing here".into())
 }
 
 /// The sentence of an answer other than a page, kept with its response: what the JSON API
 /// answers in place of the page ([`as_json`]).
 #[derive(Clone)]
-pub struct Said(pub String);
+pub(crate) struct Said(pub String);
 
 impl IntoResponse for Reply {
     fn into_response(self) -> Response {
@@ -120,7 +120,10 @@ impl IntoResponse for Reply {
 
 /// An answer of the JSON API: one that carries a [`Said`] (an error) is given as
 /// `{"error": "..."}` with the same status and headers, not as a page.
-pub async fn as_json(request: axum::extract::Request, next: axum::middleware::Next) -> Response {
+pub(crate) async fn as_json(
+    request: axum::extract::Request,
+    next: axum::middleware::Next,
+) -> Response {
     let response = next.run(request).await;
     let Some(Said(text)) = response.extensions().get::<Said>().cloned() else {
         return response;

@@ -19,7 +19,7 @@ use crate::error::{not_found, Reply};
 use crate::state::State;
 
 /// The value of the cookie `name` the request carries.
-pub fn cookie_value(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
+pub(crate) fn cookie_value(headers: &axum::http::HeaderMap, name: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
@@ -78,7 +78,7 @@ impl FromRequestParts<Arc<State>> for Who {
 }
 
 /// The answer to an address that has guessed wrong too often.
-pub fn too_many_guesses() -> Reply {
+pub(crate) fn too_many_guesses() -> Reply {
     Reply::TooMany {
         retry_after: crate::auth::WINDOW,
         message: "Too many wrong links from this address: wait ten minutes.".into(),
@@ -88,7 +88,7 @@ pub fn too_many_guesses() -> Reply {
 /// The client's address, as the limit on wrong links counts it: the peer's, or, where the
 /// peer is the trusted proxy (`--trusted-proxy`), the address the proxy says it forwards for
 /// (the last of `X-Forwarded-For`, which the proxy appended, else `Forwarded: for=`).
-pub struct ClientAddr(pub String);
+pub(crate) struct ClientAddr(pub String);
 
 impl FromRequestParts<Arc<State>> for ClientAddr {
     type Rejection = Reply;
@@ -134,7 +134,7 @@ impl FromRequestParts<Arc<State>> for ClientAddr {
 
 /// The instructor, signed in; a student asking for an instructor's page is told there is
 /// nothing there.
-pub struct Instructor(pub Who);
+pub(crate) struct Instructor(pub Who);
 
 impl FromRequestParts<Arc<State>> for Instructor {
     type Rejection = Reply;
@@ -150,7 +150,7 @@ impl FromRequestParts<Arc<State>> for Instructor {
 
 /// The assignment the address names (`/.../assignments/{name}/...`); one the course does not
 /// have is not found.
-pub struct AssignmentOf(pub Assignment);
+pub(crate) struct AssignmentOf(pub Assignment);
 
 impl FromRequestParts<Arc<State>> for AssignmentOf {
     type Rejection = Reply;
@@ -170,7 +170,7 @@ impl FromRequestParts<Arc<State>> for AssignmentOf {
 
 /// A submission's id in the address: a number, else there is nothing here (the answer never
 /// writes back what was asked for, markup included).
-pub struct SubmissionId(pub i64);
+pub(crate) struct SubmissionId(pub i64);
 
 impl<S: Send + Sync> FromRequestParts<S> for SubmissionId {
     type Rejection = Reply;

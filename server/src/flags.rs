@@ -14,49 +14,49 @@ use clap::Parser;
 pub struct Args {
     /// The course folder: course.toml, roster.csv, and the server's state (.gridjudge/).
     #[arg(long, value_name = "DIR")]
-    pub course: PathBuf,
+    pub(crate) course: PathBuf,
     /// The address to serve on (loopback by default; put a TLS proxy in front for a network).
     #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8080")]
-    pub listen: String,
+    pub(crate) listen: String,
     /// CPU seats for grading (cases run at once); 0: this server grades nothing.
     #[arg(long, value_name = "N")]
-    pub jobs: Option<usize>,
+    pub(crate) jobs: Option<usize>,
     /// Write a commented course.toml and roster.csv into the course folder, and stop.
     #[arg(long)]
-    pub init: bool,
+    pub(crate) init: bool,
     /// Print a CSV `id,name,link` of fresh login links (the earlier ones stop working, their
     /// sessions end; each link signs in once), the instructor's last, and stop.
     #[arg(long)]
-    pub links: bool,
+    pub(crate) links: bool,
     /// Print a CSV `id,name,token` of fresh API tokens (each person's earlier one stops
     /// working), the instructor's last, and stop. A link signs in once; a token is for scripts.
     #[arg(long, conflicts_with = "links")]
-    pub api_tokens: bool,
+    pub(crate) api_tokens: bool,
     /// With --links or --api-tokens: only this student's (or `instructor`'s).
     #[arg(long, value_name = "ID")]
-    pub student: Option<String>,
+    pub(crate) student: Option<String>,
     /// Revoke the links and API token of student ID (or `instructor`) and end their sessions,
     /// and stop.
     #[arg(long, value_name = "ID")]
-    pub revoke: Option<String>,
+    pub(crate) revoke: Option<String>,
     /// The address students reach the server at, for --links (default: http://LISTEN). An
     /// https address makes the session cookie Secure.
     #[arg(long, value_name = "URL")]
-    pub base_url: Option<String>,
+    pub(crate) base_url: Option<String>,
     /// The address of the TLS proxy in front of the server: from it, and only from it, the
     /// client's own address is read from `X-Forwarded-For` (or `Forwarded`), for the limit on
     /// wrong links. Without it every client behind a proxy has the proxy's address.
     #[arg(long, value_name = "ADDR")]
-    pub trusted_proxy: Option<std::net::IpAddr>,
+    pub(crate) trusted_proxy: Option<std::net::IpAddr>,
     /// Seconds a client has to send a request's headers; past them its connection is closed.
     #[arg(long, value_name = "SECS", default_value_t = 10.0, value_parser = header_timeout)]
-    pub header_timeout: f64,
+    pub(crate) header_timeout: f64,
     /// The largest upload taken, in MiB.
     #[arg(long, value_name = "MIB", default_value_t = 10)]
-    pub max_upload: usize,
+    pub(crate) max_upload: usize,
     /// The reference binary of the built-in specs (default: the bundled one, built).
     #[arg(long, value_name = "PATH")]
-    pub reference: Option<PathBuf>,
+    pub(crate) reference: Option<PathBuf>,
     /// The database: a PostgreSQL URL (`postgres://user@host/db`, or a Unix socket's folder
     /// as `postgres:///db?host=/run/postgresql`), shared by the web server and its workers.
     /// Default: SQLite in the course folder.
@@ -66,11 +66,11 @@ pub struct Args {
         env = "GRIDJUDGE_DATABASE",
         hide_env_values = true
     )]
-    pub database: Option<String>,
+    pub(crate) database: Option<String>,
     /// Grade only, serving no pages: a worker beside a web server on the same database (any
     /// number of them, on any machine with the course folder's cases).
     #[arg(long, requires = "database", conflicts_with_all = ["links", "api_tokens", "revoke", "init"])]
-    pub worker: bool,
+    pub(crate) worker: bool,
 }
 
 /// A header timeout: a number of seconds from 0.1 to an hour.

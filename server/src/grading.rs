@@ -22,7 +22,7 @@ use crate::state::State;
 
 /// Queues again every submission not graded yet (after any stop: its job may be gone with
 /// the database's last moments, or never written).
-pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
+pub(crate) async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
     // On SQLite this process is the course's only grader: whatever the database says is under
     // way was under way in a run that has stopped. On PostgreSQL a worker elsewhere may be
     // grading it; the queue gives its job to another when that worker's heartbeats stop.
@@ -41,7 +41,10 @@ pub async fn requeue_unfinished(state: &State) -> Result<usize, Fault> {
 }
 
 /// Runs the grading worker until `stop` resolves; the submission being graded then finishes.
-pub async fn work(state: Arc<State>, stop: impl std::future::Future<Output = ()> + Send + 'static) {
+pub(crate) async fn work(
+    state: Arc<State>,
+    stop: impl std::future::Future<Output = ()> + Send + 'static,
+) {
     // A fresh name per start: apalis refuses a worker whose name is still heard from.
     // Random too: workers on several machines may share a pid and a second.
     let mut salt = [0u8; 4];
@@ -356,7 +359,7 @@ fn grader_paths(state: &State) -> [String; 2] {
 /// its cache is laid out. A path into the cache keeps only what lies inside the submission's
 /// own folder there (`go.c:3:1: error`, not `…/builds/3f2a…/go.c:3:1: error`); any other
 /// path of the grader's is written `…`, whole.
-pub fn without_paths(text: String, paths: &[String]) -> String {
+pub(crate) fn without_paths(text: String, paths: &[String]) -> String {
     paths
         .iter()
         .filter(|path| path.len() > 1)
@@ -466,7 +469,7 @@ async fn record(
 
 /// Why a regrade moved a score: the cases whose verdict changed (the first five), the cases
 /// that came or went, or the error that came or went.
-pub fn why_moved(old_row: Option<&str>, new: &xtask::report::Submission) -> String {
+pub(crate) fn why_moved(old_row: Option<&str>, new: &xtask::report::Submission) -> String {
     let old: Option<xtask::report::Submission> =
         old_row.and_then(|row| serde_json::from_str(row).ok());
     let Some(old) = old else {
@@ -518,7 +521,7 @@ pub fn why_moved(old_row: Option<&str>, new: &xtask::report::Submission) -> Stri
 
 /// Where a submission's folder is made for its grading: outside the course folder (which no
 /// program may see), under the harness's cache.
-pub fn work_root(course: &Path) -> PathBuf {
+pub(crate) fn work_root(course: &Path) -> PathBuf {
     let key = xtask::corpus::fnv1a(course.as_os_str().as_encoded_bytes());
     xtask::files::cache_root()
         .join("server")

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::Fault;
 
 /// Writes the example files into `dir`, never over existing ones.
-pub fn init(dir: &Path) -> Result<(), Fault> {
+pub(crate) fn init(dir: &Path) -> Result<(), Fault> {
     let files = [
         ("course.toml", EXAMPLE_COURSE),
         ("roster.csv", EXAMPLE_ROSTER),
@@ -33,7 +33,7 @@ pub fn init(dir: &Path) -> Result<(), Fault> {
 }
 
 /// The example `--init` writes: `course.toml`.
-pub const EXAMPLE_COURSE: &str = r#"# The course this server runs. Every field is read at start; a mistake stops the server
+pub(crate) const EXAMPLE_COURSE: &str = r#"# The course this server runs. Every field is read at start; a mistake stops the server
 # with the file, line and field at fault.
 title = "Programming in C++, fall 2026"
 
@@ -81,7 +81,7 @@ show_hidden = "verdicts"
 "#;
 
 /// The example `--init` writes: `roster.csv`.
-pub const EXAMPLE_ROSTER: &str =
+pub(crate) const EXAMPLE_ROSTER: &str =
     "id,name,email\nada,Ada Lovelace,ada@example.edu\nalan,Alan Turing,alan@example.edu\n";
 
 #[cfg(test)]

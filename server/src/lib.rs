@@ -6,38 +6,52 @@
 //! web server, and any number of `--worker` processes that grade and share nothing but the
 //! database.
 //!
-//! The modules, from the top: [`flags`] (the command line) and [`start`] (what it does, step
-//! by step); [`listen`] (the connections: hyper with a header read
-//! timeout, a graceful stop), [`web`] (the routes, headers), [`access`] (signing in and out, links for another device, API tokens), [`pages`] (the students'),
-//! [`class`] (the instructor's), [`api`]; [`upload`] (taking work in) and [`grading`] (the
-//! queue's worker); [`extract`] (who is asking and what about), [`auth`] (links, sessions,
-//! API tokens, CSRF), [`state`] (what they share), [`queue`] (the jobs); [`db`] (one module per table);
-//! [`lti`] (the course inside an LMS: launch, grade passback, roster) and [`lms`] (the LMS's services as the server calls them); [`course`], [`roster`] and [`init`] (the course folder's files); [`view`] (what every page shares) and [`error`] (the faults and the
-//! answers they turn into).
+//! The modules, from the top: `flags` (the command line) and `start` (what it does, step
+//! by step); `listen` (the connections: hyper with a header read timeout, a graceful stop),
+//! `web` (the routes, headers); the handlers, side by side, none importing another:
+//! `access` (signing in and out, links for another device, API tokens), `pages` (the
+//! students'), `class` (the instructor's), `api`, and `lti` (the course inside an LMS:
+//! launch, grade passback, roster); what they share: `frame` (every page's frame),
+//! `standing` (where a submission stands: which counts, who sees what of it, its status in
+//! words), `gradebook` (the class's grades), `upload` (the one hand-in of the form and the
+//! API) and `grading` (the queue's worker); `extract` (who is asking and what about),
+//! `auth` (links, sessions, API tokens, CSRF), `state` (what they share), `queue` (the
+//! jobs); `db` (one module per table); `lms` (the LMS's services as the server calls them);
+//! `course`, `roster` and `init` (the course folder's files); `view` (what every page
+//! shares) and `error` (the faults and the answers they turn into).
+//!
+//! Every module is private: outside code (`main.rs`, the tests) sees only what is re-exported
+//! below.
 
-pub mod access;
-pub mod api;
-pub mod auth;
-pub mod class;
-pub mod course;
-pub mod db;
-pub mod error;
-pub mod extract;
-pub mod flags;
-pub mod grading;
-pub mod init;
-pub mod listen;
-pub mod lms;
-pub mod lti;
-pub mod pages;
-pub mod queue;
-pub mod roster;
-pub mod start;
-pub mod state;
-pub mod upload;
-pub mod view;
-pub mod web;
+#![warn(unreachable_pub)]
 
+mod access;
+mod api;
+mod auth;
+mod class;
+mod course;
+mod db;
+mod error;
+mod extract;
+mod flags;
+mod frame;
+mod gradebook;
+mod grading;
+mod init;
+mod listen;
+mod lms;
+mod lti;
+mod pages;
+mod queue;
+mod roster;
+mod standing;
+mod start;
+mod state;
+mod upload;
+mod view;
+mod web;
+
+pub use auth::hash;
 pub use error::Fault;
 pub use flags::Args;
 pub use start::run;

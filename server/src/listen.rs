@@ -16,7 +16,7 @@ use tower::ServiceExt;
 
 /// Serves `app` on `listener` until `stop` resolves, then waits for the connections under way
 /// (at most `patience`). A client gets `header_timeout` to send its request's headers.
-pub async fn serve(
+pub(crate) async fn serve(
     listener: tokio::net::TcpListener,
     app: Router,
     header_timeout: Duration,

@@ -12,102 +12,22 @@ use axum::extract::{Multipart, Path as UrlPath, State as Shared};
 use axum::http::{header, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{Html, IntoResponse, Redirect, Response};
-use maud::{html, Markup, DOCTYPE};
+use maud::{html, Markup};
 use xtask::report::JsonReport;
 
 use crate::auth::Who;
-use crate::course::{Assignment, Late, ShowHidden};
-use crate::db::{now, submissions, Audience, Status, Sub};
-use crate::error::{not_found, Fault, Reply};
+use crate::course::Late;
+use crate::db::{now, submissions};
+use crate::error::Reply;
 use crate::extract::{AssignmentOf, SubmissionId};
+use crate::frame::page;
+use crate::standing::{audience, counted, report_of, status_text, visible};
 use crate::state::{State, Streaming, STREAMS_PER_SESSION};
-use crate::view::{deadline, points, when, STYLE};
-
-/// A page of the server: the course's title, the signed-in person, and sign out.
-pub fn page(state: &State, who: Option<&Who>, title: &str, body: Markup) -> Html<String> {
-    let markup = html! {
-        (DOCTYPE)
-        html lang="en" {
-            head {
-                meta charset="utf-8";
-                meta name="viewport" content="width=device-width, initial-scale=1";
-                title { (title) " · " (state.course.title) }
-                style { (STYLE) }
-                script src="/static/live.js" defer {}
-            }
-            body {
-                nav {
-                    a href="/" { strong { (state.course.title) } }
-                    @if let Some(who) = who {
-                        @match &who.student {
-                            Some(id) => span.muted { "signed in as " (who.name.as_deref().or(state.course.student(id).map(|s| s.name.as_str())).unwrap_or(id)) },
-                            None => { a href="/instructor" { "the class" } span.muted { "signed in as the instructor" } },
-                        }
-                        @if let Some(csrf) = &who.csrf {
-                            a href="/access" { "your access" }
-                            form method="post" action="/logout" {
-                                input type="hidden" name="csrf" value=(csrf);
-                                button type="submit" { "Sign out" }
-                            }
-                        }
-                    }
-                }
-                h1 { (title) }
-                (body)
-            }
-        }
-    };
-    Html(markup.into_string())
-}
-
-/// `sub`'s score as it counts for `assignment`: a late one's times `1 - penalty`; none
-/// before it is graded.
-pub fn counted(sub: &Sub, assignment: &Assignment) -> Option<f64> {
-    let score = sub.score.filter(|_| sub.status.is_final())?;
-    Some(match (sub.late, assignment.late) {
-        (true, Late::Accepted { penalty }) => score * (1.0 - penalty),
-        _ => score,
-    })
-}
-
-/// Submission `id` if `who` may see it (the student's own, or any for the instructor): else
-/// not found, the same answer as for an id that does not exist.
-pub async fn visible(state: &State, who: &Who, id: i64) -> Result<Sub, Reply> {
-    match submissions::by_id(&state.db, id).await? {
-        Some(sub) if who.instructor() || who.student.as_ref() == Some(&sub.student) => Ok(sub),
-        _ => Err(not_found()),
-    }
-}
-
-/// Where a submission stands, in words.
-pub async fn status_text(state: &State, sub: &Sub) -> Result<String, Fault> {
-    if let Some((status, done, total)) = state.live.get(sub.id) {
-        return Ok(match status {
-            Status::Running => format!("running: case {} of {total}", (done + 1).min(total)),
-            other => other.to_string(),
-        });
-    }
-    Ok(match sub.status {
-        Status::Queued => match submissions::waiting_before(&state.db, sub.id).await? {
-            0 => "queued: yours is next".into(),
-            n => format!("queued: {n} before yours"),
-        },
-        Status::Running => format!(
-            "running: case {} of {}",
-            sub.cases_done + 1,
-            sub.cases_total
-        ),
-        Status::Graded => format!(
-            "graded: {} of {} points",
-            points(sub.score),
-            points(sub.max_score)
-        ),
-        other => other.to_string(),
-    })
-}
+use crate::upload::{hand_in, Csrf};
+use crate::view::{deadline, points, when};
 
 /// `/`: the student's assignments (the instructor's home is the class).
-pub async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
+pub(crate) async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Response, Reply> {
     let Some(student) = who.student.clone() else {
         return Ok(Redirect::to("/instructor").into_response());
     };
@@ -141,7 +61,7 @@ pub async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<Respons
 }
 
 /// `/assignments/{name}`: the deadline, the form, the history.
-pub async fn assignment(
+pub(crate) async fn assignment(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     AssignmentOf(assignment): AssignmentOf,
@@ -189,42 +109,14 @@ pub async fn assignment(
 }
 
 /// The form's upload: stored, queued, then the submission's page.
-pub async fn submit(
+pub(crate) async fn submit(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     UrlPath(name): UrlPath<String>,
     multipart: Multipart,
 ) -> Result<Response, Reply> {
-    let (files, csrf) = crate::upload::read_upload(multipart).await?;
-    crate::auth::check_csrf(&who, csrf.as_deref().unwrap_or_default())?;
-    let id = crate::upload::accept(&state, &who, &name, files).await?;
+    let id = hand_in(&state, &who, &name, multipart, Csrf::Always).await?;
     Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
-}
-
-/// Which of a graded submission's reports `who` sees: the instructor every case whole; a
-/// student the hidden cases by verdict, or not at all before the deadline where the course
-/// says so.
-pub fn audience(state: &State, who: &Who, sub: &Sub) -> Audience {
-    let assignment = state.course.assignment(&sub.assignment);
-    match assignment {
-        _ if who.instructor() => Audience::Instructor,
-        Some(a)
-            if a.show_hidden == ShowHidden::AfterDeadline && now() <= a.deadline.timestamp() =>
-        {
-            Audience::BeforeDeadline
-        }
-        _ => Audience::Students,
-    }
-}
-
-/// The check --json document of graded submission `sub` that `who` sees; none before it is
-/// graded.
-pub async fn report_of(state: &State, who: &Who, sub: &Sub) -> Result<Option<JsonReport>, Fault> {
-    if !sub.status.is_final() {
-        return Ok(None);
-    }
-    let text = submissions::report(&state.db, sub.id, audience(state, who, sub), false).await?;
-    Ok(text.and_then(|text| serde_json::from_str(&text).ok()))
 }
 
 /// The failing causes of a report, each with its first case's first difference: a student's
@@ -266,7 +158,7 @@ fn differences(report: &JsonReport, hidden: &[String]) -> Markup {
 }
 
 /// `/submissions/{id}`: its status, following the grading, then its result.
-pub async fn submission(
+pub(crate) async fn submission(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     SubmissionId(id): SubmissionId,
@@ -300,7 +192,7 @@ pub async fn submission(
 }
 
 /// `/submissions/{id}/report`: the check --html page of the submission, as `who` may see it.
-pub async fn report(
+pub(crate) async fn report(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     SubmissionId(id): SubmissionId,
@@ -318,7 +210,7 @@ pub async fn report(
 
 /// `/submissions/{id}/events`: its status as it changes (`progress` events), then `final`;
 /// the stream ends by itself after an hour.
-pub async fn events(
+pub(crate) async fn events(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     SubmissionId(id): SubmissionId,
@@ -373,7 +265,7 @@ pub async fn events(
 
 /// The one script of the pages: a submission's page follows its events, and shows the result
 /// when grading ends.
-pub async fn live_js() -> Response {
+pub(crate) async fn live_js() -> Response {
     const SCRIPT: &str = "for (const t of document.querySelectorAll('time[datetime]')) {\n\
   const at = new Date(t.getAttribute('datetime'));\n\
   if (!isNaN(at)) { t.after(' (your time: ' + at.toLocaleString() + ')'); }\n\

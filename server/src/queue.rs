@@ -15,14 +15,14 @@ use crate::error::Fault;
 /// One grading to do: the submission, and the generation of its cases it is graded against
 /// (a regrade makes a new one).
 #[derive(Debug, Clone, Serialize, Deserialize)]
-pub struct Job {
-    pub submission: i64,
-    pub generation: i64,
+pub(crate) struct Job {
+    pub(crate) submission: i64,
+    pub(crate) generation: i64,
 }
 
 /// The queue, in the database's own backend.
 #[derive(Clone)]
-pub enum Queue {
+pub(crate) enum Queue {
     Sqlite(apalis_sqlite::SqliteStorage<Job>),
     Postgres(apalis_postgres::PostgresStorage<Job>),
 }
@@ -33,7 +33,7 @@ const HEARTBEAT: Duration = Duration::from_secs(2);
 const MISSED: usize = 3;
 
 /// The queue in the database `backend`.
-pub fn queue(backend: &Backend) -> Queue {
+pub(crate) fn queue(backend: &Backend) -> Queue {
     match backend {
         Backend::Sqlite(pool) => Queue::Sqlite(
             apalis_sqlite::SqliteStorage::new(pool).with_config(
@@ -61,7 +61,7 @@ pub fn queue(backend: &Backend) -> Queue {
 /// submissions waiting ahead of theirs (its priority falls by one with each submission of its
 /// student waiting before it), so that a student who hands in ten times at once delays
 /// another student's one submission by one grading, not ten.
-pub async fn enqueue(queue: &Queue, db: &Db, job: Job) -> Result<(), Fault> {
+pub(crate) async fn enqueue(queue: &Queue, db: &Db, job: Job) -> Result<(), Fault> {
     let ahead = submissions::waiting_before_of_same_student(db, job.submission).await?;
     // The pages say how many the queue takes first by the same order.
     submissions::set_turn(db, job.submission, ahead).await?;

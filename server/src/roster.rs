@@ -7,14 +7,14 @@ use crate::error::Fault;
 
 /// A student of the roster.
 #[derive(Debug, Clone)]
-pub struct Student {
-    pub id: String,
-    pub name: String,
-    pub email: String,
+pub(crate) struct Student {
+    pub(crate) id: String,
+    pub(crate) name: String,
+    pub(crate) email: String,
 }
 
 /// The students of `roster.csv`: a header `id,name,email`, then one row each.
-pub fn read(path: &Path) -> Result<Vec<Student>, Fault> {
+pub(crate) fn read(path: &Path) -> Result<Vec<Student>, Fault> {
     let fault = |line: u64, why: String| Fault::Course(format!("{}:{line}: {why}", path.display()));
     // Rows of any length: a missing field is named by the check below, not by the CSV reader.
     let mut reader = csv::ReaderBuilder::new()

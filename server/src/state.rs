@@ -11,16 +11,16 @@ use crate::queue::Queue;
 
 /// What grading an assignment needs: the harness's options (as `grade` would set them), and
 /// the groups its students never see.
-pub struct Graded {
-    pub options: xtask::grade::Options,
-    pub hidden: Vec<String>,
-    pub gradebook: xtask::report::Grades,
+pub(crate) struct Graded {
+    pub(crate) options: xtask::grade::Options,
+    pub(crate) hidden: Vec<String>,
+    pub(crate) gradebook: xtask::report::Grades,
 }
 
 /// Where each submission being graded stands, between the database's status changes: the
 /// cases run so far; and a signal that something here changed, which the event streams wait
 /// on instead of looking at the database again and again.
-pub struct Live {
+pub(crate) struct Live {
     graded: Mutex<HashMap<i64, (Status, u64, u64)>>,
     changed: tokio::sync::watch::Sender<u64>,
 }
@@ -42,23 +42,23 @@ impl Live {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
     /// A receiver told of every change of a grading in this process.
-    pub fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
+    pub(crate) fn subscribe(&self) -> tokio::sync::watch::Receiver<u64> {
         self.changed.subscribe()
     }
-    pub fn set(&self, id: i64, status: Status, done: u64, total: u64) {
+    pub(crate) fn set(&self, id: i64, status: Status, done: u64, total: u64) {
         self.lock().insert(id, (status, done, total));
     }
     /// One more case of `id` ran: how many have now, where `id` is being graded.
-    pub fn ran(&self, id: i64) -> Option<u64> {
+    pub(crate) fn ran(&self, id: i64) -> Option<u64> {
         let mut live = self.lock();
         let entry = live.get_mut(&id)?;
         entry.1 += 1;
         Some(entry.1)
     }
-    pub fn done(&self, id: i64) {
+    pub(crate) fn done(&self, id: i64) {
         self.lock().remove(&id);
     }
-    pub fn get(&self, id: i64) -> Option<(Status, u64, u64)> {
+    pub(crate) fn get(&self, id: i64) -> Option<(Status, u64, u64)> {
         self.graded
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner())
@@ -67,50 +67,50 @@ impl Live {
     }
 }
 
-pub struct State {
-    pub course: Course,
+pub(crate) struct State {
+    pub(crate) course: Course,
     /// The course folder (canonical).
-    pub course_dir: PathBuf,
-    pub db: Db,
-    pub queue: Queue,
-    pub assignments: HashMap<String, Graded>,
-    pub live: Live,
+    pub(crate) course_dir: PathBuf,
+    pub(crate) db: Db,
+    pub(crate) queue: Queue,
+    pub(crate) assignments: HashMap<String, Graded>,
+    pub(crate) live: Live,
     /// Where submissions are unpacked for grading (outside the course folder).
-    pub work: PathBuf,
+    pub(crate) work: PathBuf,
     /// Cookies are Secure (the server is reached over TLS, through a proxy).
-    pub secure: bool,
+    pub(crate) secure: bool,
     /// The address students reach the server at (`--base-url`), for the links it shows.
-    pub base_url: String,
+    pub(crate) base_url: String,
     /// The proxy whose `X-Forwarded-For` names the client (`--trusted-proxy`).
-    pub trusted_proxy: Option<std::net::IpAddr>,
+    pub(crate) trusted_proxy: Option<std::net::IpAddr>,
     /// The largest upload taken, in bytes.
-    pub max_upload: usize,
+    pub(crate) max_upload: usize,
     /// The CPU seats every grading of this server shares (`--jobs`).
-    pub seats: xtask::process::SharedSeats,
+    pub(crate) seats: xtask::process::SharedSeats,
     /// Gradings started and not yet recorded.
-    pub in_flight: std::sync::atomic::AtomicUsize,
+    pub(crate) in_flight: std::sync::atomic::AtomicUsize,
     /// SIGTERM came: event streams end, so that the server can stop.
-    pub stopping: std::sync::atomic::AtomicBool,
+    pub(crate) stopping: std::sync::atomic::AtomicBool,
     /// The event streams open, by whom (a session's or a token's hash).
-    pub streams: Mutex<HashMap<String, usize>>,
+    pub(crate) streams: Mutex<HashMap<String, usize>>,
     /// The LMS (`[lti]` in course.toml), as the tool calls it.
-    pub lti: Option<std::sync::Arc<crate::lms::Platform>>,
+    pub(crate) lti: Option<std::sync::Arc<crate::lms::Platform>>,
     /// Wakes the grade passback's sender when a score is queued.
-    pub passback: tokio::sync::Notify,
+    pub(crate) passback: tokio::sync::Notify,
 }
 
 /// Event streams one session (or token) may hold open at once.
-pub const STREAMS_PER_SESSION: usize = 4;
+pub(crate) const STREAMS_PER_SESSION: usize = 4;
 
 /// An event stream counted against its owner while it lives.
-pub struct Streaming {
+pub(crate) struct Streaming {
     state: std::sync::Arc<State>,
     owner: String,
 }
 
 impl Streaming {
     /// Counts a new stream of `owner`; none where it holds [`STREAMS_PER_SESSION`] already.
-    pub fn open(state: &std::sync::Arc<State>, owner: String) -> Option<Streaming> {
+    pub(crate) fn open(state: &std::sync::Arc<State>, owner: String) -> Option<Streaming> {
         let mut streams = state.streams.lock().unwrap_or_else(|p| p.into_inner());
         let open = streams.entry(owner.clone()).or_default();
         if *open >= STREAMS_PER_SESSION {

@@ -18,7 +18,7 @@ const MAX_PARTS: usize = 2000;
 /// Reads a multipart body: its `file` fields (name and bytes) and its `csrf` field. A body
 /// over the cap, or of more than [`MAX_PARTS`] parts, ends here (413), before anything is
 /// stored.
-pub async fn read_upload(
+async fn read_upload(
     mut multipart: axum::extract::Multipart,
 ) -> Result<(Vec<(String, Vec<u8>)>, Option<String>), Reply> {
     let too_big = |err: axum::extract::multipart::MultipartError| {
@@ -59,10 +59,34 @@ pub async fn read_upload(
     Ok((files, csrf))
 }
 
+/// Which hand-ins must carry their CSRF token: every one (the page's form), or a browser
+/// session's only (the API, where a bearer token is no credential a browser sends by itself).
+pub(crate) enum Csrf {
+    Always,
+    ForSessions,
+}
+
+/// The one hand-in of the form and the API: `who`'s multipart body for assignment `name`
+/// read, its CSRF token checked as `csrf` says, then taken in ([`accept`]). The new
+/// submission's id.
+pub(crate) async fn hand_in(
+    state: &State,
+    who: &Who,
+    name: &str,
+    multipart: axum::extract::Multipart,
+    csrf: Csrf,
+) -> Result<i64, Reply> {
+    let (files, token) = read_upload(multipart).await?;
+    if matches!(csrf, Csrf::Always) || who.session.is_some() {
+        crate::auth::check_csrf(who, token.as_deref().unwrap_or_default())?;
+    }
+    accept(state, who, name, files).await
+}
+
 /// Takes student `who`'s upload for `name` in: checked (the assignment, the files, the
 /// languages, the deadline, the hourly limit), stored and recorded in one transaction, then
 /// queued. The new submission's id.
-pub async fn accept(
+async fn accept(
     state: &State,
     who: &Who,
     name: &str,

@@ -4,14 +4,14 @@
 use axum::response::Html;
 use maud::{html, Markup, DOCTYPE};
 
-pub const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
+pub(crate) const STYLE: &str = "body{font:15px/1.45 system-ui,sans-serif;max-width:60rem;margin:1.5rem auto;padding:0 1rem;color:#222}\
 table{border-collapse:collapse;margin:.5rem 0}td,th{border:1px solid #ccc;padding:.25rem .5rem;text-align:left}\
 .muted{color:#666}.late{color:#a40}.bad{color:#b00}.good{color:#070}pre{background:#f4f4f4;padding:.5rem;overflow:auto}\
 nav{display:flex;gap:1rem;align-items:center;border-bottom:1px solid #ddd;padding-bottom:.5rem}nav form{margin-left:auto}\
 iframe{width:100%;height:40rem;border:1px solid #ccc}";
 
 /// A page that only says something (an error, "sign in"), with the way back home.
-pub fn message(title: &str, text: &str) -> Html<String> {
+pub(crate) fn message(title: &str, text: &str) -> Html<String> {
     Html(
         html! {
             (DOCTYPE)
@@ -24,7 +24,7 @@ pub fn message(title: &str, text: &str) -> Html<String> {
 }
 
 /// The heading of a page that answers `status`: in words, not a number.
-pub fn heading(status: axum::http::StatusCode) -> &'static str {
+pub(crate) fn heading(status: axum::http::StatusCode) -> &'static str {
     match status.as_u16() {
         400 => "Not understood",
         401 | 403 => "Refused",
@@ -38,20 +38,20 @@ pub fn heading(status: axum::http::StatusCode) -> &'static str {
 }
 
 /// A time as the pages write it (UTC).
-pub fn when(seconds: i64) -> String {
+pub(crate) fn when(seconds: i64) -> String {
     chrono::DateTime::from_timestamp(seconds, 0)
         .map(|t| t.format("%Y-%m-%d %H:%M UTC").to_string())
         .unwrap_or_default()
 }
 
 /// A score as the pages write it.
-pub fn points(score: Option<f64>) -> String {
+pub(crate) fn points(score: Option<f64>) -> String {
     score.map_or_else(|| "–".into(), |s| format!("{s:.2}"))
 }
 
 /// A deadline as the course wrote it, with its offset (`2026-12-10 23:59 +01:00`); the page's
 /// script adds the reader's own time beside it.
-pub fn deadline(at: &chrono::DateTime<chrono::FixedOffset>) -> Markup {
+pub(crate) fn deadline(at: &chrono::DateTime<chrono::FixedOffset>) -> Markup {
     html! {
         time datetime=(at.to_rfc3339()) { (at.format("%Y-%m-%d %H:%M %:z")) }
     }

@@ -43,7 +43,7 @@ async fn headers(request: axum::extract::Request, next: Next) -> Response {
     response
 }
 
-pub fn router(state: Arc<State>) -> Router {
+pub(crate) fn router(state: Arc<State>) -> Router {
     // Multipart framing around the files: a little over the cap.
     let body_limit = state.max_upload + 64 * 1024;
     Router::new()

@@ -3,9 +3,7 @@
 //! `--api-tokens`, and revocable; a session lasts a term at most; a classmate's link asks
 //! before it replaces a live session (login CSRF), and no other site can answer for the user.
 
-mod support;
-
-use support::{go_assignment, Course, Server};
+use crate::support::{go_assignment, Course, Server};
 
 /// Seconds in a term, the longest a session lasts (the README says so).
 const TERM: u64 = 120 * 24 * 3600;
@@ -99,7 +97,7 @@ fn an_api_token_is_made_on_the_access_page_and_revoked_there() {
         ))
     };
     assert_eq!(count(&token), "0");
-    assert_eq!(count(&gridjudge_server::auth::hash(&token)), "1");
+    assert_eq!(count(&gridjudge_server::hash(&token)), "1");
     // --revoke ends the sessions and the tokens of a student alike.
     let again = course.tokens();
     api.bearer = Some(again["ada"].clone());

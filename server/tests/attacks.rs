@@ -4,13 +4,11 @@
 //! file, markup in a file name, a zip entry's name and an id, session fixation, slow requests
 //! that never finish (slowloris), and a student flooding the queue.
 
-mod support;
-
 use std::io::Write;
 use std::net::TcpStream;
 use std::time::Duration;
 
-use support::{go_assignment, go_c, Course, Server};
+use crate::support::{go_assignment, go_c, Course, Server};
 
 /// A zip whose one entry unpacks to `mib` MiB of zeros (deflate makes it about a thousandth
 /// of that).
@@ -295,7 +293,7 @@ fn an_archive_of_folders_or_an_upload_of_many_parts_is_refused() {
         .map(|(name, bytes)| (name.as_str(), bytes.as_slice()))
         .collect();
     let upload = ada.try_post_files("/api/v1/assignments/go/submissions", &[], &parts);
-    support::assert_refused(upload, 413);
+    crate::support::assert_refused(upload, 413);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "1");
     ada.the_next_is_graded();
 }

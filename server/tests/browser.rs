@@ -4,15 +4,13 @@
 //! result, which shows a failing case's difference; the instructor sees the class and
 //! downloads the grades. Screenshots of both pages go to the test's output folder.
 
-mod support;
-
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
+use crate::support::{go_assignment, go_c_wrong, Course, Server};
 use base64::Engine;
 use serde_json::{json, Value};
-use support::{go_assignment, go_c_wrong, Course, Server};
 
 const CHROMIUM: &str = "/usr/bin/chromium";
 const DRIVER: &str = "/usr/bin/chromedriver";
@@ -316,19 +314,19 @@ fn a_learner_launches_from_the_lms_in_a_browser_and_the_grade_goes_back() {
             return;
         }
     }
-    let Some(platform) = support::lti::Platform::start() else {
+    let Some(platform) = crate::support::lti::Platform::start() else {
         return;
     };
     let course = platform.course(&[&go_assignment("go", "")]);
     let server = Server::start(&course, &[]);
     platform.register(&server.base);
     let login = platform.login_url(json!({
-        "user": "browser-learner", "roles": [support::lti::LEARNER],
+        "user": "browser-learner", "roles": [crate::support::lti::LEARNER],
         "name": "Grace Hopper", "email": "grace@lms.example", "assignment": "go",
     }));
     let upload = tempfile::tempdir().unwrap();
     let program = upload.path().join("go.c");
-    std::fs::write(&program, support::go_c()).unwrap();
+    std::fs::write(&program, crate::support::go_c()).unwrap();
     let profile = tempfile::tempdir().unwrap();
     let driver = Driver::start();
     let browser = Session::new(&driver, profile.path());

@@ -3,9 +3,7 @@
 //! limit under uploads at once, one server per course folder, the JSON API's errors and the
 //! roster's, and `--init`'s example.
 
-mod support;
-
-use support::{go_assignment, go_c, Course, Server};
+use crate::support::{go_assignment, go_c, Course, Server};
 
 /// "N before yours" counts in the queue's own fair order: under a flood by one student,
 /// another student's one submission is next but for the flood's first, and the flood's last
@@ -29,7 +27,7 @@ fn the_queue_page_counts_in_the_queues_fair_order() {
     };
     let flood: Vec<_> = (0..8).map(|_| hand_in("ada")).collect();
     let (alan, alans) = hand_in("alan");
-    let status = |client: &support::Client, id: i64| {
+    let status = |client: &crate::support::Client, id: i64| {
         let page = client.get(&format!("/submissions/{id}"));
         assert_eq!(page.status, 200, "{}", page.body);
         let start = page.body.find("id=\"status\"").expect("a status line");
@@ -50,7 +48,10 @@ fn forty_uploads_at_once_take_exactly_the_hourly_limit() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]);
     let tokens = course.tokens();
     let server = Server::start(&course, &["--jobs", "0"]);
-    assert_eq!(support::parallel_uploads(&server, &tokens["ada"], 40), 6);
+    assert_eq!(
+        crate::support::parallel_uploads(&server, &tokens["ada"], 40),
+        6
+    );
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
 }
 
@@ -128,7 +129,7 @@ fn the_api_answers_errors_in_json_and_the_roster_names_a_missing_field() {
 fn the_init_example_serves_and_takes_python() {
     let dir = tempfile::tempdir().unwrap();
     let course_dir = dir.path().join("course");
-    let init = std::process::Command::new(support::SERVER)
+    let init = std::process::Command::new(crate::support::SERVER)
         .arg("--course")
         .arg(&course_dir)
         .arg("--init")
@@ -153,7 +154,7 @@ fn the_init_example_serves_and_takes_python() {
     let server = Server::start(&course, &["--jobs", "0"]);
     let mut ada = server.client();
     ada.bearer = Some(tokens["ada"].clone());
-    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let python = std::fs::read(crate::support::checkout("xtask/bench/go.py")).unwrap();
     let answer = ada.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
@@ -177,7 +178,7 @@ fn the_result_page_puts_hidden_cases_last_as_one_line() {
     let answer = alan.post_files(
         "/api/v1/assignments/go/submissions",
         &[],
-        &[("go.c", &support::go_c_wrong())],
+        &[("go.c", &crate::support::go_c_wrong())],
     );
     let id = answer.json()["id"].as_i64().unwrap();
     assert_eq!(alan.wait_final(id)["status"], "graded");
@@ -230,7 +231,7 @@ fn the_class_report_is_framed_and_holds_the_similarity_of_the_class() {
     let program = ("go.c", go_c());
     let other = (
         "go.py",
-        std::fs::read(support::checkout("xtask/bench/go.py")).unwrap(),
+        std::fs::read(crate::support::checkout("xtask/bench/go.py")).unwrap(),
     );
     for (student, (name, source)) in [("ada", &program), ("alan", &program), ("grace", &other)] {
         let mut client = server.client();

@@ -4,13 +4,11 @@
 //! whose roster the platform's membership service fills; forged launches are refused with no
 //! session; a platform that is down during a grading gets the score once it is back.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
+use crate::support::lti::{Browser, Platform, INSTRUCTOR, LEARNER, TA};
+use crate::support::{go_assignment, go_c, go_c_wrong, Client, Course, Postgres, Server};
 use serde_json::{json, Value};
-use support::lti::{Browser, Platform, INSTRUCTOR, LEARNER, TA};
-use support::{go_assignment, go_c, go_c_wrong, Client, Course, Postgres, Server};
 
 /// Waits (at most three minutes) until `found` says yes of what the platform's `path` holds.
 fn wait_for(platform: &Platform, path: &str, found: impl Fn(&Value) -> bool) -> Value {
@@ -96,7 +94,7 @@ fn learner_to_gradebook(platform: &Platform, course: &Course) {
         ("response_type", "id_token"),
         ("response_mode", "form_post"),
         ("prompt", "none"),
-        ("client_id", support::lti::CLIENT_ID),
+        ("client_id", crate::support::lti::CLIENT_ID),
         ("login_hint", "user-7"),
     ] {
         assert_eq!(auth[name], value, "{auth}");
@@ -254,7 +252,7 @@ fn forged_launches_are_refused_and_open_no_session() {
         return;
     };
     let (_course, server) = serving(&platform);
-    let refused = |answer: &support::Answer, browser: &Browser, why: &str| {
+    let refused = |answer: &crate::support::Answer, browser: &Browser, why: &str| {
         assert_eq!(answer.status, 401, "{why}: {}", answer.body);
         assert!(answer.body.contains("refused"), "{why}: {}", answer.body);
         assert!(browser.session().is_none(), "{why}: a session was opened");

@@ -6,11 +6,9 @@
 //! grades are those one `grade` run gives the same files, byte for byte. Skips, saying why,
 //! where PostgreSQL or gcc is missing.
 
-mod support;
-
 use std::time::{Duration, Instant};
 
-use support::{go_assignment, go_c, go_c_wrong, Course, Postgres, Server};
+use crate::support::{go_assignment, go_c, go_c_wrong, Course, Postgres, Server};
 
 /// How many students, each handing in twice.
 const STUDENTS: usize = 100;
@@ -136,7 +134,7 @@ fn two_hundred_submissions_are_graded_once_through_kills_and_a_database_restart(
             (student.as_str(), "go.c", bytes)
         })
         .collect();
-    assert_eq!(csv.body, support::grade_csv(&class));
+    assert_eq!(csv.body, crate::support::grade_csv(&class));
 }
 
 /// A web server that grades nothing shows a submission's progress while a worker on another
@@ -188,7 +186,10 @@ fn forty_uploads_at_once_take_exactly_the_hourly_limit_on_postgres() {
     let course = Course::new(&["ada"], &[&go_assignment("go", "per_hour = 6")]).on(&postgres.url);
     let tokens = course.tokens();
     let web = Server::start(&course, &["--jobs", "0"]);
-    assert_eq!(support::parallel_uploads(&web, &tokens["ada"], 40), 6);
+    assert_eq!(
+        crate::support::parallel_uploads(&web, &tokens["ada"], 40),
+        6
+    );
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "6");
 }
 

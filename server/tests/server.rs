@@ -3,9 +3,7 @@
 //! without their CSRF token, the hourly limit, late work, the upload cap, and a kill -9 in the
 //! middle of grading.
 
-mod support;
-
-use support::{go_assignment, go_c, go_c_wrong, Client, Course, Server};
+use crate::support::{go_assignment, go_c, go_c_wrong, Client, Course, Server};
 
 #[test]
 fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
@@ -52,7 +50,8 @@ fn two_students_are_graded_as_grade_grades_them_and_see_only_their_own_work() {
     instructor.bearer = Some(tokens["instructor"].clone());
     let csv = instructor.get("/api/v1/grades.csv");
     assert_eq!(csv.status, 200);
-    let expected = support::grade_csv(&[("ada", "go.c", &go_c()), ("alan", "go.c", &go_c_wrong())]);
+    let expected =
+        crate::support::grade_csv(&[("ada", "go.c", &go_c()), ("alan", "go.c", &go_c_wrong())]);
     assert_eq!(csv.body, expected);
 
     // Alan's failing cases are in hidden groups: he sees their verdicts, not their lines; the
@@ -300,7 +299,7 @@ fn an_upload_over_the_cap_is_refused_and_nothing_is_stored() {
     ada.bearer = Some(tokens["ada"].clone());
     let big = vec![b'x'; 3 << 20];
     let upload = ada.try_post_files("/api/v1/assignments/go/submissions", &[], &[("go.c", &big)]);
-    support::assert_refused(upload, 413);
+    crate::support::assert_refused(upload, 413);
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "0");
     assert_eq!(course.sql("SELECT COUNT(*) FROM files"), "0");
     let store = course.path().join(".gridjudge/store");
@@ -353,7 +352,7 @@ fn walk(dir: &std::path::Path) -> Vec<std::path::PathBuf> {
 fn sigterm_while_the_queue_is_locked_still_records_the_grading_under_way() {
     let course = Course::new(&["s1"], &[&go_assignment("go", "")]);
     let tokens = course.tokens();
-    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let python = std::fs::read(crate::support::checkout("xtask/bench/go.py")).unwrap();
     let server = Server::start(&course, &[]);
     let mut client = server.client();
     client.bearer = Some(tokens["s1"].clone());
@@ -366,7 +365,7 @@ fn sigterm_while_the_queue_is_locked_still_records_the_grading_under_way() {
     let id = answer.json()["id"].as_i64().unwrap();
     let deadline = std::time::Instant::now() + std::time::Duration::from_secs(300);
     client.wait_running(id, 1);
-    let lock = support::WriteLock::take(&course.path().join(".gridjudge/queue.db"));
+    let lock = crate::support::WriteLock::take(&course.path().join(".gridjudge/queue.db"));
     // The pid is our own child's, not yet waited for.
     xtask::sys::kill(server.child.id() as i32, 15);
     let status = loop {
@@ -385,7 +384,7 @@ fn sigterm_while_the_queue_is_locked_still_records_the_grading_under_way() {
 fn a_server_killed_in_the_middle_of_grading_grades_everything_once_after_a_restart() {
     let course = Course::new(&["s1", "s2", "s3"], &[&go_assignment("go", "")]);
     let tokens = course.tokens();
-    let python = std::fs::read(support::checkout("xtask/bench/go.py")).unwrap();
+    let python = std::fs::read(crate::support::checkout("xtask/bench/go.py")).unwrap();
     let server = Server::start(&course, &[]);
     let mut ids = Vec::new();
     for student in ["s1", "s2", "s3"] {
@@ -473,7 +472,7 @@ fn regrade_all_after_the_cases_changed_says_whose_score_moved_and_why() {
         &[&go_assignment("go", "cases = \"cases\"")],
     );
     copy_tree(
-        &support::checkout("cases/go"),
+        &crate::support::checkout("cases/go"),
         &course.path().join("cases/go"),
     );
     let links = course.links();

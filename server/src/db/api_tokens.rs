@@ -8,7 +8,7 @@ use super::{now, Db};
 use crate::error::Fault;
 
 /// Stores a fresh token's `hash` for `student`, revoking their earlier one.
-pub async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), Fault> {
+pub(crate) async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), Fault> {
     let mut tx = pool.begin().await?;
     let at = now();
     sqlx::query(
@@ -30,7 +30,7 @@ pub async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), F
 }
 
 /// Revokes `student`'s live token, if any.
-pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
+pub(crate) async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
     sqlx::query(
         "UPDATE api_tokens SET revoked_at = $1 WHERE revoked_at IS NULL
          AND student IS NOT DISTINCT FROM $2",
@@ -43,7 +43,7 @@ pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
 }
 
 /// Whose the live token stored as `hash` is: `Some(None)` for the instructor's.
-pub async fn owner(pool: &Db, hash: &str) -> Result<Option<Option<String>>, Fault> {
+pub(crate) async fn owner(pool: &Db, hash: &str) -> Result<Option<Option<String>>, Fault> {
     let row = sqlx::query("SELECT student FROM api_tokens WHERE hash = $1 AND revoked_at IS NULL")
         .bind(hash)
         .fetch_optional(pool)
@@ -52,7 +52,7 @@ pub async fn owner(pool: &Db, hash: &str) -> Result<Option<Option<String>>, Faul
 }
 
 /// When `student`'s live token was made, if they have one.
-pub async fn made(pool: &Db, student: Option<&str>) -> Result<Option<i64>, Fault> {
+pub(crate) async fn made(pool: &Db, student: Option<&str>) -> Result<Option<i64>, Fault> {
     let row = sqlx::query(
         "SELECT created_at FROM api_tokens WHERE revoked_at IS NULL
          AND student IS NOT DISTINCT FROM $1",

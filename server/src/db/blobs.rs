@@ -7,12 +7,12 @@ use sha2::{Digest, Sha256};
 use super::Db;
 
 /// The SHA-256 of `bytes`, in hex: what a file handed in is stored under.
-pub fn hash(bytes: &[u8]) -> String {
+pub(crate) fn hash(bytes: &[u8]) -> String {
     xtask::files::to_hex(&Sha256::digest(bytes))
 }
 
 /// Stores `bytes` under `hash` (once: the same bytes again are already there).
-pub async fn put(
+pub(crate) async fn put(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     hash: &str,
     bytes: &[u8],
@@ -26,7 +26,7 @@ pub async fn put(
 }
 
 /// The bytes stored under `hash`, checked against it.
-pub async fn get(db: &Db, hash: &str) -> Result<Vec<u8>, String> {
+pub(crate) async fn get(db: &Db, hash: &str) -> Result<Vec<u8>, String> {
     let bytes: Option<Vec<u8>> = sqlx::query_scalar("SELECT bytes FROM blobs WHERE hash = $1")
         .bind(hash)
         .fetch_optional(db)

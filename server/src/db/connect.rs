@@ -22,20 +22,20 @@ use sqlx::{AnyPool, PgPool, SqlitePool};
 use crate::error::Fault;
 
 /// The pool every query of the server goes through.
-pub type Db = AnyPool;
+pub(crate) type Db = AnyPool;
 
 /// The pool of the queue's database, in its own driver: on SQLite the queue's own file, on
 /// PostgreSQL the course's database (whose migrations it also runs).
 #[derive(Clone)]
-pub enum Backend {
+pub(crate) enum Backend {
     Sqlite(SqlitePool),
     Postgres(PgPool),
 }
 
 /// An open database: the pool for queries and the queue's.
-pub struct Opened {
-    pub db: Db,
-    pub backend: Backend,
+pub(crate) struct Opened {
+    pub(crate) db: Db,
+    pub(crate) backend: Backend,
 }
 
 /// How long a connection is waited for, and a query for a lock: a database restarting is
@@ -44,7 +44,7 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// Opens the database: `url` (`postgres://...`) when given, else SQLite at `path` (created);
 /// brings its tables up to date.
-pub async fn open(url: Option<&str>, path: &Path) -> Result<Opened, Fault> {
+pub(crate) async fn open(url: Option<&str>, path: &Path) -> Result<Opened, Fault> {
     sqlx::any::install_default_drivers();
     match url {
         Some(url) => open_postgres(url).await,
@@ -148,7 +148,7 @@ async fn open_postgres(url: &str) -> Result<Opened, Fault> {
 }
 
 /// Seconds since the epoch: how the database keeps every time.
-pub fn now() -> i64 {
+pub(crate) fn now() -> i64 {
     chrono::Utc::now().timestamp()
 }
 

@@ -8,67 +8,56 @@ use crate::error::Fault;
 
 /// The reports a graded submission is shown by, each drawn once.
 #[derive(Default)]
-pub struct Reports {
-    pub full: Option<String>,
-    pub students: Option<String>,
-    pub before: Option<String>,
-    pub html_full: Option<String>,
-    pub html_students: Option<String>,
-    pub html_before: Option<String>,
+pub(crate) struct Reports {
+    pub(crate) full: Option<String>,
+    pub(crate) students: Option<String>,
+    pub(crate) before: Option<String>,
+    pub(crate) html_full: Option<String>,
+    pub(crate) html_students: Option<String>,
+    pub(crate) html_before: Option<String>,
 }
 
 /// What a grading came to, as the submission's row keeps it.
-pub struct Outcome {
-    pub status: Status,
-    pub score: f64,
-    pub max_score: f64,
-    pub error: Option<String>,
+pub(crate) struct Outcome {
+    pub(crate) status: Status,
+    pub(crate) score: f64,
+    pub(crate) max_score: f64,
+    pub(crate) error: Option<String>,
     /// The gradebook row (`report::Submission`) and the causes' blocks, as JSON.
-    pub row: String,
-    pub blocks: String,
-    pub reports: Reports,
+    pub(crate) row: String,
+    pub(crate) blocks: String,
+    pub(crate) reports: Reports,
 }
 
 /// Records that submission `id` could not be graded (`status`, and `why`).
-pub async fn record_failure(
+pub(crate) async fn record_failure(
     db: &Db,
     (id, generation): (i64, i64),
     status: Status,
     why: &str,
 ) -> Result<(), Fault> {
-    let mut tx = db.begin().await?;
-    let written = sqlx::query(concat!(
+    let update = sqlx::query(concat!(
         "UPDATE submissions SET status = $1, error = $2, score = 0, graded_at = $3
          WHERE id = $4 AND generation = $5 AND ",
         not_final!()
     ))
     .bind(status.as_str())
     .bind(why)
-    .bind(now())
-    .bind(id)
-    .bind(generation)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
-    if written == 1 {
-        recorded(&mut tx, (id, generation)).await?;
-    }
-    tx.commit().await?;
-    Ok(())
+    .bind(now());
+    write_once(db, (id, generation), update, None).await
 }
 
 /// Records the result of grading submission `id`; with a regrade (a generation past the
 /// first) whose score moved, the change and `why` (called only then: `why` is worked out from
 /// the old row by the caller).
-pub async fn record(
+pub(crate) async fn record(
     db: &Db,
     (id, generation): (i64, i64),
     outcome: &Outcome,
     moved: Option<regrades::Change<'_>>,
 ) -> Result<(), Fault> {
     let reports = &outcome.reports;
-    let mut tx = db.begin().await?;
-    let written = sqlx::query(concat!(
+    let update = sqlx::query(concat!(
         "UPDATE submissions SET status = $1, score = $2, max_score = $3, error = $4, graded_at = $5,
          row = $6, blocks = $7, report_full = $8, report_students = $9, report_before = $10,
          html_full = $11, html_students = $12, html_before = $13, cases_done = cases_total
@@ -87,12 +76,27 @@ pub async fn record(
     .bind(&reports.before)
     .bind(&reports.html_full)
     .bind(&reports.html_students)
-    .bind(&reports.html_before)
-    .bind(id)
-    .bind(generation)
-    .execute(&mut *tx)
-    .await?
-    .rows_affected();
+    .bind(&reports.html_before);
+    write_once(db, (id, generation), update, moved).await
+}
+
+/// The guarded tail of both records: `update` (whose last two placeholders are the id and the
+/// generation, and which writes only while the submission still waits for that generation)
+/// run in a transaction, then, where it wrote the row, the grading noted as recorded and a
+/// regrade's change of score beside it.
+async fn write_once<'q>(
+    db: &Db,
+    (id, generation): (i64, i64),
+    update: sqlx::query::Query<'q, sqlx::Any, sqlx::any::AnyArguments>,
+    moved: Option<regrades::Change<'_>>,
+) -> Result<(), Fault> {
+    let mut tx = db.begin().await?;
+    let written = update
+        .bind(id)
+        .bind(generation)
+        .execute(&mut *tx)
+        .await?
+        .rows_affected();
     if written == 1 {
         recorded(&mut tx, (id, generation)).await?;
         if let Some(change) = moved.filter(|_| generation > 0) {

@@ -14,7 +14,7 @@ const STATES_UNDER_WAY: i64 = 20_000;
 
 /// Stores a login flow's `state` (its SHA-256) and the `nonce` its launch must carry; false
 /// where too many flows are under way.
-pub async fn save_state(pool: &Db, state_hash: &str, nonce: &str) -> Result<bool, Fault> {
+pub(crate) async fn save_state(pool: &Db, state_hash: &str, nonce: &str) -> Result<bool, Fault> {
     // Flows older than an hour were never finished: they go.
     sqlx::query("DELETE FROM lti_states WHERE created_at < $1")
         .bind(now() - 3600)
@@ -37,7 +37,10 @@ pub async fn save_state(pool: &Db, state_hash: &str, nonce: &str) -> Result<bool
 
 /// Takes the flow stored as `state_hash` (once: a second take finds nothing): its nonce and
 /// when it began.
-pub async fn take_state(pool: &Db, state_hash: &str) -> Result<Option<(String, i64)>, Fault> {
+pub(crate) async fn take_state(
+    pool: &Db,
+    state_hash: &str,
+) -> Result<Option<(String, i64)>, Fault> {
     let row = sqlx::query("DELETE FROM lti_states WHERE state = $1 RETURNING nonce, created_at")
         .bind(state_hash)
         .fetch_optional(pool)
@@ -46,7 +49,11 @@ pub async fn take_state(pool: &Db, state_hash: &str) -> Result<Option<(String, i
 }
 
 /// The student the LMS knows as `lms_id`, else the one of the roster with `email`.
-pub async fn student_of(pool: &Db, lms_id: &str, email: &str) -> Result<Option<String>, Fault> {
+pub(crate) async fn student_of(
+    pool: &Db,
+    lms_id: &str,
+    email: &str,
+) -> Result<Option<String>, Fault> {
     let by_id = sqlx::query("SELECT id FROM students WHERE lms_id = $1")
         .bind(lms_id)
         .fetch_optional(pool)
@@ -65,7 +72,7 @@ pub async fn student_of(pool: &Db, lms_id: &str, email: &str) -> Result<Option<S
 }
 
 /// Adds or updates student `id` as the LMS names them (`role`: student or instructor).
-pub async fn upsert_student(
+pub(crate) async fn upsert_student(
     pool: &Db,
     student: &Student,
     lms_id: &str,
@@ -87,7 +94,7 @@ pub async fn upsert_student(
 }
 
 /// The students the LMS named as students (by a launch or its roster), by name.
-pub async fn lms_students(pool: &Db) -> Result<Vec<Student>, Fault> {
+pub(crate) async fn lms_students(pool: &Db) -> Result<Vec<Student>, Fault> {
     let rows = sqlx::query(
         "SELECT id, name, email FROM students WHERE lms_role = 'student' ORDER BY name, id",
     )
@@ -104,7 +111,7 @@ pub async fn lms_students(pool: &Db) -> Result<Vec<Student>, Fault> {
 }
 
 /// Student `id` as the database has them.
-pub async fn student(pool: &Db, id: &str) -> Result<Option<Student>, Fault> {
+pub(crate) async fn student(pool: &Db, id: &str) -> Result<Option<Student>, Fault> {
     let row = sqlx::query("SELECT id, name, email FROM students WHERE id = $1")
         .bind(id)
         .fetch_optional(pool)
@@ -117,7 +124,7 @@ pub async fn student(pool: &Db, id: &str) -> Result<Option<Student>, Fault> {
 }
 
 /// The LMS's id of student `id`.
-pub async fn lms_id(pool: &Db, id: &str) -> Result<Option<String>, Fault> {
+pub(crate) async fn lms_id(pool: &Db, id: &str) -> Result<Option<String>, Fault> {
     let row = sqlx::query("SELECT lms_id FROM students WHERE id = $1")
         .bind(id)
         .fetch_optional(pool)
@@ -127,13 +134,13 @@ pub async fn lms_id(pool: &Db, id: &str) -> Result<Option<String>, Fault> {
 
 /// Where a student's launch of an assignment said its grade goes.
 #[derive(Debug, Clone, Default)]
-pub struct Link {
-    pub lineitem: Option<String>,
-    pub lineitems: Option<String>,
-    pub memberships: Option<String>,
+pub(crate) struct Link {
+    pub(crate) lineitem: Option<String>,
+    pub(crate) lineitems: Option<String>,
+    pub(crate) memberships: Option<String>,
 }
 
-pub async fn save_link(
+pub(crate) async fn save_link(
     pool: &Db,
     student: &str,
     assignment: &str,
@@ -157,7 +164,11 @@ pub async fn save_link(
     Ok(())
 }
 
-pub async fn link(pool: &Db, student: &str, assignment: &str) -> Result<Option<Link>, Fault> {
+pub(crate) async fn link(
+    pool: &Db,
+    student: &str,
+    assignment: &str,
+) -> Result<Option<Link>, Fault> {
     let row = sqlx::query(
         "SELECT lineitem, lineitems, memberships FROM lti_links
          WHERE student = $1 AND assignment = $2",
@@ -174,7 +185,7 @@ pub async fn link(pool: &Db, student: &str, assignment: &str) -> Result<Option<L
 }
 
 /// The line item the server made for `assignment` under `lineitems`.
-pub async fn made_lineitem(
+pub(crate) async fn made_lineitem(
     pool: &Db,
     lineitems: &str,
     assignment: &str,
@@ -188,7 +199,7 @@ pub async fn made_lineitem(
     Ok(row.map(|row| row.get(0)))
 }
 
-pub async fn save_made_lineitem(
+pub(crate) async fn save_made_lineitem(
     pool: &Db,
     lineitems: &str,
     assignment: &str,
@@ -208,19 +219,19 @@ pub async fn save_made_lineitem(
 
 /// A score to post: the grade a grading left the student with.
 #[derive(Debug, Clone)]
-pub struct Score {
-    pub id: i64,
-    pub student: String,
-    pub assignment: String,
-    pub score_given: f64,
-    pub score_maximum: f64,
-    pub created_at: i64,
-    pub attempts: i64,
+pub(crate) struct Score {
+    pub(crate) id: i64,
+    pub(crate) student: String,
+    pub(crate) assignment: String,
+    pub(crate) score_given: f64,
+    pub(crate) score_maximum: f64,
+    pub(crate) created_at: i64,
+    pub(crate) attempts: i64,
 }
 
 /// Queues the score of grading `(submission, generation)`, once: the same grading again is
 /// no new score.
-pub async fn queue_score(
+pub(crate) async fn queue_score(
     pool: &Db,
     (submission, generation): (i64, i64),
     student: &str,
@@ -246,7 +257,7 @@ pub async fn queue_score(
 
 /// Scores due to be posted now, oldest first, each claimed by this process for `hold`
 /// seconds (another process's claim is left alone).
-pub async fn claim_due(pool: &Db, hold: i64, limit: i64) -> Result<Vec<Score>, Fault> {
+pub(crate) async fn claim_due(pool: &Db, hold: i64, limit: i64) -> Result<Vec<Score>, Fault> {
     let at = now();
     let rows = sqlx::query(
         "SELECT id, student, assignment, score_given, score_maximum, created_at, attempts
@@ -286,7 +297,7 @@ pub async fn claim_due(pool: &Db, hold: i64, limit: i64) -> Result<Vec<Score>, F
 }
 
 /// Score `id` was taken by the platform.
-pub async fn sent(pool: &Db, id: i64) -> Result<(), Fault> {
+pub(crate) async fn sent(pool: &Db, id: i64) -> Result<(), Fault> {
     sqlx::query(
         "UPDATE lti_scores SET sent_at = $1, claimed_until = 0, last_error = NULL,
          attempts = attempts + 1 WHERE id = $2",
@@ -299,7 +310,7 @@ pub async fn sent(pool: &Db, id: i64) -> Result<(), Fault> {
 }
 
 /// Score `id` was not taken (`why`); it is tried again at `next_at`.
-pub async fn not_sent(pool: &Db, id: i64, why: &str, next_at: i64) -> Result<(), Fault> {
+pub(crate) async fn not_sent(pool: &Db, id: i64, why: &str, next_at: i64) -> Result<(), Fault> {
     sqlx::query(
         "UPDATE lti_scores SET last_error = $1, next_at = $2, claimed_until = 0,
          attempts = attempts + 1 WHERE id = $3",
@@ -314,7 +325,7 @@ pub async fn not_sent(pool: &Db, id: i64, why: &str, next_at: i64) -> Result<(),
 
 /// Where each student's latest score of `assignment` stands: (student, sent at, attempts,
 /// the last error).
-pub async fn passback_states(
+pub(crate) async fn passback_states(
     pool: &Db,
     assignment: &str,
 ) -> Result<Vec<(String, Option<i64>, i64, Option<String>)>, Fault> {
@@ -333,14 +344,14 @@ pub async fn passback_states(
 }
 
 /// The roster service's address the latest launch named.
-pub async fn memberships(pool: &Db) -> Result<Option<String>, Fault> {
+pub(crate) async fn memberships(pool: &Db) -> Result<Option<String>, Fault> {
     let row = sqlx::query("SELECT url FROM lti_services WHERE name = 'memberships'")
         .fetch_optional(pool)
         .await?;
     Ok(row.map(|row| row.get(0)))
 }
 
-pub async fn save_memberships(pool: &Db, url: &str) -> Result<(), Fault> {
+pub(crate) async fn save_memberships(pool: &Db, url: &str) -> Result<(), Fault> {
     sqlx::query(
         "INSERT INTO lti_services (name, url, updated_at) VALUES ('memberships', $1, $2)
          ON CONFLICT(name) DO UPDATE SET url = excluded.url, updated_at = excluded.updated_at",

@@ -9,15 +9,15 @@
 #[macro_use]
 mod sql;
 
-pub mod api_tokens;
-pub mod blobs;
+pub(crate) mod api_tokens;
+pub(crate) mod blobs;
 mod connect;
-pub mod gradings;
-pub mod lti;
-pub mod regrades;
-pub mod sessions;
-pub mod students;
-pub mod submissions;
+pub(crate) mod gradings;
+pub(crate) mod lti;
+pub(crate) mod regrades;
+pub(crate) mod sessions;
+pub(crate) mod students;
+pub(crate) mod submissions;
 
-pub use connect::{now, open, Backend, Db, Opened};
-pub use submissions::{Audience, Status, Sub};
+pub(crate) use connect::{now, open, Backend, Db, Opened};
+pub(crate) use submissions::{Audience, Status, Sub};

@@ -7,18 +7,18 @@ use super::{now, Db};
 use crate::error::Fault;
 
 /// A score a regrade moved.
-pub struct Change<'a> {
-    pub assignment: &'a str,
-    pub student: &'a str,
-    pub old_score: Option<f64>,
-    pub new_score: f64,
-    pub why: String,
+pub(crate) struct Change<'a> {
+    pub(crate) assignment: &'a str,
+    pub(crate) student: &'a str,
+    pub(crate) old_score: Option<f64>,
+    pub(crate) new_score: f64,
+    pub(crate) why: String,
 }
 
 /// Opens a regrade of `assignment` in one transaction: each submission's generation moves on
 /// and it waits again (its old score kept, to say what moved). The submissions and their new
 /// generations, to queue.
-pub async fn start(db: &Db, assignment: &str) -> Result<Vec<(i64, i64)>, Fault> {
+pub(crate) async fn start(db: &Db, assignment: &str) -> Result<Vec<(i64, i64)>, Fault> {
     let mut tx = db.begin().await?;
     sqlx::query("INSERT INTO regrades (assignment, at) VALUES ($1, $2)")
         .bind(assignment)
@@ -37,7 +37,7 @@ pub async fn start(db: &Db, assignment: &str) -> Result<Vec<(i64, i64)>, Fault> 
 }
 
 /// Notes, under the assignment's latest regrade, that it moved submission `id`'s score.
-pub async fn note(
+pub(crate) async fn note(
     tx: &mut sqlx::Transaction<'_, sqlx::Any>,
     id: i64,
     change: &Change<'_>,
@@ -58,23 +58,23 @@ pub async fn note(
 }
 
 /// One regrade, with one score it moved (none: it moved no score).
-pub struct Regrade {
-    pub regrade: i64,
-    pub at: i64,
-    pub moved: Option<Moved>,
+pub(crate) struct Regrade {
+    pub(crate) regrade: i64,
+    pub(crate) at: i64,
+    pub(crate) moved: Option<Moved>,
 }
 
 /// A score a regrade moved, as the audit lists it.
-pub struct Moved {
-    pub student: String,
-    pub submission: i64,
-    pub old_score: Option<f64>,
-    pub new_score: Option<f64>,
-    pub why: String,
+pub(crate) struct Moved {
+    pub(crate) student: String,
+    pub(crate) submission: i64,
+    pub(crate) old_score: Option<f64>,
+    pub(crate) new_score: Option<f64>,
+    pub(crate) why: String,
 }
 
 /// Every regrade of `assignment`, newest first, each with the scores it moved.
-pub async fn audit(db: &Db, assignment: &str) -> Result<Vec<Regrade>, Fault> {
+pub(crate) async fn audit(db: &Db, assignment: &str) -> Result<Vec<Regrade>, Fault> {
     let rows = sqlx::query(
         "SELECT regrades.id, regrades.at, c.student, c.submission, c.old_score, c.new_score, c.why
          FROM regrades LEFT JOIN regrade_changes c ON c.regrade = regrades.id

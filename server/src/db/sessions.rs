@@ -9,7 +9,7 @@ use crate::error::Fault;
 
 /// Stores a fresh link token's `hash` for `student` (none: the instructor), revoking the
 /// earlier ones.
-pub async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), Fault> {
+pub(crate) async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), Fault> {
     let mut tx = pool.begin().await?;
     revoke_in(&mut tx, student, false).await?;
     sqlx::query("INSERT INTO tokens (hash, student, created_at) VALUES ($1, $2, $3)")
@@ -24,7 +24,7 @@ pub async fn issue(pool: &Db, student: Option<&str>, hash: &str) -> Result<(), F
 
 /// Stores a token for `student` (none: an instructor) beside the links and tokens they have
 /// (none is revoked): a launch from the LMS's, `spent` at once, or a link for another device.
-pub async fn issue_beside(
+pub(crate) async fn issue_beside(
     pool: &Db,
     student: Option<&str>,
     hash: &str,
@@ -43,7 +43,7 @@ pub async fn issue_beside(
 
 /// Revokes every link and API token of `student` (none: the instructor's) and ends their
 /// sessions.
-pub async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
+pub(crate) async fn revoke(pool: &Db, student: Option<&str>) -> Result<(), Fault> {
     let mut tx = pool.begin().await?;
     revoke_in(&mut tx, student, true).await?;
     tx.commit().await?;
@@ -83,14 +83,14 @@ async fn revoke_in(
 
 /// What a login link is: live (whose: `None` for the instructor's), spent, or none.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Link {
+pub(crate) enum Link {
     Live(Option<String>),
     Spent,
     Unknown,
 }
 
 /// What the link stored as `hash` is (a revoked one is none).
-pub async fn link(pool: &Db, hash: &str) -> Result<Link, Fault> {
+pub(crate) async fn link(pool: &Db, hash: &str) -> Result<Link, Fault> {
     let row =
         sqlx::query("SELECT student, used_at FROM tokens WHERE hash = $1 AND revoked_at IS NULL")
             .bind(hash)
@@ -105,7 +105,7 @@ pub async fn link(pool: &Db, hash: &str) -> Result<Link, Fault> {
 
 /// Spends the live link stored as `hash`, once: whose it was, or none where it was not live
 /// (two tabs opening one link: one of them signs in).
-pub async fn spend(pool: &Db, hash: &str) -> Result<Option<Option<String>>, Fault> {
+pub(crate) async fn spend(pool: &Db, hash: &str) -> Result<Option<Option<String>>, Fault> {
     let row = sqlx::query(
         "UPDATE tokens SET used_at = $1 WHERE hash = $2 AND used_at IS NULL AND revoked_at IS NULL
          RETURNING student",
@@ -118,7 +118,12 @@ pub async fn spend(pool: &Db, hash: &str) -> Result<Option<Option<String>>, Faul
 }
 
 /// The failed logins from `addr` since `since`; one more recorded first when `failed`.
-pub async fn failures(pool: &Db, addr: &str, failed: bool, since: i64) -> Result<i64, Fault> {
+pub(crate) async fn failures(
+    pool: &Db,
+    addr: &str,
+    failed: bool,
+    since: i64,
+) -> Result<i64, Fault> {
     if failed {
         sqlx::query("INSERT INTO login_failures (addr, at) VALUES ($1, $2)")
             .bind(addr)
@@ -137,7 +142,7 @@ pub async fn failures(pool: &Db, addr: &str, failed: bool, since: i64) -> Result
 
 /// Stores a session (its id's `hash`) opened by the token stored as `token_hash`, with the
 /// CSRF token its forms carry and the hash of the browser's id.
-pub async fn open(
+pub(crate) async fn open(
     pool: &Db,
     hash: &str,
     token_hash: &str,
@@ -159,7 +164,7 @@ pub async fn open(
 
 /// The live session, opened after `since`, of the browser whose id is stored as `browser`:
 /// whose it is (none: the instructor's), the student's name, and its CSRF token.
-pub async fn in_browser(
+pub(crate) async fn in_browser(
     pool: &Db,
     browser: &str,
     since: i64,
@@ -180,7 +185,7 @@ pub async fn in_browser(
 }
 
 /// Ends every session of the browser whose id is stored as `browser`.
-pub async fn end_browser(pool: &Db, browser: &str) -> Result<(), Fault> {
+pub(crate) async fn end_browser(pool: &Db, browser: &str) -> Result<(), Fault> {
     sqlx::query("UPDATE sessions SET ended_at = $1 WHERE browser = $2 AND ended_at IS NULL")
         .bind(now())
         .bind(browser)
@@ -191,7 +196,7 @@ pub async fn end_browser(pool: &Db, browser: &str) -> Result<(), Fault> {
 
 /// The live session stored as `hash`, opened after `since`: whose it is (none: the
 /// instructor's), its CSRF token, and the student's name.
-pub async fn live(
+pub(crate) async fn live(
     pool: &Db,
     hash: &str,
     since: i64,
@@ -211,7 +216,7 @@ pub async fn live(
 }
 
 /// Ends the session stored as `hash`.
-pub async fn end(pool: &Db, hash: Option<&str>) -> Result<(), Fault> {
+pub(crate) async fn end(pool: &Db, hash: Option<&str>) -> Result<(), Fault> {
     sqlx::query("UPDATE sessions SET ended_at = $1 WHERE hash = $2")
         .bind(now())
         .bind(hash)

@@ -6,7 +6,7 @@ use crate::error::Fault;
 
 /// Makes the students table the roster's: new students added, names and emails updated.
 /// Students no longer on the roster keep their rows (and their submissions).
-pub async fn sync_roster(pool: &Db, course: &Course) -> Result<(), Fault> {
+pub(crate) async fn sync_roster(pool: &Db, course: &Course) -> Result<(), Fault> {
     let mut tx = pool.begin().await?;
     for student in &course.roster {
         sqlx::query(

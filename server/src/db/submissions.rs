@@ -9,7 +9,7 @@ use crate::error::Fault;
 
 /// Where a submission stands; stored as its words.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Status {
+pub(crate) enum Status {
     Queued,
     Building,
     Running,
@@ -19,7 +19,7 @@ pub enum Status {
 }
 
 impl Status {
-    pub const ALL: [Status; 6] = [
+    pub(crate) const ALL: [Status; 6] = [
         Status::Queued,
         Status::Building,
         Status::Running,
@@ -29,7 +29,7 @@ impl Status {
     ];
 
     /// Its words, as the database stores them and the pages show them.
-    pub fn as_str(self) -> &'static str {
+    pub(crate) fn as_str(self) -> &'static str {
         match self {
             Status::Queued => "queued",
             Status::Building => "building",
@@ -41,7 +41,7 @@ impl Status {
     }
 
     /// The status stored as `words` (an unknown one reads as queued: it waits to be graded).
-    pub fn parse(words: &str) -> Status {
+    pub(crate) fn parse(words: &str) -> Status {
         Status::ALL
             .into_iter()
             .find(|status| status.as_str() == words)
@@ -49,7 +49,7 @@ impl Status {
     }
 
     /// A submission ends in one of these: its result is recorded.
-    pub fn is_final(self) -> bool {
+    pub(crate) fn is_final(self) -> bool {
         match self {
             Status::Graded | Status::CouldNotBuild | Status::CouldNotRun => true,
             Status::Queued | Status::Building | Status::Running => false,
@@ -65,7 +65,7 @@ impl std::fmt::Display for Status {
 
 /// Who a graded submission's report is drawn for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Audience {
+pub(crate) enum Audience {
     /// The instructor: every case whole.
     Instructor,
     /// A student: the hidden cases by verdict.
@@ -96,18 +96,18 @@ impl Audience {
 
 /// One submission as the pages show it.
 #[derive(Debug, Clone)]
-pub struct Sub {
-    pub id: i64,
-    pub student: String,
-    pub assignment: String,
-    pub created_at: i64,
-    pub late: bool,
-    pub status: Status,
-    pub cases_done: i64,
-    pub cases_total: i64,
-    pub score: Option<f64>,
-    pub max_score: Option<f64>,
-    pub error: Option<String>,
+pub(crate) struct Sub {
+    pub(crate) id: i64,
+    pub(crate) student: String,
+    pub(crate) assignment: String,
+    pub(crate) created_at: i64,
+    pub(crate) late: bool,
+    pub(crate) status: Status,
+    pub(crate) cases_done: i64,
+    pub(crate) cases_total: i64,
+    pub(crate) score: Option<f64>,
+    pub(crate) max_score: Option<f64>,
+    pub(crate) error: Option<String>,
 }
 
 /// `SELECT` the columns [`sub_of`] reads, in its order, `FROM submissions`.
@@ -147,7 +147,7 @@ async fn select(db: &Db, query: &'static str, binds: &[&str]) -> Result<Vec<Sub>
 }
 
 /// Submission `id`.
-pub async fn by_id(db: &Db, id: i64) -> Result<Option<Sub>, Fault> {
+pub(crate) async fn by_id(db: &Db, id: i64) -> Result<Option<Sub>, Fault> {
     let query = sqlx::query(select_subs!("WHERE id = $1"));
     Ok(query
         .bind(id)
@@ -158,26 +158,26 @@ pub async fn by_id(db: &Db, id: i64) -> Result<Option<Sub>, Fault> {
 }
 
 /// Every submission of `student`, newest first.
-pub async fn of_student(db: &Db, student: &str) -> Result<Vec<Sub>, Fault> {
+pub(crate) async fn of_student(db: &Db, student: &str) -> Result<Vec<Sub>, Fault> {
     let query = select_subs!("WHERE student = $1 ORDER BY id DESC");
     select(db, query, &[student]).await
 }
 
 /// Every submission to `assignment`, newest first.
-pub async fn of_assignment(db: &Db, assignment: &str) -> Result<Vec<Sub>, Fault> {
+pub(crate) async fn of_assignment(db: &Db, assignment: &str) -> Result<Vec<Sub>, Fault> {
     let query = select_subs!("WHERE assignment = $1 ORDER BY id DESC");
     select(db, query, &[assignment]).await
 }
 
 /// The submissions of `student` to `assignment`, newest first.
-pub async fn history(db: &Db, student: &str, assignment: &str) -> Result<Vec<Sub>, Fault> {
+pub(crate) async fn history(db: &Db, student: &str, assignment: &str) -> Result<Vec<Sub>, Fault> {
     let query = select_subs!("WHERE student = $1 AND assignment = $2 ORDER BY id DESC");
     select(db, query, &[student, assignment]).await
 }
 
 /// The check --json document (or, with `html`, the check --html page) of submission `id`
 /// drawn for `audience`.
-pub async fn report(
+pub(crate) async fn report(
     db: &Db,
     id: i64,
     audience: Audience,
@@ -189,7 +189,10 @@ pub async fn report(
 }
 
 /// The gradebook row (`report::Submission`, as JSON) and the causes' blocks of submission `id`.
-pub async fn row_and_blocks(db: &Db, id: i64) -> Result<(Option<String>, Option<String>), Fault> {
+pub(crate) async fn row_and_blocks(
+    db: &Db,
+    id: i64,
+) -> Result<(Option<String>, Option<String>), Fault> {
     let stored = sqlx::query("SELECT row, blocks FROM submissions WHERE id = $1")
         .bind(id)
         .fetch_one(db)
@@ -198,7 +201,7 @@ pub async fn row_and_blocks(db: &Db, id: i64) -> Result<(Option<String>, Option<
 }
 
 /// The submissions of submission `id`'s student that wait before it.
-pub async fn waiting_before_of_same_student(db: &Db, id: i64) -> Result<i64, Fault> {
+pub(crate) async fn waiting_before_of_same_student(db: &Db, id: i64) -> Result<i64, Fault> {
     let query = concat!(
         "SELECT COUNT(*) FROM submissions
          WHERE student = (SELECT student FROM submissions WHERE id = $1) AND id < $1 AND ",
@@ -209,7 +212,7 @@ pub async fn waiting_before_of_same_student(db: &Db, id: i64) -> Result<i64, Fau
 
 /// Notes submission `id`'s place in the fair queue: `turn`, how many of its student's own
 /// submissions wait before it (`queue::enqueue`).
-pub async fn set_turn(db: &Db, id: i64, turn: i64) -> Result<(), Fault> {
+pub(crate) async fn set_turn(db: &Db, id: i64, turn: i64) -> Result<(), Fault> {
     sqlx::query("UPDATE submissions SET queue_turn = $1 WHERE id = $2")
         .bind(turn)
         .bind(id)
@@ -222,7 +225,7 @@ pub async fn set_turn(db: &Db, id: i64, turn: i64) -> Result<(), Fault> {
 /// turn (how many of their student's own submissions waited before them), then by arrival,
 /// as the queue takes them (priority first, then time). A flooding student's tenth
 /// submission waits for every other student's first.
-pub async fn waiting_before(db: &Db, id: i64) -> Result<i64, Fault> {
+pub(crate) async fn waiting_before(db: &Db, id: i64) -> Result<i64, Fault> {
     let query = "SELECT COUNT(*) FROM submissions other, submissions mine
          WHERE mine.id = $1 AND other.status = 'queued' AND other.id <> mine.id
          AND (other.queue_turn < mine.queue_turn
@@ -231,7 +234,7 @@ pub async fn waiting_before(db: &Db, id: i64) -> Result<i64, Fault> {
 }
 
 /// The submissions to `assignment` still to grade.
-pub async fn still_to_grade(db: &Db, assignment: &str) -> Result<i64, Fault> {
+pub(crate) async fn still_to_grade(db: &Db, assignment: &str) -> Result<i64, Fault> {
     let query = concat!(
         "SELECT COUNT(*) FROM submissions WHERE assignment = $1 AND ",
         not_final!()
@@ -245,7 +248,7 @@ pub async fn still_to_grade(db: &Db, assignment: &str) -> Result<i64, Fault> {
 /// Puts every submission not graded yet back in the queue's state, its count of cases run
 /// cleared: what a server that is the only grader of its database does at start, since no
 /// grading of its earlier run is under way.
-pub async fn reset_unfinished(db: &Db) -> Result<(), Fault> {
+pub(crate) async fn reset_unfinished(db: &Db) -> Result<(), Fault> {
     let query = concat!(
         "UPDATE submissions SET status = 'queued', cases_done = 0 WHERE ",
         not_final!()
@@ -255,7 +258,7 @@ pub async fn reset_unfinished(db: &Db) -> Result<(), Fault> {
 }
 
 /// Every submission not graded yet, with its generation.
-pub async fn unfinished(db: &Db) -> Result<Vec<(i64, i64)>, Fault> {
+pub(crate) async fn unfinished(db: &Db) -> Result<Vec<(i64, i64)>, Fault> {
     let query = concat!(
         "SELECT id, generation FROM submissions WHERE ",
         not_final!()
@@ -265,16 +268,16 @@ pub async fn unfinished(db: &Db) -> Result<Vec<(i64, i64)>, Fault> {
 }
 
 /// What the database holds of a submission while it waits for a grading.
-pub struct Waiting {
-    pub student: String,
-    pub assignment: String,
-    pub old_row: Option<String>,
-    pub old_score: Option<f64>,
+pub(crate) struct Waiting {
+    pub(crate) student: String,
+    pub(crate) assignment: String,
+    pub(crate) old_row: Option<String>,
+    pub(crate) old_score: Option<f64>,
 }
 
 /// Submission `id` if it still waits for the grading of `generation`: none once it is graded,
 /// or a regrade made that generation stale.
-pub async fn waiting(db: &Db, id: i64, generation: i64) -> Result<Option<Waiting>, Fault> {
+pub(crate) async fn waiting(db: &Db, id: i64, generation: i64) -> Result<Option<Waiting>, Fault> {
     let row = sqlx::query(
         "SELECT student, assignment, status, generation, row, score FROM submissions WHERE id = $1",
     )
@@ -295,7 +298,7 @@ pub async fn waiting(db: &Db, id: i64, generation: i64) -> Result<Option<Waiting
 }
 
 /// Moves submission `id` (of `generation`, not final yet) to `status`, with `total` cases.
-pub async fn set_status(
+pub(crate) async fn set_status(
     db: &Db,
     (id, generation): (i64, i64),
     status: Status,
@@ -320,7 +323,11 @@ pub async fn set_status(
 
 /// Records that `done` cases of submission `id` (of `generation`, being graded) have run; a
 /// count older than the one stored is left alone.
-pub async fn set_done(db: &Db, (id, generation): (i64, i64), done: u64) -> Result<(), Fault> {
+pub(crate) async fn set_done(
+    db: &Db,
+    (id, generation): (i64, i64),
+    done: u64,
+) -> Result<(), Fault> {
     sqlx::query(
         "UPDATE submissions SET cases_done = $1 WHERE id = $2 AND generation = $3
          AND status = 'running' AND cases_done < $1",
@@ -334,7 +341,7 @@ pub async fn set_done(db: &Db, (id, generation): (i64, i64), done: u64) -> Resul
 }
 
 /// The names and hashes of submission `id`'s files, by name.
-pub async fn files(db: &Db, id: i64) -> Result<Vec<(String, String)>, sqlx::Error> {
+pub(crate) async fn files(db: &Db, id: i64) -> Result<Vec<(String, String)>, sqlx::Error> {
     let rows = sqlx::query("SELECT name, hash FROM files WHERE submission = $1 ORDER BY name")
         .bind(id)
         .fetch_all(db)
@@ -343,20 +350,20 @@ pub async fn files(db: &Db, id: i64) -> Result<Vec<(String, String)>, sqlx::Erro
 }
 
 /// A new submission: whose, to what, when, and its files (name and bytes).
-pub struct New<'a> {
-    pub student: &'a str,
-    pub assignment: &'a str,
-    pub at: i64,
-    pub late: bool,
+pub(crate) struct New<'a> {
+    pub(crate) student: &'a str,
+    pub(crate) assignment: &'a str,
+    pub(crate) at: i64,
+    pub(crate) late: bool,
     /// Submissions allowed per hour: one past them is not inserted.
-    pub per_hour: u32,
-    pub files: &'a [(String, Vec<u8>)],
+    pub(crate) per_hour: u32,
+    pub(crate) files: &'a [(String, Vec<u8>)],
 }
 
 /// Inserts `new` with its files in one transaction, queued; none when the student has handed
 /// in `per_hour` times in the last hour. One statement counts and inserts, under a lock per
 /// student and assignment: two uploads at once cannot both take the last place.
-pub async fn insert(db: &Db, new: &New<'_>) -> Result<Option<i64>, Fault> {
+pub(crate) async fn insert(db: &Db, new: &New<'_>) -> Result<Option<i64>, Fault> {
     let mut tx = db.begin().await?;
     // PostgreSQL runs concurrent transactions side by side, each counting before the others
     // commit: one lock per student and assignment, held to the commit, serializes them.
@@ -402,7 +409,7 @@ pub async fn insert(db: &Db, new: &New<'_>) -> Result<Option<i64>, Fault> {
 
 /// When `student`'s next submission to `assignment` is allowed: an hour after the oldest of
 /// the last `per_hour`.
-pub async fn next_allowed(
+pub(crate) async fn next_allowed(
     db: &Db,
     student: &str,
     assignment: &str,

@@ -14,18 +14,18 @@ use sha2::{Digest, Sha256};
 
 use crate::error::Fault;
 
-pub const FILE: &str = "lti-key.pem";
+pub(crate) const FILE: &str = "lti-key.pem";
 
-pub struct ToolKey {
+pub(crate) struct ToolKey {
     encoding: EncodingKey,
-    pub kid: String,
+    pub(crate) kid: String,
     /// The public key as a JWK.
     jwk: serde_json::Value,
 }
 
 impl ToolKey {
     /// The key in `state_dir`, made there first if it has none.
-    pub fn load_or_make(state_dir: &Path) -> Result<ToolKey, Fault> {
+    pub(crate) fn load_or_make(state_dir: &Path) -> Result<ToolKey, Fault> {
         let path = state_dir.join(FILE);
         let fault = |why: String| Fault::Io(format!("{}: {why}", path.display()));
         let key = match std::fs::read_to_string(&path) {
@@ -58,12 +58,12 @@ impl ToolKey {
     }
 
     /// `/lti/jwks`: the public key set.
-    pub fn jwks(&self) -> serde_json::Value {
+    pub(crate) fn jwks(&self) -> serde_json::Value {
         serde_json::json!({ "keys": [self.jwk] })
     }
 
     /// `claims` as a JWT signed by this key (RS256, its `kid`).
-    pub fn sign(&self, claims: &serde_json::Value) -> Result<String, String> {
+    pub(crate) fn sign(&self, claims: &serde_json::Value) -> Result<String, String> {
         let mut header = Header::new(Algorithm::RS256);
         header.kid = Some(self.kid.clone());
         jsonwebtoken::encode(&header, claims, &self.encoding).map_err(|err| err.to_string())

@@ -2,7 +2,7 @@
 //! key set, access tokens, line items, scores, members) and [`keys`] (the tool's own key,
 //! which signs what the tool sends it). The tool's side of LTI is [`crate::lti`].
 
-pub mod keys;
-pub mod platform;
+pub(crate) mod keys;
+pub(crate) mod platform;
 
-pub use platform::Platform;
+pub(crate) use platform::Platform;

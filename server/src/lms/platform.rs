@@ -13,9 +13,9 @@ use serde_json::{json, Value};
 use super::keys::ToolKey;
 use crate::course::Lti;
 
-pub const SCOPE_SCORE: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/score";
-pub const SCOPE_LINEITEM: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem";
-pub const SCOPE_MEMBERS: &str =
+pub(crate) const SCOPE_SCORE: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/score";
+pub(crate) const SCOPE_LINEITEM: &str = "https://purl.imsglobal.org/spec/lti-ags/scope/lineitem";
+pub(crate) const SCOPE_MEMBERS: &str =
     "https://purl.imsglobal.org/spec/lti-nrps/scope/contextmembership.readonly";
 
 /// How soon the key set may be fetched again for an unknown `kid`.
@@ -23,9 +23,9 @@ const REFETCH_AFTER: Duration = Duration::from_secs(1);
 /// Pages of a membership list read at most.
 const PAGES: usize = 200;
 
-pub struct Platform {
-    pub config: Lti,
-    pub key: ToolKey,
+pub(crate) struct Platform {
+    pub(crate) config: Lti,
+    pub(crate) key: ToolKey,
     agent: ureq::Agent,
     jwks: Mutex<Option<(JwkSet, Instant)>>,
     tokens: Mutex<Vec<(String, String, Instant)>>,
@@ -33,16 +33,16 @@ pub struct Platform {
 
 /// One member of the context, as NRPS lists them.
 #[derive(Debug, Clone)]
-pub struct Member {
-    pub user_id: String,
-    pub name: String,
-    pub email: String,
-    pub roles: Vec<String>,
-    pub active: bool,
+pub(crate) struct Member {
+    pub(crate) user_id: String,
+    pub(crate) name: String,
+    pub(crate) email: String,
+    pub(crate) roles: Vec<String>,
+    pub(crate) active: bool,
 }
 
 impl Platform {
-    pub fn new(config: Lti, key: ToolKey) -> Platform {
+    pub(crate) fn new(config: Lti, key: ToolKey) -> Platform {
         let agent: ureq::Agent = ureq::Agent::config_builder()
             .http_status_as_error(false)
             .timeout_global(Some(Duration::from_secs(15)))
@@ -77,7 +77,7 @@ impl Platform {
     }
 
     /// The platform's key `kid`: from the cached set, else from the set fetched again.
-    pub fn decoding_key(&self, kid: &str) -> Result<DecodingKey, String> {
+    pub(crate) fn decoding_key(&self, kid: &str) -> Result<DecodingKey, String> {
         let mut cached = self.jwks.lock().unwrap_or_else(|p| p.into_inner());
         let found = |set: &JwkSet| set.find(kid).map(DecodingKey::from_jwk);
         if let Some((set, fetched)) = cached.as_ref() {
@@ -99,7 +99,7 @@ impl Platform {
 
     /// An access token for `scope`, by the client-credentials grant with a client assertion
     /// signed by the tool's key (IMS Security Framework §4.1).
-    pub fn access_token(&self, scope: &str) -> Result<String, String> {
+    pub(crate) fn access_token(&self, scope: &str) -> Result<String, String> {
         {
             let tokens = self.tokens.lock().unwrap_or_else(|p| p.into_inner());
             if let Some((_, token, _)) = tokens
@@ -164,7 +164,7 @@ impl Platform {
     }
 
     /// Posts `score` to line item `lineitem` (its `/scores`).
-    pub fn post_score(&self, lineitem: &str, score: &Value) -> Result<(), String> {
+    pub(crate) fn post_score(&self, lineitem: &str, score: &Value) -> Result<(), String> {
         let url = sub_resource(lineitem, "scores");
         let token = self.access_token(SCOPE_SCORE)?;
         let response = self
@@ -182,7 +182,7 @@ impl Platform {
 
     /// The line item of `assignment` under `lineitems`: the one whose `resourceId` names it,
     /// else one made now (`scoreMaximum` as given).
-    pub fn lineitem_for(
+    pub(crate) fn lineitem_for(
         &self,
         lineitems: &str,
         assignment: &str,
@@ -235,7 +235,7 @@ impl Platform {
 
     /// Every member of the context at `url`, page after page (the `Link: rel="next"` header,
     /// or a `next` the body names).
-    pub fn members(&self, url: &str) -> Result<Vec<Member>, String> {
+    pub(crate) fn members(&self, url: &str) -> Result<Vec<Member>, String> {
         let mut members = Vec::new();
         let mut next = Some(url.to_string());
         let mut pages = 0;
@@ -287,7 +287,7 @@ impl Platform {
 }
 
 /// `{url}/{name}`, with `url`'s query kept after it.
-pub fn sub_resource(url: &str, name: &str) -> String {
+pub(crate) fn sub_resource(url: &str, name: &str) -> String {
     match url.split_once('?') {
         Some((path, query)) => format!("{}/{name}?{query}", path.trim_end_matches('/')),
         None => format!("{}/{name}", url.trim_end_matches('/')),

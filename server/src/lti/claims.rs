@@ -15,11 +15,11 @@ const LTI: &str = "https://purl.imsglobal.org/spec/lti/claim/";
 const AGS: &str = "https://purl.imsglobal.org/spec/lti-ags/claim/endpoint";
 const NRPS: &str = "https://purl.imsglobal.org/spec/lti-nrps/claim/namesroleservice";
 /// Seconds of clock difference allowed between the platform and the tool.
-pub const LEEWAY: i64 = 60;
+pub(crate) const LEEWAY: i64 = 60;
 
 /// What the course makes of a launch's LIS roles.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Role {
+pub(crate) enum Role {
     Student,
     /// An Instructor, a TeachingAssistant or an Administrator: the instructor's pages.
     Instructor,
@@ -27,18 +27,18 @@ pub enum Role {
 
 /// A launch that passed every check.
 #[derive(Debug, Clone)]
-pub struct Launch {
-    pub sub: String,
-    pub name: String,
-    pub email: String,
-    pub role: Role,
+pub(crate) struct Launch {
+    pub(crate) sub: String,
+    pub(crate) name: String,
+    pub(crate) email: String,
+    pub(crate) role: Role,
     /// The custom claim `assignment`, as the LMS link sets it.
-    pub assignment: Option<String>,
-    pub link: Link,
+    pub(crate) assignment: Option<String>,
+    pub(crate) link: Link,
 }
 
 /// The role of LIS `roles`: an instructor's role wins over a learner's; none of them is none.
-pub fn role_of(roles: &[String]) -> Option<Role> {
+pub(crate) fn role_of(roles: &[String]) -> Option<Role> {
     let name = |role: &String| {
         // `…/membership#Instructor`, `…/membership/Instructor#TeachingAssistant`,
         // `…/institution/person#Administrator`, or a bare `Instructor`.
@@ -68,7 +68,7 @@ pub fn role_of(roles: &[String]) -> Option<Role> {
 }
 
 /// Checks `id_token` against `platform` and the `nonce` its flow issued; a launch, or why not.
-pub fn verify(platform: &Platform, id_token: &str, nonce: &str) -> Result<Launch, String> {
+pub(crate) fn verify(platform: &Platform, id_token: &str, nonce: &str) -> Result<Launch, String> {
     let config = &platform.config;
     let header = jsonwebtoken::decode_header(id_token)
         .map_err(|err| format!("the id_token is no JWT: {err}"))?;
@@ -201,7 +201,7 @@ fn assignment_in(target_link_uri: &str) -> Option<String> {
 
 /// The course's id for the LMS user `sub`: `sub` itself where it is a good id, else one made
 /// from its hash (`lms-` and 16 hex digits).
-pub fn student_id(sub: &str) -> String {
+pub(crate) fn student_id(sub: &str) -> String {
     let good = !sub.is_empty()
         && sub.len() <= 64
         && !sub.starts_with('.')

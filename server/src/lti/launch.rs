@@ -18,7 +18,7 @@ use crate::db::{lti, sessions};
 use crate::error::{Fault, Reply};
 use crate::state::State;
 
-pub const STATE_COOKIE: &str = "gj_lti_state";
+pub(crate) const STATE_COOKIE: &str = "gj_lti_state";
 /// How long a login flow may take, from the redirect to the launch.
 const FLOW: i64 = 600;
 
@@ -47,12 +47,12 @@ fn tool_url(state: &State, headers: &HeaderMap) -> String {
 }
 
 /// `/lti/jwks`.
-pub async fn jwks(Shared(state): Shared<Arc<State>>) -> Result<Response, Reply> {
+pub(crate) async fn jwks(Shared(state): Shared<Arc<State>>) -> Result<Response, Reply> {
     Ok(Json(platform(&state)?.key.jwks()).into_response())
 }
 
 /// `/lti/login` by GET: its parameters in the query.
-pub async fn login_get(
+pub(crate) async fn login_get(
     Shared(state): Shared<Arc<State>>,
     headers: HeaderMap,
     Query(params): Query<HashMap<String, String>>,
@@ -61,7 +61,7 @@ pub async fn login_get(
 }
 
 /// `/lti/login` by POST: its parameters in the form.
-pub async fn login_post(
+pub(crate) async fn login_post(
     Shared(state): Shared<Arc<State>>,
     headers: HeaderMap,
     Form(params): Form<HashMap<String, String>>,
@@ -135,7 +135,7 @@ async fn login(
 }
 
 #[derive(serde::Deserialize)]
-pub struct LaunchForm {
+pub(crate) struct LaunchForm {
     #[serde(default)]
     id_token: String,
     #[serde(default)]
@@ -144,7 +144,7 @@ pub struct LaunchForm {
 
 /// `/lti/launch`: the state is this browser's and was issued by this server (and is used up
 /// now), the id_token passes every check; then the user is signed in.
-pub async fn launch(
+pub(crate) async fn launch(
     Shared(state): Shared<Arc<State>>,
     headers: HeaderMap,
     Form(form): Form<LaunchForm>,

@@ -4,7 +4,7 @@
 //! roster read from the LMS). The LMS's own services, as the tool calls them, are
 //! [`crate::lms`].
 
-pub mod claims;
-pub mod launch;
-pub mod passback;
-pub mod roster;
+pub(crate) mod claims;
+pub(crate) mod launch;
+pub(crate) mod passback;
+pub(crate) mod roster;

@@ -22,7 +22,10 @@ const LONGEST: i64 = 600;
 
 /// Queues the grade the grading `key` left its student with, where the student came from the
 /// LMS to that assignment; then wakes the sender.
-pub async fn graded(state: &State, (submission, generation): (i64, i64)) -> Result<(), Fault> {
+pub(crate) async fn graded(
+    state: &State,
+    (submission, generation): (i64, i64),
+) -> Result<(), Fault> {
     if state.lti.is_none() {
         return Ok(());
     }
@@ -42,8 +45,8 @@ pub async fn graded(state: &State, (submission, generation): (i64, i64)) -> Resu
         return Ok(());
     };
     let history = submissions::history(&state.db, &sub.student, &sub.assignment).await?;
-    let given = crate::class::chosen(&history, assignment)
-        .and_then(|best| crate::pages::counted(best, assignment))
+    let given = crate::standing::chosen(&history, assignment)
+        .and_then(|best| crate::standing::counted(best, assignment))
         .unwrap_or(0.0);
     let maximum = graded.gradebook.max_score;
     lti::queue_score(
@@ -60,7 +63,7 @@ pub async fn graded(state: &State, (submission, generation): (i64, i64)) -> Resu
 
 /// The sender: posts due scores until the server stops, waking when a score is queued or
 /// every second.
-pub async fn run(state: Arc<State>) {
+pub(crate) async fn run(state: Arc<State>) {
     while !state.stopping.load(std::sync::atomic::Ordering::Relaxed) {
         match lti::claim_due(&state.db, HOLD, 20).await {
             Ok(due) => {

@@ -17,7 +17,7 @@ use crate::extract::Instructor;
 use crate::state::State;
 
 /// Reads the members at `url` and enrols every active learner; how many.
-pub async fn sync(state: &Arc<State>, url: &str) -> Result<usize, String> {
+pub(crate) async fn sync(state: &Arc<State>, url: &str) -> Result<usize, String> {
     let platform = state.lti.clone().ok_or("the course has no [lti]")?;
     let address = url.to_string();
     let members = tokio::task::spawn_blocking(move || platform.members(&address))
@@ -44,7 +44,7 @@ pub async fn sync(state: &Arc<State>, url: &str) -> Result<usize, String> {
 }
 
 /// `/instructor/lti/roster`: reads the roster again, from the address the latest launch gave.
-pub async fn refresh(
+pub(crate) async fn refresh(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
     axum::Form(form): axum::Form<CsrfForm>,
@@ -68,7 +68,12 @@ pub async fn refresh(
 /// The course's student for the LMS user `sub`: one the LMS named before, else the roster's
 /// student with that email, else a new one; their name and email as the LMS says (a roster
 /// student's as the roster says).
-pub async fn enrol(state: &State, sub: &str, name: &str, email: &str) -> Result<String, Fault> {
+pub(crate) async fn enrol(
+    state: &State,
+    sub: &str,
+    name: &str,
+    email: &str,
+) -> Result<String, Fault> {
     let id = match lti::student_of(&state.db, sub, email).await? {
         Some(id) => id,
         None => claims::student_id(sub),
