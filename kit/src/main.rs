@@ -83,13 +83,9 @@ fn main() -> ExitCode {
         code
     })();
     // Gradescope shows a 0 with the reason, whatever kept the check from running.
-    if let (Err(err), Some(path)) = (&result, &reports.gradescope) {
+    if let Err(err) = &result {
         if !matches!(err, Error::CouldNotRun { .. }) {
-            let reason = xtask::report::redact(&err.to_string(), &reports.student_root);
-            let _ = xtask::files::write_atomically(
-                path,
-                xtask::report::render_failure(&reason).as_bytes(),
-            );
+            let _ = reports.write_failure(err);
         }
     }
     xtask::cli::conclude(result)

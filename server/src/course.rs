@@ -396,12 +396,13 @@ impl AssignmentFile {
     }
 
     fn checked_timeout(&self, place: &Place) -> Result<Option<f64>, Fault> {
+        // Checked as `--timeout` is, by the harness's own setter's check.
         match &self.timeout {
-            Some(timeout) if !timeout.get_ref().is_finite() || *timeout.get_ref() <= 0.0 => {
-                let why = "must be more than 0 seconds".into();
-                Err(place.fault(timeout.span(), "timeout", why))
-            }
-            timeout => Ok(timeout.as_ref().map(|t| *t.get_ref())),
+            Some(timeout) => match xtask::grade::Options::checked_timeout(*timeout.get_ref()) {
+                Ok(_) => Ok(Some(*timeout.get_ref())),
+                Err(why) => Err(place.fault(timeout.span(), "timeout", why)),
+            },
+            None => Ok(None),
         }
     }
 }

@@ -248,10 +248,9 @@ fn grade_options(
         options = options.jobs(jobs);
     }
     if let Some(timeout) = assignment.timeout {
-        let timeout = Duration::try_from_secs_f64(timeout).map_err(|err| {
+        options = options.timeout(timeout).map_err(|err| {
             Fault::Course(format!("assignment `{}`: timeout: {err}", assignment.name))
         })?;
-        options = options.timeout(timeout);
     }
     Ok(options)
 }

@@ -279,3 +279,20 @@ fn the_class_report_is_framed_and_holds_the_similarity_of_the_class() {
         404
     );
 }
+
+/// A course file's `timeout` is checked as `--timeout` is, by the harness's setter: a day at
+/// most. One over it is refused where it is written, with its file and line, before anything
+/// starts.
+#[test]
+fn a_course_timeout_over_a_day_is_refused_with_its_file_and_line() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "timeout = 100000")]);
+    let out = course.command().arg("--links").output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let toml = std::fs::read_to_string(course.path().join("course.toml")).unwrap();
+    let line = toml.lines().position(|l| l == "timeout = 100000").unwrap() + 1;
+    assert!(
+        stderr.contains(&format!("course.toml:{line}: `timeout`: `100000.0` is not a number of seconds above 0 and up to 86400.0 (a day)")),
+        "{stderr}"
+    );
+}

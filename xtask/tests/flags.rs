@@ -190,7 +190,8 @@ fn the_typed_grade_options_are_the_command_lines() {
     assert_eq!(format!("{:?}", typed()), parse(&[]));
     let set = typed()
         .jobs(3)
-        .timeout(std::time::Duration::from_millis(2500))
+        .timeout(2.5)
+        .unwrap()
         .hide(dir.path().join("course"));
     let hide = dir.path().join("course");
     assert_eq!(

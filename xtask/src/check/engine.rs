@@ -9,11 +9,9 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use crate::confine::{Policy, Settings};
-use crate::corpus::{discover, Case};
-use crate::corpus::{load_all, Suite};
+use crate::corpus::{discover, load_all, Case, Suite};
 use crate::error::Error;
-use crate::judge::Run;
-use crate::judge::{judge_case, CaseResult, Expected, Judgement, Verdict};
+use crate::judge::{judge_case, CaseResult, Expected, Judgement, Run, Verdict};
 use crate::process::Bounds;
 use crate::submission::Outcome;
 use crate::target::{Program, Target};
@@ -63,6 +61,11 @@ pub struct Options {
 }
 
 impl Options {
+    /// Keeps `path` out of every target's sight (`confine::Settings::hide`).
+    pub fn hide(&mut self, path: impl Into<std::path::PathBuf>) {
+        self.confine.hide(path);
+    }
+
     /// What each suite's run is planned from.
     pub fn planning(&self) -> crate::process::Planning<'_> {
         crate::process::Planning {
@@ -271,7 +274,6 @@ fn prepare_cases(
     cases: impl FnOnce(&Suite, &mut Prepared) -> Result<Vec<Case>, Error>,
     mut prepared: Prepared,
 ) -> Result<Prepared, Error> {
-    // The judge knows no game: a built-in spec's grid comes with its suite.
     suite.grid = crate::tools::grid_for(&suite);
     let failed_build = match &prepared.build {
         Some(Outcome::Failed(failed)) => Some(failed.message.clone()),

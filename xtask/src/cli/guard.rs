@@ -8,6 +8,7 @@ use std::io::Read;
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+use crate::report::Format;
 use crate::target::Program;
 
 /// What a report path is checked against.
@@ -56,7 +57,8 @@ impl<'a> Guard<'a> {
     }
 
     /// Whether `flag`'s report may be written at `path`.
-    pub(super) fn allows(&self, flag: &str, path: &Path) -> Result<(), Error> {
+    pub(super) fn allows(&self, format: &Format, path: &Path) -> Result<(), Error> {
+        let flag = format.option();
         let refuse = |why: String| Err(Error::Usage(format!("{flag} `{}`: {why}", path.display())));
         let target = crate::files::canonical_even_if_absent(path);
         if let Some(corpus) = &self.corpus {
@@ -93,7 +95,7 @@ impl<'a> Guard<'a> {
                 } else {
                     "the program"
                 },
-                extension(flag),
+                format.extension,
                 self.named_text()
             ));
         }
@@ -109,7 +111,7 @@ impl<'a> Guard<'a> {
                 "; with no program named, {flag} took `{0}` as its file and the reference would \
                  be checked: to check `{0}`, write `{flag} report{1} {0}`",
                 path.display(),
-                extension(flag)
+                format.extension
             ));
         }
         refuse(why)
@@ -126,16 +128,6 @@ fn is_ours(path: &Path) -> bool {
     std::fs::File::open(path)
         .and_then(|file| file.take(crate::report::HEAD as u64).read_to_end(&mut head))
         .is_ok_and(|_| crate::report::is_ours(&head))
-}
-
-/// The report's usual extension, for the advice.
-fn extension(flag: &str) -> &'static str {
-    match flag {
-        "--html" => ".html",
-        "--junit" => ".xml",
-        "--summary" => ".md",
-        _ => ".json",
-    }
 }
 
 fn canonical(path: &Path) -> Option<PathBuf> {

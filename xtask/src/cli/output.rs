@@ -9,19 +9,12 @@ use std::process::ExitCode;
 use crate::error::Error;
 use crate::files::write_atomically;
 use crate::judge::Run;
-use crate::report::{
-    gradescope_report, json_report, junit_report, redact, render_failure, text_report,
-    Settings as GradescopeSettings,
-};
+use crate::report::{redact, text_report, Format, Settings as GradescopeSettings};
 
 /// The report files a check writes, and how it prints.
 pub struct Reports {
-    pub json: Option<PathBuf>,
-    pub junit: Option<PathBuf>,
-    pub gradescope: Option<PathBuf>,
-    pub html: Option<PathBuf>,
-    /// A Markdown job summary to write.
-    pub summary: Option<PathBuf>,
+    /// The report files to write, each with its row of the report table.
+    pub files: Vec<(&'static Format, PathBuf)>,
     /// Print one `::error` workflow command per cause (GitHub Actions annotations).
     pub annotations: bool,
     pub gradescope_settings: GradescopeSettings,
@@ -43,26 +36,17 @@ impl Reports {
         named: &[std::ffi::OsString],
     ) -> Result<(), Error> {
         let guard = super::guard::Guard::new(options, named, self.force);
-        let reports = [
-            ("--json", &self.json),
-            ("--junit", &self.junit),
-            ("--gradescope", &self.gradescope),
-            ("--html", &self.html),
-            ("--summary", &self.summary),
-        ];
-        let given: Vec<(&str, &PathBuf)> = reports
-            .iter()
-            .filter_map(|(flag, path)| path.as_ref().map(|path| (*flag, path)))
-            .collect();
-        for (k, (flag, path)) in given.iter().enumerate() {
-            if let Some((other, _)) = given[..k].iter().find(|(_, earlier)| earlier == path) {
+        for (k, (format, path)) in self.files.iter().enumerate() {
+            let flag = format.option();
+            if let Some((other, _)) = self.files[..k].iter().find(|(_, earlier)| earlier == path) {
                 return Err(Error::Usage(format!(
-                    "{other} and {flag} both name `{}`: give each report a file of its own",
+                    "{} and {flag} both name `{}`: give each report a file of its own",
+                    other.option(),
                     path.display()
                 )));
             }
-            guard.allows(flag, path)?;
-            writable(flag, &Some(path.to_path_buf()))?;
+            guard.allows(format, path)?;
+            writable(&flag, &Some(path.to_path_buf()))?;
         }
         Ok(())
     }
@@ -70,14 +54,24 @@ impl Reports {
     /// Writes the reports of a finished check and prints it; the exit status: 0 when every
     /// graded case passed, 1 when one failed, 3 when none failed but some could not be judged,
     /// 130 when interrupted.
+    /// Writes, for a check that could not run at all (`err`), the report files that say so:
+    /// Gradescope shows a 0 with the reason rather than "the autograder failed".
+    pub fn write_failure(&self, err: &Error) -> Result<(), Error> {
+        let reason = redact(&err.to_string(), &self.student_root);
+        for (format, path) in &self.files {
+            if let Some(failure) = format.failure {
+                write_atomically(path, failure(&reason).as_bytes())?;
+            }
+        }
+        Ok(())
+    }
+
     pub fn finish(&self, run: Result<Run, Error>) -> Result<ExitCode, Error> {
         let run = match run {
             Ok(run) => run,
             Err(err) => {
-                // Gradescope shows a 0 with the reason rather than "the autograder failed".
-                if let (Some(path), Error::CouldNotRun { .. }) = (&self.gradescope, &err) {
-                    let reason = redact(&err.to_string(), &self.student_root);
-                    write_atomically(path, render_failure(&reason).as_bytes())?;
+                if matches!(err, Error::CouldNotRun { .. }) {
+                    self.write_failure(&err)?;
                 }
                 return Err(err);
             }
@@ -86,17 +80,10 @@ impl Reports {
             eprintln!("{warning}");
         }
         // Each report is rendered only when it is asked for.
-        let write = |path: &Option<PathBuf>, render: &dyn Fn() -> String| match path {
-            Some(path) => write_atomically(path, render().as_bytes()),
-            None => Ok(()),
-        };
-        write(&self.json, &|| json_report(&run))?;
-        write(&self.junit, &|| junit_report(&run))?;
-        write(&self.gradescope, &|| {
-            gradescope_report(&run, &self.gradescope_settings)
-        })?;
-        write(&self.html, &|| crate::report::check_report(&run))?;
-        write(&self.summary, &|| crate::report::markdown(&run))?;
+        for (format, path) in &self.files {
+            let report = (format.write)(&run, &self.gradescope_settings);
+            write_atomically(path, report.as_bytes())?;
+        }
         github_step_summary(&run)?;
         if self.annotations || on_github_actions() {
             print_report(&crate::report::annotations(&run))?;

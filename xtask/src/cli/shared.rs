@@ -11,6 +11,7 @@ use super::values::{command_line, count, jobs, mebibytes, seconds};
 use crate::confine::ResourceLimits;
 use crate::confine::Settings;
 use crate::error::Error;
+use crate::report::{Format, FORMATS};
 use crate::target::Program;
 
 /// Where the cases and the reference are: the flags every task that reads the corpus takes.
@@ -78,21 +79,22 @@ pub struct ConfineArgs {
 impl ConfineArgs {
     /// The settings as given; what must stay out of sight is decided where the run is planned.
     pub fn settings(&self) -> Settings {
-        Settings {
-            sandbox: !self.no_sandbox,
-            require_isolation: self.require_isolation,
-            cwd: self.cwd.clone(),
-            protected: self.hide.clone(),
-            writable: Vec::new(),
-            limits: ResourceLimits {
-                cpu: self.cpu,
-                memory: self.memory,
-                processes: self.processes,
-                file_size: self.file_size,
-                open_files: self.open_files,
-            },
-            pass_env: self.pass_env.clone(),
+        let mut settings = Settings::default();
+        settings.sandbox = !self.no_sandbox;
+        settings.require_isolation = self.require_isolation;
+        settings.cwd = self.cwd.clone();
+        settings.limits = ResourceLimits {
+            cpu: self.cpu,
+            memory: self.memory,
+            processes: self.processes,
+            file_size: self.file_size,
+            open_files: self.open_files,
+        };
+        settings.pass_env = self.pass_env.clone();
+        for path in &self.hide {
+            settings.hide(path);
         }
+        settings
     }
 }
 
@@ -169,22 +171,8 @@ pub struct RunArgs {
     /// Also show passing cases, and a full block for every failing one.
     #[arg(long, short = 'v')]
     pub verbose: bool,
-    /// Write every case's result as JSON.
-    #[arg(long, value_name = "FILE")]
-    pub json: Option<PathBuf>,
-    /// Write a JUnit XML report.
-    #[arg(long, value_name = "FILE")]
-    pub junit: Option<PathBuf>,
-    /// Write Gradescope's results.json.
-    #[arg(long, value_name = "FILE")]
-    pub gradescope: Option<PathBuf>,
-    /// Write an HTML report: a card per cause of failure, the boards side by side.
-    #[arg(long, value_name = "FILE")]
-    pub html: Option<PathBuf>,
-    /// Write a Markdown summary (totals, a table of groups, each cause with its first
-    /// difference); on GitHub Actions it also goes into the job summary.
-    #[arg(long, value_name = "FILE")]
-    pub summary: Option<PathBuf>,
+    #[command(flatten)]
+    pub files: ReportFiles,
     /// Print one `::error` annotation per cause (on by itself on GitHub Actions).
     #[arg(long)]
     pub annotations: bool,
@@ -226,16 +214,9 @@ impl RunArgs {
     pub fn apply(&self, base: crate::check::Options, program: Program) -> crate::check::Options {
         let mut confine = self.confine.settings();
         // The reports this run writes are its outputs: no target reads an earlier one.
-        let reports = [
-            &self.json,
-            &self.junit,
-            &self.gradescope,
-            &self.html,
-            &self.summary,
-        ];
-        confine
-            .protected
-            .extend(reports.into_iter().flatten().cloned());
+        for (_, path) in &self.files.0 {
+            confine.hide(path);
+        }
         // With --build, the program is the folder, built as the user says, then run.
         let (program, custom_build) = match (&self.build, program) {
             (Some(build), Program::Command(run)) => (
@@ -265,11 +246,7 @@ impl RunArgs {
     /// The reports to write and print.
     pub fn reports(&self) -> super::output::Reports {
         super::output::Reports {
-            json: self.json.clone(),
-            junit: self.junit.clone(),
-            gradescope: self.gradescope.clone(),
-            html: self.html.clone(),
-            summary: self.summary.clone(),
+            files: self.files.0.clone(),
             annotations: self.annotations,
             gradescope_settings: self.report.gradescope(),
             verbose: self.verbose,
@@ -304,4 +281,42 @@ fn interpret_target(target: &[OsString], dir: &std::path::Path) -> Result<Progra
             command: crate::target::display_argv(target),
             message: hint,
         })
+}
+
+/// The report files a check writes: one `--FLAG FILE` per row of the report table
+/// (`report::FORMATS`), so that a new format is its writer and its row, never a flag here.
+#[derive(Debug, Clone, Default)]
+pub struct ReportFiles(pub Vec<(&'static Format, PathBuf)>);
+
+impl clap::FromArgMatches for ReportFiles {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let files = FORMATS
+            .iter()
+            .filter_map(|format| Some((format, matches.get_one::<PathBuf>(format.flag)?.clone())))
+            .collect();
+        Ok(ReportFiles(files))
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
+}
+
+impl clap::Args for ReportFiles {
+    fn augment_args(command: clap::Command) -> clap::Command {
+        FORMATS.iter().fold(command, |command, format| {
+            command.arg(
+                clap::Arg::new(format.flag)
+                    .long(format.flag)
+                    .value_name("FILE")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(format.help),
+            )
+        })
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
 }

@@ -41,8 +41,8 @@ pub struct Settings {
     /// Where the target runs, instead of its program's folder.
     pub cwd: Option<PathBuf>,
     /// Paths no target may see, besides the checkout and the corpus (the reference binary, the
-    /// submissions of other students).
-    pub protected: Vec<PathBuf>,
+    /// submissions of other students): written only through [`Settings::hide`].
+    protected: Vec<PathBuf>,
     /// Folders the target may write (a build's output folder); none for a case.
     pub writable: Vec<PathBuf>,
 }
@@ -58,6 +58,19 @@ impl Default for Settings {
             protected: Vec::new(),
             writable: Vec::new(),
         }
+    }
+}
+
+impl Settings {
+    /// Keeps `path` out of every target's sight, besides the checkout and the corpus (which
+    /// the policy hides itself): the one door into the list of what a run may not see.
+    pub fn hide(&mut self, path: impl Into<PathBuf>) {
+        self.protected.push(path.into());
+    }
+
+    /// What [`Settings::hide`] was given.
+    pub fn hidden(&self) -> &[PathBuf] {
+        &self.protected
     }
 }
 

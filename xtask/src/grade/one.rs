@@ -62,7 +62,7 @@ pub(super) fn submission_check(options: &Options, spec: &str, dir: &Path) -> Che
     // The student's program runs in the student's folder, whatever its command line names,
     // and never sees the grades of the others.
     check_options.confine.cwd = Some(dir.to_path_buf());
-    check_options.confine.protected.push(options.out.clone());
+    check_options.hide(&options.out);
     check_options
 }
 

@@ -71,16 +71,23 @@ impl Options {
         self
     }
 
-    /// The CPU time a case may use, over the suite's.
-    pub fn timeout(mut self, timeout: Duration) -> Options {
-        self.check.timeout = Some(timeout);
-        self
+    /// The CPU time a case may use, over the suite's, in `seconds`: refused as `--timeout` is
+    /// when it is not above 0 and at most a day, with the same words.
+    pub fn timeout(mut self, seconds: f64) -> Result<Options, String> {
+        self.check.timeout = Some(Options::checked_timeout(seconds)?);
+        Ok(self)
+    }
+
+    /// `seconds` as a case's time limit, checked as `--timeout` checks it: what a course file's
+    /// `timeout` is checked by, so that it is refused where it is written.
+    pub fn checked_timeout(seconds: f64) -> Result<Duration, String> {
+        crate::confine::limits::seconds(seconds)
     }
 
     /// Keeps `path` out of every submission's sight (besides the checkout, the corpus, the
     /// reference and the reports).
     pub fn hide(mut self, path: PathBuf) -> Options {
-        self.check.confine.protected.push(path);
+        self.check.hide(path);
         self
     }
 }

@@ -58,7 +58,7 @@ fn plan(
     let target = program.target(suite.reference_target(reference, dir), dir);
     let mut settings = settings.clone();
     if !reference.as_os_str().is_empty() {
-        settings.protected.push(reference.to_path_buf());
+        settings.hide(reference);
     }
     // The bundled reference runs unconfined, and so does everything under --no-sandbox: no
     // helper is started to find out whether the machine could confine it.

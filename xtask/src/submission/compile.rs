@@ -131,7 +131,7 @@ pub fn build(
     let shown = crate::target::display_argv(&template);
     // What no program may see (the reports this run writes, among them) is no part of it.
     let hidden: Vec<PathBuf> = settings
-        .protected
+        .hidden()
         .iter()
         .map(|path| crate::files::canonical_even_if_absent(path))
         .collect();
@@ -386,12 +386,10 @@ fn run_build(
     if let Some(program) = argv.first_mut() {
         *program = real_program(program);
     }
-    let settings = Settings {
-        cwd: Some(folder.to_path_buf()),
-        writable: vec![work.to_path_buf()],
-        limits: LIMITS,
-        ..settings.clone()
-    };
+    let mut settings = settings.clone();
+    settings.cwd = Some(folder.to_path_buf());
+    settings.writable = vec![work.to_path_buf()];
+    settings.limits = LIMITS;
     let target = Target::command(&argv, folder);
     let (target, policy, found) = Policy::for_program(
         &Program::Command(argv.clone()),
