@@ -1,16 +1,12 @@
-//! A machine far busier than it has cores, in a test binary of its own (it would starve the
-//! tests running beside it): twenty busy loops per core, each in a session of its own.
-
-#[allow(
-    dead_code,
-    reason = "the tests' shared helpers, of which this binary uses a few"
-)]
-mod support;
+//! A machine far busier than it has cores: twenty busy loops per core, each in a session of
+//! its own. It would starve the tests running beside it, so it runs alone: ignored by a plain
+//! `cargo test`, and run by itself with `cargo test -p xtask --test tests -- --ignored
+//! busy::` (`.ci/run` does).
 
 use std::path::Path;
 use std::time::Duration;
 
-use support::{both_ways, check, Busy, Corpus};
+use crate::support::{both_ways, check, Busy, Corpus};
 use xtask::check::Options as CheckOptions;
 use xtask::judge::Verdict;
 use xtask::target::Program;
@@ -21,6 +17,7 @@ use xtask::target::Program;
 /// or starved, and none is left not judged); an endless loop is a timeout by its own CPU time
 /// (the backstop waits while the machine keeps it waiting); a sleeping program is hung.
 #[test]
+#[ignore = "it starves the tests beside it: run alone, `-- --ignored busy::`"]
 fn twenty_busy_loops_a_core_decide_no_verdict() {
     if let Err(why) = xtask::sandbox::available() {
         eprintln!("skipped: activity is measured for confined cases only: {why}");
@@ -31,7 +28,7 @@ fn twenty_busy_loops_a_core_decide_no_verdict() {
         return;
     }
     let folder = tempfile::tempdir().unwrap();
-    support::share(folder.path());
+    crate::support::share(folder.path());
     let program = folder.path().join("go.py");
     let source = xtask::workspace::root().join("xtask/bench/go.py");
     std::fs::copy(source, &program).unwrap();

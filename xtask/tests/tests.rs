@@ -2,6 +2,7 @@
 
 mod bless;
 mod builds;
+mod busy;
 mod class_attacks;
 mod cli;
 mod diagnosis;
