@@ -36,6 +36,65 @@ pub struct Language {
     #[serde(default)]
     pub check: Option<String>,
     pub run: String,
+    /// Text only the file holding the program's entry point holds (`main(`).
+    #[serde(default)]
+    pub main: Vec<String>,
+    /// Whether the program runs by its main file's class, with its package (Java).
+    #[serde(default)]
+    pub class: bool,
+    /// Program files of an extension that run under a command: `py` → `python3`.
+    #[serde(default)]
+    pub interpreters: std::collections::BTreeMap<String, String>,
+    /// How its runtime reports an uncaught exception or a panic on stderr.
+    #[serde(default)]
+    pub crashes: Vec<Crash>,
+    /// The errors of a failed build that are told with their line.
+    #[serde(default)]
+    pub syntax: Option<Syntax>,
+}
+
+/// How a runtime reports an uncaught exception or a panic on stderr (see `languages.toml`).
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Crash {
+    /// Text only such a report holds.
+    pub sign: String,
+    /// The line naming the exception begins with this...
+    #[serde(default)]
+    pub starts: Option<String>,
+    /// ... or holds this.
+    #[serde(default)]
+    pub within: Option<String>,
+    /// What of that line, or after it, names the exception.
+    #[serde(default)]
+    pub take: Take,
+}
+
+/// What of the line that names an exception is its name.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Take {
+    /// The line itself.
+    #[default]
+    Line,
+    /// The line past the text it begins with, a quoted thread name dropped.
+    Rest,
+    /// The next non-empty line.
+    Next,
+    /// The rest, or the next non-empty line where the rest is empty.
+    RestOrNext,
+    /// The next non-empty line, or the line itself at the end.
+    NextOrLine,
+}
+
+/// The errors of a failed build that are told with their line: `SyntaxError at line 3: ...`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Syntax {
+    /// The kinds of error a message ends with (`SyntaxError`), each followed by `:`.
+    pub kinds: Vec<String>,
+    /// The text its line number follows, on the first line of the message holding it.
+    pub line: String,
 }
 
 #[derive(Deserialize)]
@@ -47,10 +106,104 @@ struct Table {
 pub fn table() -> &'static [Language] {
     static TABLE: OnceLock<Vec<Language>> = OnceLock::new();
     TABLE.get_or_init(|| {
-        toml::from_str::<Table>(include_str!("../languages.toml"))
-            .map(|table| table.language)
-            // A test parses the same text: a broken table never ships.
-            .unwrap_or_default()
+        // A test parses the same text: a broken table never ships.
+        parse(include_str!("../languages.toml")).unwrap_or_default()
+    })
+}
+
+/// A table's text (`languages.toml`'s) as its rows.
+pub fn parse(text: &str) -> Result<Vec<Language>, String> {
+    toml::from_str::<Table>(text)
+        .map(|table| table.language)
+        .map_err(|err| err.to_string())
+}
+
+/// The command a program file of `extension` runs under (`py`: `python3`), as words; empty
+/// for a file that runs by itself.
+pub fn interpreter(extension: &str) -> Vec<String> {
+    interpreter_in(table(), extension)
+}
+
+fn interpreter_in(rows: &[Language], extension: &str) -> Vec<String> {
+    rows.iter()
+        .find_map(|language| language.interpreters.get(extension))
+        .map(|line| line.split_whitespace().map(String::from).collect())
+        .unwrap_or_default()
+}
+
+/// Whether `stderr` holds a runtime's report of an uncaught exception or a panic.
+pub fn crashed(stderr: &str) -> bool {
+    crashed_in(table(), stderr)
+}
+
+fn crashed_in(rows: &[Language], stderr: &str) -> bool {
+    rows.iter()
+        .flat_map(|language| &language.crashes)
+        .any(|crash| stderr.contains(&crash.sign))
+}
+
+/// The exception such a report on `stderr` names, as its runtime words it (Java's
+/// `java.lang.ArrayIndexOutOfBoundsException: ...`, not the stack's last frame): the first line
+/// a row of the table names it on. `None` where no row names one (Python's traceback, which
+/// its last line tells).
+pub fn exception(stderr: &str) -> Option<String> {
+    exception_in(table(), stderr)
+}
+
+fn exception_in(rows: &[Language], stderr: &str) -> Option<String> {
+    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
+    let after = |k: usize| lines[k + 1..].iter().find(|line| !line.is_empty()).copied();
+    let crashes: Vec<&Crash> = rows.iter().flat_map(|l| &l.crashes).collect();
+    let named = lines.iter().enumerate().find_map(|(k, line)| {
+        crashes.iter().find_map(|crash| {
+            let rest = match (&crash.starts, &crash.within) {
+                (Some(start), _) => line.strip_prefix(start.as_str())?,
+                (None, Some(within)) if line.contains(within.as_str()) => "",
+                _ => return None,
+            };
+            match crash.take {
+                Take::Line => Some(*line),
+                // `"main" java.lang.X: message`: the thread's quoted name, then the exception.
+                Take::Rest => Some(
+                    rest.strip_prefix('"')
+                        .and_then(|r| r.split_once("\" "))
+                        .map_or(rest, |(_, exception)| exception),
+                ),
+                Take::Next => after(k),
+                Take::RestOrNext if rest.trim().is_empty() => after(k),
+                Take::RestOrNext => Some(rest.trim()),
+                Take::NextOrLine => after(k).or(Some(*line)),
+            }
+        })
+    });
+    named.map(String::from)
+}
+
+/// A failed build's error as one line with its line number, for a language whose errors the
+/// table says are told so: `SyntaxError at line 3: invalid syntax`, from the message's last
+/// line of that kind and the number after `", line "` on its first line holding that.
+pub fn syntax_error(message: &str) -> Option<String> {
+    syntax_error_in(table(), message)
+}
+
+fn syntax_error_in(rows: &[Language], message: &str) -> Option<String> {
+    rows.iter().find_map(|language| {
+        let syntax = language.syntax.as_ref()?;
+        let last = message.lines().map(str::trim).find(|line| {
+            syntax
+                .kinds
+                .iter()
+                .any(|kind| line.starts_with(&format!("{kind}:")))
+        })?;
+        let (kind, words) = last.split_once(':')?;
+        let line = message.lines().find_map(|l| {
+            let (_, rest) = l.trim().split_once(syntax.line.as_str())?;
+            rest.split(|c: char| !c.is_ascii_digit())
+                .next()?
+                .parse::<u32>()
+                .ok()
+        })?;
+        Some(format!("{kind} at line {line}:{words}"))
     })
 }
 
@@ -99,20 +252,28 @@ const MAX_SOURCES: usize = 500;
 
 /// The language file `path` is written in, by its extension.
 pub fn of_file(path: &Path) -> Option<&'static Language> {
+    of_file_in(table(), path)
+}
+
+fn of_file_in(rows: &'static [Language], path: &Path) -> Option<&'static Language> {
     let extension = path.extension()?.to_str()?.to_ascii_lowercase();
-    table()
-        .iter()
+    rows.iter()
         .find(|language| language.extensions.contains(&extension))
 }
 
 /// Recognises the sources under `root` (a folder, or one source file): `Err` says in a
 /// sentence why they cannot be built as they are.
 pub fn recognise(root: &Path, pin: &Pin) -> Result<Recipe, String> {
+    recognise_in(table(), root, pin)
+}
+
+/// [`recognise`] by the table `rows`.
+fn recognise_in(rows: &'static [Language], root: &Path, pin: &Pin) -> Result<Recipe, String> {
     let (folder, files) = if root.is_file() {
         let name = root.file_name().map(PathBuf::from).unwrap_or_default();
         (root.parent().unwrap_or(Path::new(".")), vec![name])
     } else {
-        (root, source_files(root)?)
+        (root, source_files(rows, root)?)
     };
     let allowed = |language: &Language| {
         pin.languages
@@ -121,7 +282,7 @@ pub fn recognise(root: &Path, pin: &Pin) -> Result<Recipe, String> {
     };
     let mut found: Vec<(&'static Language, Vec<PathBuf>)> = Vec::new();
     for file in files {
-        let Some(language) = of_file(&file) else {
+        let Some(language) = of_file_in(rows, &file) else {
             continue;
         };
         match found.iter_mut().find(|(l, _)| l.name == language.name) {
@@ -133,7 +294,7 @@ pub fn recognise(root: &Path, pin: &Pin) -> Result<Recipe, String> {
         return Err(format!(
             "no source file of a language gridjudge knows ({}) in `{}`: name the program to \
              run instead (`{}/a.out`, `python3 {}/main.py`, ...)",
-            known_extensions(),
+            known_extensions(rows),
             root.display(),
             root.display(),
             root.display()
@@ -189,9 +350,8 @@ pub fn recognise(root: &Path, pin: &Pin) -> Result<Recipe, String> {
     }
 }
 
-fn known_extensions() -> String {
-    table()
-        .iter()
+fn known_extensions(rows: &[Language]) -> String {
+    rows.iter()
         .map(|l| format!(".{}", l.extensions[0]))
         .collect::<Vec<_>>()
         .join(" ")
@@ -199,7 +359,7 @@ fn known_extensions() -> String {
 
 /// The files under `folder`, relative, sorted, at most 3 folders deep, hidden folders and
 /// links left out.
-fn source_files(folder: &Path) -> Result<Vec<PathBuf>, String> {
+fn source_files(rows: &'static [Language], folder: &Path) -> Result<Vec<PathBuf>, String> {
     let mut files = Vec::new();
     let walk = WalkDir::new(folder)
         .max_depth(4)
@@ -209,7 +369,7 @@ fn source_files(folder: &Path) -> Result<Vec<PathBuf>, String> {
             entry.depth() == 0 || !entry.file_name().to_string_lossy().starts_with('.')
         });
     for entry in walk.flatten() {
-        if !entry.file_type().is_file() || of_file(entry.path()).is_none() {
+        if !entry.file_type().is_file() || of_file_in(rows, entry.path()).is_none() {
             continue;
         }
         if files.len() == MAX_SOURCES {
@@ -254,17 +414,10 @@ fn entry_point(
                 main.display()
             ));
         }
-        let class = java_class(&main, &read(&main));
+        let class = class_of(language, &main, &read(&main));
         return Ok((recipe(main, pin.main_class.clone().or(class)), true));
     }
-    let marker: &[&str] = match language.name.as_str() {
-        "c" | "cpp" => &["main("],
-        "java" => &["static void main"],
-        "csharp" => &["static void Main", "static int Main"],
-        "rust" => &["fn main("],
-        "python" => &["__main__"],
-        _ => &[],
-    };
+    let marker = &language.main;
     let with_main: Vec<&PathBuf> = sources
         .iter()
         .filter(|file| {
@@ -285,7 +438,7 @@ fn entry_point(
             return Err(format!(
                 "no {} file with an entry point (`{}`) among {}",
                 language.title,
-                marker.first().unwrap_or(&"main"),
+                marker.first().map_or("main", String::as_str),
                 list(&sources)
             ))
         }
@@ -300,12 +453,9 @@ fn entry_point(
     };
     let class = match &pin.main_class {
         Some(class) => Some(class.clone()),
-        None => java_class(&main, &read(&main)),
+        None => class_of(language, &main, &read(&main)),
     };
-    Ok((
-        recipe(main, class.filter(|_| language.name == "java")),
-        written,
-    ))
+    Ok((recipe(main, class.filter(|_| language.class)), written))
 }
 
 fn list(files: &[PathBuf]) -> String {
@@ -313,9 +463,10 @@ fn list(files: &[PathBuf]) -> String {
     names.join(", ")
 }
 
-/// The class a Java file declares, with its package: `edu.Go` for `package edu;` in `Go.java`.
-fn java_class(file: &Path, text: &str) -> Option<String> {
-    if file.extension().is_none_or(|e| e != "java") {
+/// The class a file of a `language` that runs by class declares, with its package: `edu.Go`
+/// for `package edu;` in `Go.java`; `None` for a language that runs otherwise.
+fn class_of(language: &Language, file: &Path, text: &str) -> Option<String> {
+    if !language.class {
         return None;
     }
     let stem = file.file_stem()?.to_string_lossy().into_owned();
@@ -474,5 +625,63 @@ mod tests {
         assert!(recognise(two.path(), &any)
             .unwrap_err()
             .contains("more than one language"));
+    }
+
+    /// A language the table gains as a row and nothing else (no Rust code names it): its
+    /// sources recognised by its extension, a file of it run by its interpreter, its check and
+    /// its run as the row says, for real, its crash named as its runtime words it, and a
+    /// failed build told with its line.
+    #[test]
+    fn a_row_alone_is_a_language() {
+        let row = r#"
+[[language]]
+name = "perl"
+title = "Perl"
+extensions = ["pl"]
+tool = "perl"
+check = "perl -c {sources}"
+run = "perl {main}"
+interpreters = { pl = "perl" }
+crashes = [{ sign = "Died at ", starts = "Died at ", take = "line" }]
+syntax = { kinds = ["syntax error"], line = " line " }
+"#;
+        let text = format!("{}{row}", include_str!("../languages.toml"));
+        let rows: &'static [Language] = Box::leak(parse(&text).unwrap().into_boxed_slice());
+        let dir = folder(&[
+            ("main.pl", "print \"hello\\n\";\ndie;\n"),
+            ("notes.txt", ""),
+        ]);
+        let recipe = recognise_in(rows, dir.path(), &Pin::default()).unwrap();
+        assert_eq!(recipe.language.name, "perl");
+        assert_eq!(recipe.main, PathBuf::from("main.pl"));
+        assert_eq!(interpreter_in(rows, "pl"), ["perl"]);
+        assert_eq!(
+            syntax_error_in(rows, "the build failed\n$ perl -c main.pl\nsyntax error: at main.pl line 4, near \"}\"\n"),
+            Some("syntax error at line 4: at main.pl line 4, near \"}\"".into())
+        );
+        if !crate::target::on_path(&"perl".into()) {
+            eprintln!("skipped: the row is not run: perl is not installed");
+            return;
+        }
+        let build = tempfile::tempdir().unwrap();
+        let run = |line: Vec<OsString>| {
+            std::process::Command::new(&line[0])
+                .args(&line[1..])
+                .current_dir(dir.path())
+                .output()
+                .unwrap()
+        };
+        let checked = run(recipe.check_line(build.path()).unwrap());
+        assert!(checked.status.success(), "{checked:?}");
+        let ran = run(recipe.run_line(build.path()));
+        assert_eq!(ran.stdout, b"hello\n");
+        let stderr = String::from_utf8_lossy(&ran.stderr);
+        assert!(crashed_in(rows, &stderr), "{stderr}");
+        assert_eq!(
+            exception_in(rows, &stderr).as_deref(),
+            Some("Died at main.pl line 2.")
+        );
+        // The table as shipped knows no such language.
+        assert!(exception(&stderr).is_none() && !crashed(&stderr));
     }
 }

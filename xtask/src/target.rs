@@ -103,12 +103,7 @@ pub fn interpret(argv: Vec<OsString>, dir: &Path) -> Result<Vec<OsString>, Strin
         ));
     }
     let extension = path.extension().and_then(|e| e.to_str()).unwrap_or("");
-    let interpreter: &[&str] = match extension {
-        "py" => &["python3"],
-        "jar" => &["java", "-jar"],
-        "js" => &["node"],
-        _ => &[],
-    };
+    let interpreter = crate::language::interpreter(extension);
     if path.is_file() {
         if !interpreter.is_empty() {
             let mut line: Vec<OsString> = interpreter.iter().map(OsString::from).collect();

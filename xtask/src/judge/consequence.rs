@@ -53,16 +53,7 @@ impl Judgement {
         }
         let execution = self.execution.as_ref()?;
         let stderr = String::from_utf8_lossy(&execution.stderr);
-        let exception = [
-            "Traceback (most recent call last)",
-            "Exception in thread",
-            "Unhandled Exception",
-            "Unhandled exception",
-            "panicked at",
-            "terminate called",
-        ]
-        .iter()
-        .any(|sign| stderr.contains(sign));
+        let exception = crate::language::crashed(&stderr);
         Some(match (execution.exit, exception) {
             (crate::process::Exit::Signal(signal), _) => {
                 format!("then it crashed ({})", crate::process::killed_by(signal))
@@ -75,40 +66,18 @@ impl Judgement {
     }
 }
 
-/// The exception an uncaught-exception report on stderr names, as its runtime words it: Java's
-/// `java.lang.ArrayIndexOutOfBoundsException: ...` (not the stack's last frame), .NET's and
-/// Mono's, Rust's panic message, C++'s `terminate called ...`; else (Python's traceback, whose
-/// last line it is) the last line.
+/// The exception an uncaught-exception report on stderr names, as its runtime words it (the
+/// language table says where each runtime names it); else (Python's traceback, whose last line
+/// it is) the last line.
 fn exception_of(stderr: &str) -> String {
-    let lines: Vec<&str> = stderr.lines().map(str::trim).collect();
-    let after = |k: usize| lines[k + 1..].iter().find(|line| !line.is_empty()).copied();
-    let named = lines.iter().enumerate().find_map(|(k, line)| {
-        if let Some(rest) = line.strip_prefix("Exception in thread ") {
-            // `"main" java.lang.X: message`: the thread's quoted name, then the exception.
-            let exception = rest.strip_prefix('"').and_then(|r| r.split_once("\" "));
-            return Some(exception.map_or(rest, |(_, exception)| exception));
-        }
-        if let Some(rest) = line.strip_prefix("Unhandled exception. ") {
-            return Some(rest);
-        }
-        if *line == "Unhandled Exception:" {
-            return after(k);
-        }
-        if line.starts_with("Unhandled Exception: ") {
-            return line.strip_prefix("Unhandled Exception: ");
-        }
-        if line.contains("panicked at") {
-            return after(k).or(Some(line));
-        }
-        line.starts_with("terminate called").then_some(*line)
-    });
-    match named {
-        Some(line) => super::diff::line(line),
-        None => lines
-            .iter()
+    match crate::language::exception(stderr) {
+        Some(line) => super::diff::line(&line),
+        None => stderr
+            .lines()
+            .map(str::trim)
             .rev()
             .find(|line| !line.is_empty())
-            .map_or_else(|| "no output at all".into(), |line| super::diff::line(line)),
+            .map_or_else(|| "no output at all".into(), super::diff::line),
     }
 }
 
