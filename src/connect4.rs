@@ -33,16 +33,10 @@ pub mod rules {
 
 /// The commands of `connect4.md`, as a trace names them: every input line is one.
 pub mod commands {
-    use crate::rule::Command;
-
-    pub static MOVE: Command = Command {
-        key: "move",
-        words: "a move, a column from 1 to 8 (the handout's game)",
-    };
-    pub static INVALID: Command = Command {
-        key: "invalid",
-        words: "an input line that is no move (the handout's invalid input)",
-    };
+    crate::commands! {
+        MOVE = "move", "a move, a column from 1 to 8 (the handout's game)";
+        INVALID = "invalid", "an input line that is no move (the handout's invalid input)";
+    }
 }
 
 pub const ROWS: usize = 5;

@@ -50,6 +50,17 @@ macro_rules! rules {
     };
 }
 
+/// Declares a spec's commands as `pub static` items of one module, each with its key and words.
+#[macro_export]
+macro_rules! commands {
+    ($($name:ident = $key:literal, $words:literal;)*) => {
+        $(pub static $name: $crate::rule::Command = $crate::rule::Command {
+            key: $key,
+            words: $words,
+        };)*
+    };
+}
+
 /// Output bytes `start..end` (offsets into the buffer of one `feed`) were decided by `rule`.
 #[derive(Debug, Clone, Copy)]
 pub struct Span {

@@ -47,36 +47,18 @@ pub mod rules {
 
 /// The commands of `columns.md`, as a trace names them: every input line is one.
 pub mod commands {
-    use crate::rule::Command;
-
-    pub static TICK: Command = Command {
-        key: "tick",
-        words: "a tick, an empty line (the handout's timing model)",
-    };
-    pub static ROTATE: Command = Command {
-        key: "R",
-        words: "`R`, the rotation (the handout's commands)",
-    };
-    pub static MOVE: Command = Command {
-        key: "<>",
-        words: "`<` or `>`, a move of the faller (the handout's commands)",
-    };
-    pub static QUIT: Command = Command {
-        key: "Q",
-        words: "`Q`, quitting (the handout's commands)",
-    };
-    pub static CREATE: Command = Command {
-        key: "F",
-        words: "`F`, the creation of a faller (the handout's commands)",
-    };
-    pub static START: Command = Command {
-        key: "start",
-        words: "the field given at the start (the handout's input)",
-    };
+    crate::commands! {
+        TICK = "tick", "a tick, an empty line (the handout's timing model)";
+        ROTATE = "R", "`R`, the rotation (the handout's commands)";
+        MOVE = "<>", "`<` or `>`, a move of the faller (the handout's commands)";
+        QUIT = "Q", "`Q`, quitting (the handout's commands)";
+        CREATE = "F", "`F`, the creation of a faller (the handout's commands)";
+        START = "start", "the field given at the start (the handout's input)";
+    }
 
     /// The command input line `line` is, by its text alone: a line that is none of the
     /// game's commands belongs to the field given at the start.
-    pub fn of(line: &[u8]) -> &'static Command {
+    pub fn of(line: &[u8]) -> &'static crate::rule::Command {
         match line {
             b"" => &TICK,
             b"R" => &ROTATE,
