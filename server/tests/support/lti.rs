@@ -4,10 +4,9 @@
 //! keeps every cookie the tool sets and goes through a launch as an LMS user's browser would.
 
 use std::collections::HashMap;
-use std::io::{BufRead, BufReader, Read};
+use std::io::{BufRead, BufReader};
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
-use std::time::Duration;
 
 use serde_json::{json, Value};
 
@@ -31,15 +30,6 @@ impl Drop for Platform {
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
-}
-
-fn agent() -> ureq::Agent {
-    ureq::Agent::config_builder()
-        .http_status_as_error(false)
-        .max_redirects(0)
-        .timeout_global(Some(Duration::from_secs(60)))
-        .build()
-        .into()
 }
 
 impl Platform {
@@ -77,7 +67,7 @@ impl Platform {
         Some(Platform {
             child,
             base: line.trim().to_string(),
-            agent: agent(),
+            agent: super::agent(),
         })
     }
 
@@ -160,7 +150,7 @@ pub struct Browser {
 impl Default for Browser {
     fn default() -> Browser {
         Browser {
-            agent: agent(),
+            agent: super::agent(),
             cookies: HashMap::new(),
         }
     }
@@ -168,7 +158,6 @@ impl Default for Browser {
 
 impl Browser {
     fn answer(&mut self, response: ureq::http::Response<ureq::Body>) -> Answer {
-        let mut response = response;
         for value in response.headers().get_all("set-cookie") {
             let pair = value.to_str().unwrap().split(';').next().unwrap();
             let (name, value) = pair.split_once('=').unwrap();
@@ -177,18 +166,7 @@ impl Browser {
                 false => self.cookies.insert(name.to_string(), value.to_string()),
             };
         }
-        let headers = response
-            .headers()
-            .iter()
-            .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
-            .collect();
-        let mut body = String::new();
-        let _ = response.body_mut().as_reader().read_to_string(&mut body);
-        Answer {
-            status: response.status().as_u16(),
-            headers,
-            body,
-        }
+        super::answer_of(Ok(response)).expect("an answer")
     }
 
     fn cookie_header(&self) -> String {

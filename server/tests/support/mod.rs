@@ -298,6 +298,40 @@ impl Answer {
     }
 }
 
+/// The tests' one HTTP agent (blocking ureq): statuses are answers, not errors; no redirect
+/// followed by itself; a minute at most.
+pub fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .max_redirects(0)
+        .timeout_global(Some(Duration::from_secs(60)))
+        .build()
+        .into()
+}
+
+/// A response as the tests read it: its status, its headers (one given more than once, as
+/// Set-Cookie, keeps every value, a line each) and its body.
+pub fn answer_of(
+    response: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
+) -> Result<Answer, ureq::Error> {
+    let mut response = response?;
+    let mut headers: HashMap<String, String> = HashMap::new();
+    for (name, value) in response.headers() {
+        let value = value.to_str().unwrap_or_default();
+        headers
+            .entry(name.as_str().to_string())
+            .and_modify(|values| *values = format!("{values}\n{value}"))
+            .or_insert_with(|| value.to_string());
+    }
+    let mut body = String::new();
+    let _ = response.body_mut().as_reader().read_to_string(&mut body);
+    Ok(Answer {
+        status: response.status().as_u16(),
+        headers,
+        body,
+    })
+}
+
 /// A browser in miniature: one session cookie, its CSRF token read off the last page.
 pub struct Client {
     agent: ureq::Agent,
@@ -312,14 +346,8 @@ pub struct Client {
 
 impl Client {
     pub fn new(base: &str) -> Client {
-        let agent: ureq::Agent = ureq::Agent::config_builder()
-            .http_status_as_error(false)
-            .max_redirects(0)
-            .timeout_global(Some(Duration::from_secs(60)))
-            .build()
-            .into();
         Client {
-            agent,
+            agent: agent(),
             base: base.to_string(),
             cookie: None,
             browser: None,
@@ -335,23 +363,7 @@ impl Client {
     fn try_answer(
         response: Result<ureq::http::Response<ureq::Body>, ureq::Error>,
     ) -> Result<Answer, ureq::Error> {
-        let mut response = response?;
-        // A header given more than once (Set-Cookie) keeps every value, a line each.
-        let mut headers: HashMap<String, String> = HashMap::new();
-        for (name, value) in response.headers() {
-            let value = value.to_str().unwrap_or_default();
-            headers
-                .entry(name.as_str().to_string())
-                .and_modify(|values| *values = format!("{values}\n{value}"))
-                .or_insert_with(|| value.to_string());
-        }
-        let mut body = String::new();
-        let _ = response.body_mut().as_reader().read_to_string(&mut body);
-        Ok(Answer {
-            status: response.status().as_u16(),
-            headers,
-            body,
-        })
+        answer_of(response)
     }
 
     fn auth<B>(&self, request: ureq::RequestBuilder<B>) -> ureq::RequestBuilder<B> {
