@@ -556,6 +556,44 @@ fn two_students_with_the_same_source_and_other_data_get_their_own_builds() {
     assert_eq!(builds, ["built", "built", "reused"]);
 }
 
+/// Two programs in one folder, checked one after the other, are two builds: each check runs
+/// the program it names (the key once named only the folder's files, and the second check
+/// ran the first one's build).
+#[test]
+fn two_programs_of_one_folder_get_their_own_builds() {
+    if !installed("gcc") {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let cache = dir.path().join("cache");
+    let folder = dir.path().join("ana");
+    std::fs::create_dir_all(&folder).unwrap();
+    share(&folder);
+    for (file, answer) in [("first.c", "FIRST"), ("second.c", "SECOND")] {
+        let text =
+            format!("#include <stdio.h>\nint main(void) {{ puts(\"{answer}\"); return 0; }}\n");
+        std::fs::write(folder.join(file), text).unwrap();
+    }
+    for (file, answer) in [
+        ("first.c", "FIRST"),
+        ("second.c", "SECOND"),
+        ("first.c", "FIRST"),
+    ] {
+        let solution = Solution {
+            file,
+            title: "C",
+            tool: "gcc",
+            broken: None,
+            as_folder: false,
+        };
+        let (_, json) = check(&solution, &folder, &cache, Some("handout/001"));
+        let first = &json["cases"][0]["first_difference"];
+        assert_eq!(first["actual_line"], answer, "{file}: {json:#}");
+    }
+}
+
 /// A finished build is the harness's and nobody's to write; one changed since (here by its
 /// owner, who alone could) is built again, not run.
 #[test]

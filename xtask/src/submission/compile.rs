@@ -468,8 +468,9 @@ fn give_to_sandbox(work: &Path) -> Result<(), Error> {
 }
 
 /// The build's name: a hash of the language's row, the compiler (its path, size and time: an
-/// upgrade is another compiler), the submission's folder (so that no two students ever share
-/// a build, whatever their files) and every file in it, path and content (a data file a
+/// upgrade is another compiler), the sources built and their entry point (two programs of one
+/// folder, `size.c` and `broken.c`, are two builds), the submission's folder (so that no two
+/// students ever share a build, whatever their files) and every file in it, path and content (a data file a
 /// source includes is part of the program), but for what is `hidden` from every program. Read
 /// within the caps of [`super::digest`]; `Err`
 /// says why a submission cannot be named, for its row.
@@ -480,6 +481,10 @@ fn key(recipe: &Recipe, folder: &Path, lone: bool, hidden: &[PathBuf]) -> Result
     digest.part(language.build.as_deref().unwrap_or_default().as_bytes());
     digest.part(recipe.main_class.as_deref().unwrap_or_default().as_bytes());
     digest.part(compiler_identity(&language.tool).as_bytes());
+    digest.part(recipe.main.as_os_str().as_encoded_bytes());
+    for source in &recipe.sources {
+        digest.part(source.as_os_str().as_encoded_bytes());
+    }
     digest.part(folder.as_os_str().as_encoded_bytes());
     match lone {
         // A lone file in a folder of other things: the files beside it, not the folders.
