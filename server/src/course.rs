@@ -12,8 +12,19 @@ use toml::Spanned;
 use crate::error::Fault;
 pub(crate) use crate::roster::Student;
 
-/// Built-in specs a course may name without a cases folder of its own.
-pub(crate) const BUILT_IN: [&str; 4] = ["columns", "collapse", "connect4", "go"];
+/// The built-in specs a course may name without a cases folder of its own: the suites of the
+/// bundled corpus (the server counts no assignment of its own), sorted.
+pub(crate) fn built_in() -> Vec<String> {
+    let mut names: Vec<String> = std::fs::read_dir(xtask::workspace::cases())
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|entry| entry.path().join("suite.toml").is_file())
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .collect();
+    names.sort();
+    names
+}
 
 #[derive(Debug, Clone)]
 pub(crate) struct Course {
@@ -301,10 +312,10 @@ impl AssignmentFile {
         let cases = self.cases.as_ref().map(|c| dir.join(c.get_ref()));
         let spec = self.spec.get_ref();
         match &cases {
-            None if !BUILT_IN.contains(&spec.as_str()) => {
+            None if !built_in().contains(spec) => {
                 let why = format!(
                     "`{spec}` is not a built-in spec ({}); give `cases` for a spec of your own",
-                    BUILT_IN.join(", ")
+                    built_in().join(", ")
                 );
                 Err(place.fault(self.spec.span(), "spec", why))
             }

@@ -296,3 +296,21 @@ fn a_course_timeout_over_a_day_is_refused_with_its_file_and_line() {
         "{stderr}"
     );
 }
+
+/// A course may name a spec without `cases` only if the bundled corpus holds it; another is
+/// refused with the line and the built-in specs, found in the corpus (the server keeps no
+/// list of its own).
+#[test]
+fn a_spec_the_bundled_corpus_lacks_is_refused_naming_the_ones_it_has() {
+    let assignment = go_assignment("chess", "").replace("spec = \"go\"", "spec = \"chess\"");
+    let course = Course::new(&["ada"], &[&assignment]);
+    let out = course.command().arg("--links").output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(
+            "`chess` is not a built-in spec (collapse, columns, connect4, go); give `cases` for a spec of your own"
+        ),
+        "{stderr}"
+    );
+}

@@ -156,7 +156,7 @@ pub fn missing(references: &[Spec], tools: &[Tools]) -> Vec<String> {
     for spec in references {
         if !tools.iter().any(|t| t.name == spec.name) {
             missing.push(format!(
-                "spec `{}` has no row in the harness's tools table (`xtask/src/tools.rs`)",
+                "spec `{}` has no row in the harness's tools table (`xtask/src/tools/table.rs`)",
                 spec.name
             ));
         }
