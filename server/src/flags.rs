@@ -9,7 +9,8 @@ use clap::Parser;
 #[derive(Parser)]
 #[command(
     name = "cargo xtask serve",
-    about = "The course server: students hand in work in a browser, the instructor sees the class"
+    about = "The course server: students hand in work in a browser, the instructor sees the class",
+    after_long_help = "The guide: docs/guide/src/course.md (and lti.md, machines.md beside it)"
 )]
 pub struct Args {
     /// The course folder: course.toml, roster.csv, and the server's state (.gridjudge/).

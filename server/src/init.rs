@@ -67,7 +67,7 @@ show_hidden = "verdicts"
 # The course inside your LMS (Canvas, Moodle, Blackboard, D2L, Sakai...) by LTI 1.3: students
 # open the assignment from the LMS and are signed in, the roster comes from the LMS, and each
 # grade lands in the LMS gradebook. The values come from the LMS's registration of this tool
-# (the README says where each one is); with [lti], roster.csv and the links are optional.
+# (docs/guide/src/lti.md says where each one is); with [lti], roster.csv and the links are optional.
 # In the LMS's link to an assignment, set the custom parameter `assignment=go` (its name here).
 # [lti]
 # issuer = "https://canvas.instructure.com"

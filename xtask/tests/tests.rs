@@ -10,6 +10,7 @@ mod flags;
 mod floods;
 mod fuzz;
 mod grade;
+mod guide;
 mod harness;
 mod hostile;
 mod house;

@@ -1,4 +1,4 @@
-//! The README's GitHub Actions workflow, run here: its YAML is parsed, each `run:` step of the
+//! The guide's GitHub Actions workflow (on grading a class), run here: its YAML is parsed, each `run:` step of the
 //! `grade` job runs once per matrix value (what `upload-artifact` and `download-artifact` do is
 //! done by hand between them), then the `merge` job's steps; the merged grades must equal one
 //! grading of the whole class, byte for byte.
@@ -9,14 +9,15 @@ use yaml_rust2::{Yaml, YamlLoader};
 
 use crate::support::reference;
 
-/// The YAML block that follows "A GitHub Actions matrix:" in the README.
+/// The YAML block that follows "A GitHub Actions matrix:" in the guide's page on grading.
 fn readme_workflow() -> Yaml {
-    let readme =
-        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("../README.md"))
-            .unwrap();
+    let readme = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../docs/guide/src/grading.md"),
+    )
+    .unwrap();
     let after = readme
         .split_once("A GitHub Actions matrix:")
-        .expect("the README shows a workflow")
+        .expect("the guide shows a workflow")
         .1;
     let block = after
         .split_once("```yaml\n")

@@ -152,6 +152,28 @@ mod tests {
         list.iter().map(OsString::from).collect()
     }
 
+    /// Each task's long help ends with the page of the guide that explains it, and the page
+    /// exists.
+    #[test]
+    fn every_task_names_its_page_of_the_guide() {
+        use clap::CommandFactory;
+        let root = crate::workspace::root();
+        let command = Cli::command();
+        let mut named = 0;
+        for task in command.get_subcommands() {
+            let help = task
+                .get_after_long_help()
+                .map(|help| help.to_string())
+                .unwrap_or_default();
+            let page = help
+                .strip_prefix("The guide: ")
+                .unwrap_or_else(|| panic!("`{}` names no page: {help:?}", task.get_name()));
+            assert!(root.join(page).is_file(), "{}: {page}", task.get_name());
+            named += 1;
+        }
+        assert!(named >= 15, "{named}");
+    }
+
     #[test]
     fn a_confined_programs_check_is_told_at_a_glance() {
         let confines = |line: &str| {
@@ -260,41 +282,63 @@ mod tests {
     }
 }
 
+/// The words that end a task's long help: the page of the guide that explains it.
+macro_rules! guide {
+    ($page:literal) => {
+        concat!("The guide: docs/guide/src/", $page, ".md")
+    };
+}
+
 #[derive(clap::Subcommand)]
 pub enum Task {
     /// Run a program (or, with none, the reference) against the cases.
+    #[command(after_long_help = guide!("checking"))]
     Check(CheckArgs),
     /// Rewrite every expected output from the reference.
+    #[command(after_long_help = guide!("corpus"))]
     Bless(BlessArgs),
     /// Set up an assignment of your own: a corpus suite around your solution.
+    #[command(after_long_help = guide!("own-assignment"))]
     New(NewArgs),
     /// Write reproducible random cases into `<corpus>/<spec>/generated/`.
+    #[command(after_long_help = guide!("corpus"))]
     Gen(GenArgs),
     /// Measure the harness's overhead against raw spawning, and throughput per --jobs.
+    #[command(after_long_help = guide!("measuring"))]
     Bench(BenchArgs),
     /// Look for an input where the target and the reference disagree, and shrink it.
+    #[command(after_long_help = guide!("fuzzing"))]
     Fuzz(FuzzArgs),
     /// Grade a folder of submissions (one folder per student, named by id).
+    #[command(after_long_help = guide!("grading"))]
     Grade(GradeArgs),
     /// Combine the grades.json of several shards into the outputs of one run.
+    #[command(after_long_help = guide!("grading"))]
     Merge(MergeArgs),
     /// Measure what the corpus proves: run wrong variants of the reference on every case.
+    #[command(after_long_help = guide!("corpus"))]
     Adequacy(AdequacyArgs),
     /// Build the student kit: one static file that checks a program against a spec's public
     /// cases and, by verdict only, the instructor's hidden ones.
+    #[command(after_long_help = guide!("students"))]
     Kit(KitArgs),
     /// Build a Gradescope autograder zip around the student kit.
+    #[command(after_long_help = guide!("gradescope"))]
     Autograder(AutograderArgs),
     /// Run the course server: students hand in work in a browser, the instructor sees the
     /// class (`serve --help` for its flags).
+    #[command(after_long_help = guide!("course"))]
     Serve(ServeArgs),
     /// Rank every pair of a class by shared code and shared wrong outputs (for the
     /// instructor): similarity.html, .csv and .json.
     #[cfg(feature = "similarity")]
+    #[command(after_long_help = guide!("similarity"))]
     Similar(SimilarArgs),
     /// Judge a problem package's own submissions: each must get its folder's verdict.
+    #[command(after_long_help = guide!("packages"))]
     Verify(VerifyArgs),
     /// Write a built-in suite as a problem package (Kattis's format; verifyproblem accepts it).
+    #[command(after_long_help = guide!("packages"))]
     Export(ExportArgs),
 }
 
