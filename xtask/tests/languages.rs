@@ -594,6 +594,49 @@ fn two_programs_of_one_folder_get_their_own_builds() {
     }
 }
 
+/// Two checks of the same sources at once in one process (a test binary, the course server's
+/// two gradings) build them side by side without spoiling each other: each build has a folder
+/// of its own (both once took the process's, one removed the other's half-made folder, and a
+/// compiler failure was kept for good).
+#[test]
+fn two_builds_of_the_same_sources_at_once_in_one_process_both_succeed() {
+    if !installed("gcc") {
+        println!("skipped: `gcc` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let folder = dir.path().join("ana");
+    std::fs::create_dir_all(&folder).unwrap();
+    share(&folder);
+    // Sources of their own (a fresh build key), slow enough to compile that the two overlap.
+    let nonce = format!("{:?}", std::time::SystemTime::now());
+    let text = format!(
+        "/* {nonce} */\n#include <stdio.h>\n#include <math.h>\nint main(void) {{ printf(\"%d\\n\", (int)sqrt(16.0)); return 0; }}\n"
+    );
+    std::fs::write(folder.join("main.c"), text).unwrap();
+    let run = |_| {
+        let mut options = xtask::check::Options::new(
+            xtask::workspace::cases(),
+            PathBuf::new(),
+            std::env::temp_dir(),
+        );
+        options.spec = Some("go".into());
+        options.filter = Some("handout/001".into());
+        options.program = xtask::target::Program::Sources(folder.join("main.c"));
+        let run = xtask::check::check(&options, &|_| {}).unwrap();
+        let case = &run.results[0];
+        format!("{:?}", case.judgement.verdict)
+    };
+    let verdicts: Vec<String> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..2).map(|i| scope.spawn(move || run(i))).collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for verdict in &verdicts {
+        assert!(!verdict.contains("Build"), "{verdicts:?}");
+    }
+}
+
 /// A finished build is the harness's and nobody's to write; one changed since (here by its
 /// owner, who alone could) is built again, not run.
 #[test]

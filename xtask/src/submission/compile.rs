@@ -270,7 +270,12 @@ fn cached(
         }));
     }
     let start = Instant::now();
-    let work = builds.join(format!("{}.building-{}", job.key, std::process::id()));
+    // A folder of this build's own: two builds of the same sources at once, in two processes
+    // or two threads of one (a test binary, the course server's two gradings), never share
+    // one (one's start removed the other's half-made folder, and its compiler failed).
+    static BUILDS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let nth = BUILDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let work = builds.join(format!("{}.building-{}-{nth}", job.key, std::process::id()));
     let _ = std::fs::remove_dir_all(&work);
     let result = (job.fill)(&work).and_then(|()| {
         let (argv, cwd) = (job.command)(&work);
