@@ -46,8 +46,9 @@ pub fn export(root: &Path, spec: &str, out: &Path) -> Result<Exported, Error> {
         .filter(|_| suite.is_built_in())
         .ok_or_else(|| {
             Error::Usage(format!(
-            "--spec {spec}: export writes the built-in specs (columns, collapse, connect4, go), \
-             whose solutions and wrong programs it ships"
+            "--spec {spec}: export writes the built-in specs whose solutions, wrong programs and \
+             input validators it ships ({})",
+            programs::specs().join(", ")
         ))
         })?;
     refuse_foreign(out)?;
@@ -88,7 +89,7 @@ pub fn export(root: &Path, spec: &str, out: &Path) -> Result<Exported, Error> {
     write("output_validator/validate.cpp", VALIDATOR.as_bytes())?;
     write(
         &format!("input_validators/{spec}/validate.py"),
-        input_validator(spec).as_bytes(),
+        programs.input_validator.as_bytes(),
     )?;
     let fixed = programs::source(programs.solution, programs.fixes)?;
     write(
@@ -265,15 +266,6 @@ fn without_tables(markdown: &str) -> String {
         }
     }
     out
-}
-
-fn input_validator(spec: &str) -> &'static str {
-    match spec {
-        "go" => include_str!("../../export/input/go.py"),
-        "collapse" => include_str!("../../export/input/collapse.py"),
-        "connect4" => include_str!("../../export/input/connect4.py"),
-        _ => include_str!("../../export/input/columns.py"),
-    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,8 @@ pub(super) struct Programs {
     /// The solution's file name in the package.
     pub(super) name: &'static str,
     pub(super) solution: &'static str,
+    /// The input validator (`input_validators/SPEC/validate.py`): the graded domain's format.
+    pub(super) input_validator: &'static str,
     /// Edits that make the solution whole (none where it already is).
     pub(super) fixes: &'static [Edit],
     /// Wrong programs: a name, the misreading, and its edits of the fixed solution.
@@ -24,6 +26,11 @@ pub(super) struct Programs {
 /// The programs of `spec`, if it is a built-in spec.
 pub(super) fn of(spec: &str) -> Option<&'static Programs> {
     PROGRAMS.iter().find(|p| p.spec == spec)
+}
+
+/// The specs export has programs for.
+pub(super) fn specs() -> Vec<&'static str> {
+    PROGRAMS.iter().map(|p| p.spec).collect()
 }
 
 /// `base` with `edits` made, each on text found exactly once.
@@ -47,6 +54,7 @@ const PROGRAMS: &[Programs] = &[
         spec: "go",
         name: "go.py",
         solution: include_str!("../../bench/similar/go/board_class.py"),
+        input_validator: include_str!("../../export/input/go.py"),
         fixes: &[],
         wrong: &[
             (
@@ -79,6 +87,7 @@ const PROGRAMS: &[Programs] = &[
         spec: "collapse",
         name: "collapse.py",
         solution: include_str!("../../bench/similar/collapse/game_object.py"),
+        input_validator: include_str!("../../export/input/collapse.py"),
         fixes: &[],
         wrong: &[
             (
@@ -110,6 +119,7 @@ const PROGRAMS: &[Programs] = &[
         spec: "connect4",
         name: "connect4.py",
         solution: include_str!("../../bench/similar/connect4/flat.py"),
+        input_validator: include_str!("../../export/input/connect4.py"),
         fixes: &[],
         wrong: &[
             ("o_first", "O moves first", &[("turn = 0\n", "turn = 1\n")]),
@@ -137,6 +147,7 @@ const PROGRAMS: &[Programs] = &[
         spec: "columns",
         name: "columns.py",
         solution: include_str!("../../bench/similar/columns/compact.py"),
+        input_validator: include_str!("../../export/input/columns.py"),
         // Feature 18: jewels above the top, kept while the matches they made show, fall in
         // with the rest once the matches are gone.
         fixes: &[
