@@ -1,11 +1,11 @@
 #!/bin/bash
-# The README's Slurm array job, run on a real one-node Slurm cluster started here.
+# The guide's (grading.md) Slurm array job, run on a real one-node Slurm cluster started here.
 #
 # Needs root: it installs Debian's slurm-wlm and munge when they are missing, then starts its
 # own munged, slurmctld and slurmd (private socket, ports, spool and state folders, all in one
 # temporary folder), clones this checkout beside a class of 40 submissions, submits the
-# README's grade.sh with `sbatch --array=1-4`, waits for it, merges the four shards with the
-# README's merge command, and checks the merged grades.csv and grades.json equal one
+# guide's (grading.md) grade.sh with `sbatch --array=1-4`, waits for it, merges the four shards with the
+# guide's (grading.md) merge command, and checks the merged grades.csv and grades.json equal one
 # `cargo xtask grade` of the whole class, byte for byte. It ends only the daemons it started
 # (by pid) and removes its folder. Not part of CI: it takes several minutes (two gradings of
 # 40 students over the whole columns corpus). Exit status 0 when the files are equal (or the
@@ -117,13 +117,13 @@ for k in $(seq 0 $((students - 1))); do
         "$variant" >"$student/project4.py"
 done
 
-# The README's array job script and merge command, as written there.
+# The guide's (grading.md) array job script and merge command, as written there.
 awk '/^A Slurm array job/ {found=1} found && /^```sh$/ {inside=1; next} inside && /^```$/ {exit} inside {print}' \
-    "$repo/README.md" >"$work/grade.sh"
-grep -q SLURM_ARRAY_TASK_ID "$work/grade.sh" || { echo "slurm: no array job script in the README"; exit 1; }
-merge=$(awk '/^A Slurm array job/ {found=1} found && /^```sh$/ {exit} found {print}' "$repo/README.md" |
+    "$repo/docs/guide/src/grading.md" >"$work/grade.sh"
+grep -q SLURM_ARRAY_TASK_ID "$work/grade.sh" || { echo "slurm: no array job script in the guide (grading.md)"; exit 1; }
+merge=$(awk '/^A Slurm array job/ {found=1} found && /^```sh$/ {exit} found {print}' "$repo/docs/guide/src/grading.md" |
     tr '\n' ' ' | grep -o 'cargo xtask merge [^`]*' || true)
-[ -n "$merge" ] || { echo "slurm: no merge command for the Slurm shards in the README"; exit 1; }
+[ -n "$merge" ] || { echo "slurm: no merge command for the Slurm shards in the guide (grading.md)"; exit 1; }
 
 cd "$work"
 start=$(date +%s)
