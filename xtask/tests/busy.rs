@@ -7,6 +7,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use crate::support::{both_ways, check, Busy, Corpus};
+
+/// Taken by each test here for its whole run: twenty busy loops per core are what each
+/// measures under, not forty.
+static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
 use xtask::check::Options as CheckOptions;
 use xtask::judge::Verdict;
 use xtask::target::Program;
@@ -19,6 +23,9 @@ use xtask::target::Program;
 #[test]
 #[ignore = "it starves the tests beside it: run alone, `-- --ignored busy::`"]
 fn twenty_busy_loops_a_core_decide_no_verdict() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
     if let Err(why) = xtask::sandbox::available() {
         eprintln!("skipped: activity is measured for confined cases only: {why}");
         return;
@@ -80,4 +87,98 @@ fn twenty_busy_loops_a_core_decide_no_verdict() {
         slept.execution.as_ref().unwrap().idle_stopped.is_some(),
         "{slept:?}"
     );
+}
+
+/// Processes whose command line names `marker` and that have not ended (zombies aside).
+fn alive_with(marker: &str) -> usize {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return 0;
+    };
+    entries
+        .flatten()
+        .filter(|entry| {
+            let dir = entry.path();
+            let named = std::fs::read(dir.join("cmdline"))
+                .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker));
+            let ended = std::fs::read_to_string(dir.join("stat"))
+                .ok()
+                .and_then(|stat| Some(stat.rsplit_once(") ")?.1.starts_with(['Z', 'X'])))
+                .unwrap_or(true);
+            named && !ended
+        })
+        .count()
+}
+
+/// Under twenty busy loops per core, `--jobs 2` is kept: endless loops on every case, each
+/// only waiting for a CPU most of the time, never run more than 2 at once (sampled from
+/// `/proc`), since a case gives up its seat only while none of its processes is runnable;
+/// each is a timeout by its own CPU time. A case that waited for a CPU once looked quiet and
+/// gave its seat away, and the busier the machine the more loops ran.
+#[test]
+#[ignore = "it starves the tests beside it: run alone, `-- --ignored busy::`"]
+fn jobs_are_kept_under_twenty_busy_loops_a_core() {
+    let _alone = ONE_AT_A_TIME
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    if let Err(why) = xtask::sandbox::available() {
+        eprintln!("skipped: activity is measured for confined cases only: {why}");
+        return;
+    }
+    if !xtask::target::on_path(&"python3".into()) {
+        eprintln!("skipped: python3 is not installed");
+        return;
+    }
+    let folder = tempfile::tempdir().unwrap();
+    crate::support::share(folder.path());
+    // A name of its own: the processes sampled are this test's loops and no others.
+    let marker = format!("seats-{}.py", std::process::id());
+    let program = folder.path().join(&marker);
+    std::fs::write(&program, "while True:\n    pass\n").unwrap();
+    let corpus = Corpus::new(b"x\n", true);
+    for n in 2..=6 {
+        corpus.add(
+            &format!("{n:03}-case"),
+            b"x\n",
+            crate::support::EXPECTED.as_bytes(),
+        );
+    }
+    let mut options = CheckOptions::new(
+        corpus.root().to_path_buf(),
+        crate::support::reference().into(),
+        folder.path().into(),
+    );
+    options.spec = Some("demo".into());
+    options.program = Program::Command(vec!["python3".into(), program.into()]);
+    options.jobs = 2;
+    options.timeout = Some(Duration::from_millis(500));
+
+    let busy = Busy::spawn(20, true);
+    let done = std::sync::atomic::AtomicBool::new(false);
+    let (run, most) = std::thread::scope(|scope| {
+        let sampler = scope.spawn(|| {
+            let mut most = 0;
+            while !done.load(std::sync::atomic::Ordering::Relaxed) {
+                most = most.max(alive_with(&marker));
+                std::thread::sleep(Duration::from_millis(5));
+            }
+            most
+        });
+        let run = check(&options).unwrap();
+        done.store(true, std::sync::atomic::Ordering::Relaxed);
+        (run, sampler.join().unwrap())
+    });
+    drop(busy);
+
+    assert_eq!(run.results.len(), 6);
+    for result in &run.results {
+        let judgement = &result.judgement;
+        assert_eq!(judgement.verdict, Verdict::Timeout, "{judgement:?}");
+        let execution = judgement.execution.as_ref().unwrap();
+        assert!(
+            execution.cpu_time >= Duration::from_millis(500),
+            "{execution:?}"
+        );
+    }
+    assert!(most >= 1, "no loop was seen running");
+    assert!(most <= 2, "{most} loops ran at once under --jobs 2");
 }
