@@ -179,7 +179,7 @@ fn an_endless_loop_hits_the_cpu_limit() {
     assert_eq!(verdict, Verdict::CpuLimit);
     // The limit that applied and the CPU time used, apart.
     assert!(
-        detail.starts_with("the CPU limit (--cpu, or the suite's [limits] cpu) is 1.0 s, below the time limit; it used "),
+        detail.starts_with("the CPU limit (--cpu, or the suite's [limits] cpu) is 1.0 s, below the time limit of 10.0 s; it used "),
         "{detail}"
     );
     assert!(elapsed < xtask::process::backstop(Duration::from_secs(2)) + MARGIN);

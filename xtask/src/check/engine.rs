@@ -575,7 +575,7 @@ fn run_case(
     };
     let rules = plan.suite.rules_of(&case.group);
     let mut judgement = judge_case(rules, expected, execution, timeout, busy)
-        .with_cpu_limit(plan.policy.limits.cpu);
+        .with_limits(plan.policy.limits.cpu, timeout);
     if !judgement.verdict.passed() && case.graded && options.fail_fast {
         stop.store(true, Ordering::Relaxed);
     }

@@ -275,10 +275,19 @@ mod tests {
         );
         let below = judge(rules, b"x\n".to_vec(), killed(2.0), timeout);
         assert_eq!(below.verdict, Verdict::CpuLimit);
-        let below = below.with_cpu_limit(Some(Duration::from_secs(2)));
+        let below = below.with_limits(Some(Duration::from_secs(2)), timeout);
         assert_eq!(
             below.detail.as_deref(),
-            Some("the CPU limit (--cpu, or the suite's [limits] cpu) is 2.0 s, below the time limit; it used 2.0 s: killed")
+            Some("the CPU limit (--cpu, or the suite's [limits] cpu) is 2.0 s, below the time limit of 10.0 s; it used 2.0 s: killed")
+        );
+        // At the suite's defaults the CPU limit is the time limit: a loop the CPU rlimit
+        // stopped with 9.4 s measured is a timeout at the limit, never "below" it.
+        let equal =
+            judge(rules, b"x\n".to_vec(), killed(9.4), timeout).with_limits(Some(timeout), timeout);
+        assert_eq!(equal.verdict, Verdict::Timeout);
+        assert_eq!(
+            equal.detail.as_deref(),
+            Some("the time limit is 10.0 s of CPU time; it used 9.4 s (in 14.1 s of wall time): killed")
         );
     }
 

@@ -20,13 +20,43 @@ pub enum Expected<'h> {
 }
 
 impl Judgement {
-    /// Names the CPU limit `cpu` that applied in a CPU-limit verdict's detail (the judgement
-    /// knows only that one was reached).
-    pub fn with_cpu_limit(mut self, cpu: Option<Duration>) -> Judgement {
-        if let (Verdict::CpuLimit, Some(cpu), Some(detail)) = (self.verdict, cpu, &self.detail) {
+    /// States a CPU-limit verdict by the limits that applied: the CPU limit `cpu` (the judgement
+    /// knows only that one was reached) beside the time limit `timeout`. A CPU limit at or above
+    /// the time limit is the time limit, told as a timeout, whatever CPU time was measured (the
+    /// kernel's count and the cgroup's can differ by a tick or more), in the words a timeout
+    /// has: never "below the time limit" where the two are equal.
+    pub fn with_limits(mut self, cpu: Option<Duration>, timeout: Duration) -> Judgement {
+        let (Verdict::CpuLimit, Some(cpu)) = (self.verdict, cpu) else {
+            return self;
+        };
+        let used = self
+            .execution
+            .as_ref()
+            .map_or(Duration::ZERO, |execution| execution.cpu_time);
+        if cpu >= timeout {
+            self.verdict = Verdict::Timeout;
+            let wall = self.elapsed.as_secs_f64();
+            // The notes after the limit's words (the flush hint, say) stay.
+            let notes = self
+                .detail
+                .as_deref()
+                .and_then(|detail| detail.split_once(": killed"))
+                .map_or("", |(_, notes)| notes)
+                .to_string();
+            self.detail = Some(format!(
+                "the time limit is {:.1} s of CPU time; it used {:.1} s (in {wall:.1} s of wall \
+                 time): killed{notes}",
+                timeout.as_secs_f64(),
+                used.as_secs_f64()
+            ));
+        } else if let Some(detail) = &self.detail {
             self.detail = Some(detail.replacen(
                 "is below the time limit",
-                &format!("is {:.1} s, below the time limit", cpu.as_secs_f64()),
+                &format!(
+                    "is {:.1} s, below the time limit of {:.1} s",
+                    cpu.as_secs_f64(),
+                    timeout.as_secs_f64()
+                ),
                 1,
             ));
         }
