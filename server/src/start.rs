@@ -95,18 +95,23 @@ impl ServeLock {
         use std::io::{Read, Seek, Write};
         let path = state_dir.join("serve.lock");
         let io = |err: std::io::Error| Fault::Io(format!("{}: {err}", path.display()));
+        use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
+        // Private as every state file is (one made by an earlier version is made so).
         let mut file = std::fs::OpenOptions::new()
             .read(true)
             .write(true)
             .create(true)
             .truncate(false)
+            .mode(0o600)
             .open(&path)
+            .map_err(io)?;
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))
             .map_err(io)?;
         if file.try_lock().is_err() {
             let mut pid = String::new();
             let _ = file.read_to_string(&mut pid);
             return Err(Fault::Database(format!(
-                "this course is served already, by process {}: one server per course folder                  (a worker grades beside it: --worker)",
+                "this course is served already, by process {}: one server per course folder (a worker grades beside it: --worker)",
                 pid.trim()
             )));
         }
@@ -131,7 +136,7 @@ impl ServeLock {
             drop(connection);
             if Instant::now() >= until {
                 return Err(Fault::Database(
-                    "this course's database is served already, by another web server: one per                      course (workers grade beside it: --worker)"
+                    "this course's database is served already, by another web server: one per course (workers grade beside it: --worker)"
                         .into(),
                 ));
             }

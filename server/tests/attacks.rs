@@ -324,6 +324,20 @@ fn the_state_folder_is_private_and_links_hold_no_formula() {
     assert_eq!(mode(&state), 0o700);
     assert_eq!(mode(&state.join("course.db")), 0o600);
     assert_eq!(mode(&state.join("queue.db")), 0o600);
+    // Served once, every file of the state is private, the lock among them.
+    drop(Server::start(&course, &[]));
+    let files: Vec<_> = std::fs::read_dir(&state)
+        .unwrap()
+        .map(|entry| entry.unwrap().path())
+        .filter(|path| path.is_file())
+        .collect();
+    assert!(
+        files.iter().any(|path| path.ends_with("serve.lock")),
+        "{files:?}"
+    );
+    for file in &files {
+        assert_eq!(mode(file), 0o600, "{}", file.display());
+    }
 }
 
 /// Behind the trusted proxy, the limit on wrong links and wrong tokens counts each client's

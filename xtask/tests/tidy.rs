@@ -258,3 +258,50 @@ fn every_wrong_variant_is_killed_by_a_hand_written_case() {
         "docs/adequacy.md is stale: run `cargo xtask adequacy --table > docs/adequacy.md`"
     );
 }
+
+/// No message of the workspace has a run of spaces in mid-sentence: a string broken over two
+/// lines without its `\` printed the next line's indentation (four messages did).
+#[test]
+fn no_message_holds_a_lines_indentation() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut found = Vec::new();
+    for dir in [
+        "src",
+        "xtask/src",
+        "server/src",
+        "similarity/src",
+        "kit/src",
+    ] {
+        for entry in walkdir::WalkDir::new(root.join(dir)) {
+            let path = entry.unwrap().into_path();
+            if path.extension().is_none_or(|ext| ext != "rs") {
+                continue;
+            }
+            let text = std::fs::read_to_string(&path).unwrap();
+            // Unit tests below their module hold fixtures, not messages.
+            let code = text.split("#[cfg(test)]").next().unwrap_or_default();
+            for (n, line) in code.lines().enumerate() {
+                let bytes = line.as_bytes();
+                let mut at = line.len() - line.trim_start().len();
+                while at < bytes.len() {
+                    let run = bytes[at..].iter().take_while(|&&b| b == b' ').count();
+                    if run >= 8 && at > 0 && at + run < bytes.len() {
+                        let (before, after) = (bytes[at - 1], bytes[at + run]);
+                        let quotes = bytes[..at].iter().filter(|&&b| b == b'"').count();
+                        // After a `\n`: a program's text, indented on purpose.
+                        let escaped = at >= 2 && bytes[at - 2] == b'\\';
+                        if quotes % 2 == 1
+                            && !escaped
+                            && (before.is_ascii_lowercase() || b",;:)".contains(&before))
+                            && (after.is_ascii_lowercase() || after == b'(')
+                        {
+                            found.push(format!("{}:{}", path.display(), n + 1));
+                        }
+                    }
+                    at += run.max(1);
+                }
+            }
+        }
+    }
+    assert_eq!(found, Vec::<String>::new());
+}

@@ -44,7 +44,7 @@ pub fn similar(options: &SimilarOptions) -> Result<Similarity, Error> {
     // No class, no report: the last one stays as it was.
     if found.found.is_empty() {
         return Err(Error::Usage(format!(
-            "--submissions `{}` holds no submission (a folder, archive or source file per              student)",
+            "--submissions `{}` holds no submission (a folder, archive or source file per student)",
             options.submissions.display()
         )));
     }
@@ -242,7 +242,7 @@ pub fn report_folder(out: &Path) -> Result<(), Error> {
         let name = entry.file_name().to_string_lossy().into_owned();
         if !REPORT_FILES.contains(&name.as_str()) {
             return Err(Error::Usage(format!(
-                "--out `{}` holds `{name}`, which is not part of a similarity report: name an                  empty folder, or an earlier report's",
+                "--out `{}` holds `{name}`, which is not part of a similarity report: name an empty folder, or an earlier report's",
                 out.display()
             )));
         }
