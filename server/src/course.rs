@@ -174,7 +174,7 @@ struct AssignmentFile {
     per_hour: Spanned<u32>,
     languages: Option<Spanned<Vec<String>>>,
     #[serde(default)]
-    hidden: Vec<String>,
+    hidden: Vec<Spanned<String>>,
     #[serde(default = "verdicts")]
     show_hidden: Spanned<String>,
     timeout: Option<Spanned<f64>>,
@@ -284,7 +284,7 @@ impl AssignmentFile {
             late: self.checked_late(place)?,
             per_hour: self.checked_per_hour(place)?,
             languages: self.checked_languages(place)?,
-            hidden: self.hidden.clone(),
+            hidden: self.checked_hidden(dir, place)?,
             show_hidden: self.checked_show_hidden(place)?,
             timeout: self.checked_timeout(place)?,
         })
@@ -357,6 +357,52 @@ impl AssignmentFile {
                 Err(place.fault(self.late.span(), "late", why))
             }
         }
+    }
+
+    /// The hidden groups, each one the spec's suite has: a name it lacks (a typo) would hide
+    /// nothing and show every case of the group it meant, so it is refused, with the group
+    /// the name comes closest to and the groups there are.
+    fn checked_hidden(&self, dir: &Path, place: &Place) -> Result<Vec<String>, Fault> {
+        if self.hidden.is_empty() {
+            return Ok(Vec::new());
+        }
+        let root = self
+            .cases
+            .as_ref()
+            .map_or_else(xtask::workspace::cases, |c| dir.join(c.get_ref()));
+        let spec = self.spec.get_ref();
+        let suite = xtask::corpus::find(&root, spec)
+            .map_err(|err| place.fault(self.spec.span(), "spec", err.to_string()))?;
+        let mut groups: Vec<String> = suite.file.groups.keys().cloned().collect();
+        groups.extend(suite.file.ungraded.keys().cloned());
+        if let Ok(cases) = xtask::corpus::discover(&suite) {
+            groups.extend(cases.into_iter().map(|case| case.group));
+        }
+        groups.sort();
+        groups.dedup();
+        for name in &self.hidden {
+            if groups.contains(name.get_ref()) {
+                continue;
+            }
+            let closest = groups
+                .iter()
+                .map(|group| (strsim::jaro_winkler(name.get_ref(), group), group))
+                .filter(|(score, _)| *score > 0.8)
+                .max_by(|a, b| a.0.total_cmp(&b.0))
+                .map(|(_, group)| format!(" (did you mean `{group}`?)"))
+                .unwrap_or_default();
+            let why = format!(
+                "`{}` is no group of `{spec}`{closest}: a hidden group must be one of {}",
+                name.get_ref(),
+                groups.join(", ")
+            );
+            return Err(place.fault(name.span(), "hidden", why));
+        }
+        Ok(self
+            .hidden
+            .iter()
+            .map(|name| name.get_ref().clone())
+            .collect())
     }
 
     fn checked_show_hidden(&self, place: &Place) -> Result<ShowHidden, Fault> {

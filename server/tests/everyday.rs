@@ -314,3 +314,36 @@ fn a_spec_the_bundled_corpus_lacks_is_refused_naming_the_ones_it_has() {
         "{stderr}"
     );
 }
+
+/// A hidden group the spec lacks (a typo) would hide nothing and show the group it meant to
+/// every student: it is refused where it is written, with the group meant and those there are.
+#[test]
+fn a_mistyped_hidden_group_is_refused_before_it_can_show_anything() {
+    let course = Course::new(&["ada"], &[&go_assignment("go", "hidden = [\"generatd\"]")]);
+    let out = course.command().arg("--links").output().unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let toml = std::fs::read_to_string(course.path().join("course.toml")).unwrap();
+    let line = toml
+        .lines()
+        .position(|l| l.starts_with("hidden = "))
+        .unwrap()
+        + 1;
+    assert!(
+        stderr.contains(&format!(
+            "course.toml:{line}: `hidden`: `generatd` is no group of `go` (did you mean `generated`?): a hidden group must be one of "
+        )),
+        "{stderr}"
+    );
+    // Spelled right, it is taken.
+    let course = Course::new(
+        &["ada"],
+        &[&go_assignment("go", "hidden = [\"generated\"]")],
+    );
+    let out = course.command().arg("--links").output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
