@@ -128,17 +128,48 @@ fn core(source: &Printed, k: usize, keep: impl Fn(u64) -> bool) -> Vec<Span> {
     for (file, marks) in source.files.iter().zip(&marked) {
         for (token, _) in file.tokens.iter().zip(marks).filter(|(_, m)| **m) {
             match spans.last_mut() {
-                Some(last) if last.file == file.path && token.first_line <= last.last_line + 1 => {
-                    last.last_line = last.last_line.max(token.last_line);
+                // A span's lines are 1-based, as a fragment's are; a token's are the parser's,
+                // from 0: one on the span's last line or the next touches it.
+                Some(last) if last.file == file.path && token.first_line <= last.last_line => {
+                    last.last_line = last.last_line.max(token.last_line + 1);
                 }
                 _ => spans.push(Span {
                     file: file.path.clone(),
-                    first_line: token.first_line,
-                    last_line: token.last_line,
+                    first_line: token.first_line + 1,
+                    last_line: token.last_line + 1,
                 }),
             }
         }
     }
     spans.truncate(CORE_SPANS);
     spans
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::code::FileTokens;
+    use crate::tokens::Token;
+
+    /// The core's lines are 1-based, both ends included, as every span the report shows: a
+    /// file's first line is line 1 (the ring once listed `go.py 0–2`).
+    #[test]
+    fn a_cores_lines_count_from_one() {
+        let token = |line: u32| Token {
+            kind: 1,
+            first_line: line,
+            last_line: line,
+        };
+        let printed = Printed {
+            files: vec![FileTokens {
+                path: "go.py".into(),
+                tokens: vec![token(0), token(1), token(2), token(5)],
+                unparsed_bytes: 0,
+            }],
+            prints: vec![(7, 0, 0), (8, 0, 3)],
+        };
+        let spans = core(&printed, 3, |_| true);
+        let lines: Vec<(u32, u32)> = spans.iter().map(|s| (s.first_line, s.last_line)).collect();
+        assert_eq!(lines, [(1, 3), (6, 6)]);
+    }
 }
