@@ -22,7 +22,7 @@ pub(crate) async fn submit(
     Shared(state): Shared<Arc<State>>,
     who: Who,
     UrlPath(name): UrlPath<String>,
-    multipart: Multipart,
+    multipart: Result<Multipart, axum::extract::multipart::MultipartRejection>,
 ) -> Result<Response, Reply> {
     let id = hand_in(&state, &who, &name, multipart, Csrf::ForSessions).await?;
     Ok((StatusCode::ACCEPTED, Json(json!({ "id": id }))).into_response())

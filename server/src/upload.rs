@@ -20,15 +20,14 @@ const MAX_PARTS: usize = 2000;
 /// stored.
 async fn read_upload(
     mut multipart: axum::extract::Multipart,
+    max_upload: usize,
 ) -> Result<(Vec<(String, Vec<u8>)>, Option<String>), Reply> {
     let too_big = |err: axum::extract::multipart::MultipartError| {
         let status = err.status();
         Reply::Status(
             status,
             match status {
-                StatusCode::PAYLOAD_TOO_LARGE => {
-                    "The upload is larger than the course allows; nothing was stored.".into()
-                }
+                StatusCode::PAYLOAD_TOO_LARGE => too_large(max_upload),
                 _ => format!("The upload could not be read: {}", err.body_text()),
             },
         )
@@ -73,10 +72,22 @@ pub(crate) async fn hand_in(
     state: &State,
     who: &Who,
     name: &str,
-    multipart: axum::extract::Multipart,
+    multipart: Result<axum::extract::Multipart, axum::extract::multipart::MultipartRejection>,
     csrf: Csrf,
 ) -> Result<i64, Reply> {
-    let (files, token) = read_upload(multipart).await?;
+    // A body that is no multipart form is the asker's mistake, said in words (as JSON under
+    // the API), not the framework's plain text.
+    let multipart = multipart.map_err(|rejection| {
+        Reply::Status(
+            StatusCode::BAD_REQUEST,
+            format!(
+                "The upload could not be read ({}): send the files as `file` fields of a \
+                 multipart/form-data body.",
+                rejection.body_text()
+            ),
+        )
+    })?;
+    let (files, token) = read_upload(multipart, state.max_upload).await?;
     if matches!(csrf, Csrf::Always) || who.session.is_some() {
         crate::auth::check_csrf(who, token.as_deref().unwrap_or_default())?;
     }
@@ -159,7 +170,7 @@ fn named_files(
     if total > max_upload {
         return Err(Reply::Status(
             StatusCode::PAYLOAD_TOO_LARGE,
-            "The upload is larger than the course allows; nothing was stored.".into(),
+            too_large(max_upload),
         ));
     }
     let mut named: Vec<(String, Vec<u8>)> = Vec::new();
@@ -209,4 +220,10 @@ fn check_languages(assignment: &Assignment, named: &[(String, Vec<u8>)]) -> Resu
         }
     }
     Ok(())
+}
+
+/// What an upload over the cap is told: the cap itself (`--max-upload`).
+fn too_large(max_upload: usize) -> String {
+    let mib = max_upload as f64 / (1024.0 * 1024.0);
+    format!("The upload is larger than the course allows ({mib} MiB in all); nothing was stored.")
 }

@@ -100,6 +100,8 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .route("/lti/jwks", get(crate::lti::launch::jwks))
         .route("/instructor/lti/roster", post(crate::lti::roster::refresh))
         .nest("/api/v1", api_routes())
+        // An address that is none of the above: the page that says so, not an empty answer.
+        .fallback(|| async { crate::error::not_found() })
         .layer(DefaultBodyLimit::max(body_limit))
         .layer(middleware::from_fn(headers))
         .with_state(state)

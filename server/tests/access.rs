@@ -64,6 +64,17 @@ fn an_api_token_is_made_on_the_access_page_and_revoked_there() {
     api.bearer = Some(from_cli["ada"].clone());
     // 404: signed in, and no such submission (a wrong token is 401).
     assert_eq!(api.get("/api/v1/submissions/1").status, 404);
+    // No such address says so, as a page (and as JSON under the API), never an empty answer.
+    let nowhere = server.client().get("/nonexistent");
+    assert_eq!(nowhere.status, 404);
+    assert!(
+        nowhere.body.contains("there is nothing here"),
+        "{}",
+        nowhere.body
+    );
+    let nowhere = api.get("/api/v1/nonexistent");
+    assert_eq!(nowhere.status, 404);
+    assert!(nowhere.body.contains("\"error\""), "{}", nowhere.body);
     let mut browser = server.client();
     browser.login(&links["ada"]);
     let page = browser.get("/access").body;

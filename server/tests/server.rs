@@ -300,6 +300,27 @@ fn an_upload_over_the_cap_is_refused_and_nothing_is_stored() {
     let big = vec![b'x'; 3 << 20];
     let upload = ada.try_post_files("/api/v1/assignments/go/submissions", &[], &[("go.c", &big)]);
     crate::support::assert_refused(upload, 413);
+    // One just over the cap, whose answer is read: it names the cap.
+    let over = vec![b'x'; (1 << 20) + 1];
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &over)],
+    );
+    assert_eq!(answer.status, 413, "{}", answer.body);
+    assert!(answer.body.contains("(1 MiB in all)"), "{}", answer.body);
+    // A body that is no multipart form is told so, as JSON like every error of the API.
+    let answer = ada.post_form("/api/v1/assignments/go/submissions", &[("file", "x")]);
+    assert_eq!(answer.status, 400, "{}", answer.body);
+    let error: serde_json::Value = serde_json::from_str(&answer.body).unwrap();
+    assert!(
+        error["error"]
+            .as_str()
+            .unwrap()
+            .contains("multipart/form-data"),
+        "{}",
+        answer.body
+    );
     assert_eq!(course.sql("SELECT COUNT(*) FROM submissions"), "0");
     assert_eq!(course.sql("SELECT COUNT(*) FROM files"), "0");
     let store = course.path().join(".gridjudge/store");
