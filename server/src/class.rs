@@ -267,9 +267,18 @@ async fn class_similarity(
             shard: None,
             common: xtask::grade::COMMON,
         };
-        xtask::grade::similar(&options)
-            .map(Some)
-            .map_err(|err| Fault::Harness(format!("the similarity of the class: {err}")))
+        let mut similarity = xtask::grade::similar(&options)
+            .map_err(|err| Fault::Harness(format!("the similarity of the class: {err}")))?;
+        // The command line's note names a flag; here the instructor has a page, not a flag.
+        for note in &mut similarity.notes {
+            if note.starts_with("mistakes: not compared") {
+                *note = "mistakes: not compared on this page, which compares code only (`cargo \
+                         xtask similar --grades OUT` on a grading of the class compares the wrong \
+                         outputs its students share too)"
+                    .into();
+            }
+        }
+        Ok(Some(similarity))
     })
     .await
     .map_err(|err| Fault::Harness(format!("the similarity of the class: {err}")))?

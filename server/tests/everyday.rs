@@ -271,6 +271,13 @@ fn the_class_report_is_framed_and_holds_the_similarity_of_the_class() {
             "{pair}"
         );
     }
+    // Its notes speak to someone on a page: no flag to give.
+    assert!(!report.body.contains("give --grades"), "{}", report.body);
+    assert!(
+        report.body.contains("not compared on this page"),
+        "{}",
+        report.body
+    );
     // A student has no class report.
     let mut ada = server.client();
     ada.login(&links["ada"]);
