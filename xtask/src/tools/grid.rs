@@ -250,14 +250,27 @@ fn cells(want: &str, got: &str, mark: &str) -> String {
 /// first differing entry differs; in the liberties table, whether its stone is alone in its
 /// group (what the groups table shows).
 fn go(want: &str, got: &str, expected: &str, line: usize) -> String {
+    // A line that is no row of a table (a title, a message, the column letters) is told by
+    // its kind: a usage message where the first title should be is not "another entry".
+    let (want_kind, got_kind) = (go_line(want), go_line(got));
+    if want_kind != got_kind {
+        return format!("{got_kind} where {want_kind} should be");
+    }
     let lines: Vec<&str> = expected.split('\n').collect();
-    let title = lines[..line.min(lines.len())]
-        .iter()
-        .rev()
-        .find(|l| l.starts_with("The "))
-        .map_or("the output".to_string(), |t| {
-            format!("the table {}", t.trim_start_matches("The "))
-        });
+    let title = match want_kind {
+        "a row" => lines[..line.min(lines.len())]
+            .iter()
+            .rev()
+            .find(|l| l.starts_with("The "))
+            .map_or("the output".to_string(), |t| {
+                format!("the table {}", t.trim_start_matches("The "))
+            }),
+        // A message is told entry by entry too: its line number, say.
+        "a message of the handout's" => "the handout's message".to_string(),
+        "the column letters" => return "other column letters".into(),
+        "a table's title" => return "another title".into(),
+        _ => return "other words".into(),
+    };
     let (w, g): (Vec<&str>, Vec<&str>) = (
         want.split_whitespace().collect(),
         got.split_whitespace().collect(),
@@ -289,6 +302,28 @@ fn go(want: &str, got: &str, expected: &str, line: usize) -> String {
         ""
     };
     format!("in {title}: {how}{whose}")
+}
+
+/// What a line of Go's output is: a table's title, its column letters, one of its rows, an
+/// empty line, or one of the handout's messages.
+fn go_line(line: &str) -> &'static str {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    match words.first() {
+        None => "an empty line",
+        Some(_) if line.starts_with("The ") => "a table's title",
+        Some(_) if line.starts_with("That is not") || line.starts_with("There was") => {
+            "a message of the handout's"
+        }
+        Some(first) if first.parse::<u32>().is_ok() => "a row",
+        Some(_)
+            if words
+                .iter()
+                .all(|w| w.chars().all(|c| c.is_ascii_uppercase())) =>
+        {
+            "the column letters"
+        }
+        Some(_) => "a line of words",
+    }
 }
 
 /// How many stones the group at row `row`, entry `at` of the expected groups table holds.
@@ -405,6 +440,17 @@ mod tests {
         assert_eq!(
             kind("go", &d, expected, ""),
             "in the table Groups: a number of three digits or more"
+        );
+        // A program that prints no table at all is told what it printed instead.
+        let d = differing(expected, "usage: go < board\n");
+        assert_eq!(
+            kind("go", &d, expected, ""),
+            "a line of words where a table's title should be"
+        );
+        let d = differing(expected, "That is not a legal board size.\n");
+        assert_eq!(
+            kind("go", &d, expected, ""),
+            "a message of the handout's where a table's title should be"
         );
     }
 
