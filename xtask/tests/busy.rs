@@ -89,26 +89,6 @@ fn twenty_busy_loops_a_core_decide_no_verdict() {
     );
 }
 
-/// Processes whose command line names `marker` and that have not ended (zombies aside).
-fn alive_with(marker: &str) -> usize {
-    let Ok(entries) = std::fs::read_dir("/proc") else {
-        return 0;
-    };
-    entries
-        .flatten()
-        .filter(|entry| {
-            let dir = entry.path();
-            let named = std::fs::read(dir.join("cmdline"))
-                .is_ok_and(|line| String::from_utf8_lossy(&line).contains(marker));
-            let ended = std::fs::read_to_string(dir.join("stat"))
-                .ok()
-                .and_then(|stat| Some(stat.rsplit_once(") ")?.1.starts_with(['Z', 'X'])))
-                .unwrap_or(true);
-            named && !ended
-        })
-        .count()
-}
-
 /// Under twenty busy loops per core, `--jobs 2` is kept: endless loops on every case, each
 /// only waiting for a CPU most of the time, never run more than 2 at once (sampled from
 /// `/proc`), since a case gives up its seat only while none of its processes is runnable;
@@ -158,7 +138,7 @@ fn jobs_are_kept_under_twenty_busy_loops_a_core() {
         let sampler = scope.spawn(|| {
             let mut most = 0;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                most = most.max(alive_with(&marker));
+                most = most.max(crate::support::survivors(&marker).len());
                 std::thread::sleep(Duration::from_millis(5));
             }
             most

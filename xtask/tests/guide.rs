@@ -20,7 +20,7 @@ const TOOLS: [&str; 2] = ["python3", "cat"];
 fn every_example_of_the_guide_runs_as_shown() {
     let Some(found) = TOOLS
         .iter()
-        .map(|tool| which(tool).ok_or(*tool))
+        .map(|tool| xtask::target::find_on_path(&(*tool).into()).ok_or(*tool))
         .collect::<Result<Vec<_>, _>>()
         .map_err(|tool| eprintln!("skipped: the guide's examples need `{tool}` on PATH"))
         .ok()
@@ -65,12 +65,6 @@ fn every_example_of_the_guide_runs_as_shown() {
         cases.register_bin(*tool, path);
     }
     cases.run();
-}
-
-fn which(tool: &str) -> Option<PathBuf> {
-    std::env::split_paths(&std::env::var_os("PATH")?)
-        .map(|dir| dir.join(tool))
-        .find(|path| path.is_file())
 }
 
 fn read(path: &Path) -> String {
