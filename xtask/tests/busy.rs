@@ -90,9 +90,10 @@ fn twenty_busy_loops_a_core_decide_no_verdict() {
 }
 
 /// Under twenty busy loops per core, `--jobs 2` is kept: endless loops on every case, each
-/// only waiting for a CPU most of the time, never run more than 2 at once (sampled from
-/// `/proc`), since a case gives up its seat only while none of its processes is runnable;
-/// each is a timeout by its own CPU time. A case that waited for a CPU once looked quiet and
+/// only waiting for a CPU most of the time, never run in more than 2 cases at once (sampled
+/// from `/proc`, a case's processes counted once by its PID namespace), since a case gives up
+/// its seat only while none of its processes is runnable; each is a timeout by its own CPU
+/// time. A case that waited for a CPU once looked quiet and
 /// gave its seat away, and the busier the machine the more loops ran.
 #[test]
 #[ignore = "it starves the tests beside it: run alone, `-- --ignored busy::`"]
@@ -138,7 +139,7 @@ fn jobs_are_kept_under_twenty_busy_loops_a_core() {
         let sampler = scope.spawn(|| {
             let mut most = 0;
             while !done.load(std::sync::atomic::Ordering::Relaxed) {
-                most = most.max(crate::support::survivors(&marker).len());
+                most = most.max(crate::support::cases_alive(&marker));
                 std::thread::sleep(Duration::from_millis(5));
             }
             most
@@ -159,6 +160,6 @@ fn jobs_are_kept_under_twenty_busy_loops_a_core() {
             "{execution:?}"
         );
     }
-    assert!(most >= 1, "no loop was seen running");
-    assert!(most <= 2, "{most} loops ran at once under --jobs 2");
+    assert!(most >= 1, "no case was seen running");
+    assert!(most <= 2, "{most} cases ran loops at once under --jobs 2");
 }

@@ -165,6 +165,30 @@ pub fn fuzz_options(
     }
 }
 
+/// Confined cases running now with a process whose command line mentions `marker`: each case
+/// has a PID namespace of its own, so a case that starts its program through a wrapper (a
+/// pyenv shim is a shell script that forks several shells before it runs Python) is counted
+/// once, however many of its processes are alive.
+pub fn cases_alive(marker: &str) -> usize {
+    let namespaces: std::collections::BTreeSet<std::path::PathBuf> = std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|entry| {
+            let entry = entry.ok()?;
+            entry.file_name().to_str()?.parse::<u32>().ok()?;
+            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
+            let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
+            let zombie = state.rsplit(") ").next()?.starts_with('Z');
+            let mentions = String::from_utf8_lossy(&cmdline)
+                .replace('\0', " ")
+                .contains(marker);
+            (mentions && !zombie)
+                .then(|| std::fs::read_link(entry.path().join("ns/pid")).ok())
+                .flatten()
+        })
+        .collect();
+    namespaces.len()
+}
+
 /// Processes still running whose command line mentions `marker`.
 pub fn survivors(marker: &str) -> Vec<String> {
     std::fs::read_dir("/proc")
