@@ -68,26 +68,27 @@ impl Judgement {
         let (verdict, _) = self.divergence()?;
         let difference = self.difference.as_ref()?;
         let grid = self.grid?;
-        let command = self
-            .command()
-            .map_or((String::new(), String::new()), |command| {
-                (command.key.clone(), command.words.clone())
-            });
         let expected = String::from_utf8_lossy(&self.expected);
         let actual = self
             .execution
             .as_ref()
             .map(|e| e.stdout.as_slice())
             .unwrap_or_default();
+        let difference = kind_in(
+            grid,
+            difference,
+            &expected,
+            &String::from_utf8_lossy(actual),
+        );
+        let command = self
+            .command()
+            .map_or((String::new(), String::new()), |command| {
+                (command.key.clone(), command.words.clone())
+            });
         Some(Kind {
             verdict,
             command,
-            difference: kind_in(
-                grid,
-                difference,
-                &expected,
-                &String::from_utf8_lossy(actual),
-            ),
+            difference,
             rule: rule.slug.clone(),
             section: section_of(rule).to_string(),
         })
@@ -172,19 +173,31 @@ fn name(kinds: &BTreeSet<&Kind>) -> Unexplained {
         .map(|k| format!("{}|{}|{}", k.command.0, k.difference, k.rule))
         .collect::<Vec<_>>()
         .join("\n");
-    let listed = |items: BTreeSet<&str>, joiner: &str| {
+    let listed = |items: BTreeSet<&str>, joiner: &str, last: &str| {
         let items: Vec<&str> = items.into_iter().filter(|s| !s.is_empty()).collect();
-        match items.len() {
-            0..=3 => items.join(joiner),
-            n => format!("{}{joiner}{} more", items[..3].join(joiner), n - 3),
+        match items.split_last() {
+            None => String::new(),
+            Some((only, [])) => only.to_string(),
+            Some((end, rest)) => format!("{}{last}{end}", rest.join(joiner)),
         }
     };
-    let differences = listed(kinds.iter().map(|k| k.difference.as_str()).collect(), "; ");
+    // Every kind, command and section the cause holds is named: one left out could be the
+    // one a student's own failure shows.
+    let differences = listed(
+        kinds.iter().map(|k| k.difference.as_str()).collect(),
+        "; ",
+        "; ",
+    );
     let commands = listed(
         kinds.iter().map(|k| k.command.1.as_str()).collect(),
         "; or after ",
+        "; or after ",
     );
-    let sections = listed(kinds.iter().map(|k| k.section.as_str()).collect(), ", ");
+    let sections = listed(
+        kinds.iter().map(|k| k.section.as_str()).collect(),
+        ", ",
+        " and ",
+    );
     let after = if commands.is_empty() {
         String::new()
     } else {
@@ -220,6 +233,33 @@ mod tests {
             rule: rule.into(),
             section: "the rules".into(),
         })
+    }
+
+    /// A cause's words name every kind, command and section it holds: the one a "1 more"
+    /// left out could be the one the student's own failure shows.
+    #[test]
+    fn a_cause_s_words_name_all_it_holds() {
+        let section = |kind: Option<Kind>, section: &str| {
+            kind.map(|kind| Kind {
+                section: section.into(),
+                ..kind
+            })
+        };
+        let kinds = [
+            section(kind("tick", "kind one", "a"), "the display"),
+            section(kind("tick", "kind two", "b"), "the end of the game"),
+            section(kind("tick", "kind three", "c"), "matching"),
+            section(kind("tick", "kind four", "d"), "falling"),
+            section(kind("R", "kind four", "d"), "falling"),
+        ];
+        let groups = group(&kinds);
+        let words = &groups[0].as_ref().unwrap().words;
+        assert_eq!(
+            words,
+            "kind four; kind one; kind three; kind two, first after R; or after tick, where no \
+             misreading of the handout that check knows of fits (the handout's rules on \
+             falling, matching, the display and the end of the game decide the output there)"
+        );
     }
 
     #[test]
