@@ -253,12 +253,23 @@ fn cause(
         return "extra text before the expected line (a prompt?)".into();
     }
     if next_actual.map(|n| n.strip_suffix(b"\n").unwrap_or(n)) == Some(e_text) {
-        return "an extra line before the expected one (a prompt on a line of its own?)".into();
+        // A line of the expected line's own form (a row of the same field or table: as long,
+        // and the same first and last byte) is no prompt: a row printed once too often.
+        return if same_form(a_text, e_text) {
+            "an extra line before the expected one".into()
+        } else {
+            "an extra line before the expected one (a prompt on a line of its own?)".into()
+        };
     }
     if let Some(kind) = number_difference(e_text, a_text) {
         return kind;
     }
     "a line differs".into()
+}
+
+/// Whether two lines have one form: as long, beginning and ending with the same byte.
+fn same_form(a: &[u8], b: &[u8]) -> bool {
+    a.len() == b.len() && a.first() == b.first() && a.last() == b.last()
 }
 
 /// Where the two lines first differ inside a number in both: how the number is off. Looks only
@@ -345,6 +356,15 @@ mod tests {
             "an extra line before the expected one (a prompt on a line of its own?)"
         );
         assert_eq!(prompted.line, 2);
+        // A row of the field printed once too often is no prompt, though the expected row
+        // comes one line later.
+        let row = compare(
+            CompareMode::Exact,
+            b"|      |\n| X    |\n",
+            b"|      |\n|      |\n| X    |\n",
+        )
+        .unwrap();
+        assert_eq!(row.cause, "an extra line before the expected one");
     }
 
     #[test]
