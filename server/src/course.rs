@@ -384,13 +384,8 @@ impl AssignmentFile {
             if groups.contains(name.get_ref()) {
                 continue;
             }
-            let closest = groups
-                .iter()
-                .map(|group| (strsim::jaro_winkler(name.get_ref(), group), group))
-                .filter(|(score, _)| *score > 0.8)
-                .max_by(|a, b| a.0.total_cmp(&b.0))
-                .map(|(_, group)| format!(" (did you mean `{group}`?)"))
-                .unwrap_or_default();
+            let closest =
+                xtask::error::did_you_mean(name.get_ref(), groups.iter().map(String::as_str));
             let why = format!(
                 "`{}` is no group of `{spec}`{closest}: a hidden group must be one of {}",
                 name.get_ref(),

@@ -76,6 +76,18 @@ impl std::error::Error for Error {
     }
 }
 
+/// The name of `names` closest to a mistyped `typed`, as a hint to end a message with
+/// (`` (did you mean `generated`?)``); empty where none is close (Jaro-Winkler above 0.8).
+pub fn did_you_mean<'a>(typed: &str, names: impl IntoIterator<Item = &'a str>) -> String {
+    names
+        .into_iter()
+        .map(|name| (strsim::jaro_winkler(typed, name), name))
+        .filter(|(score, _)| *score > 0.8)
+        .max_by(|a, b| a.0.total_cmp(&b.0))
+        .map(|(_, name)| format!(" (did you mean `{name}`?)"))
+        .unwrap_or_default()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -87,5 +99,15 @@ mod tests {
         let source = std::error::Error::source(&err).map(ToString::to_string);
         assert_eq!(source.as_deref(), Some("gone"));
         assert!(std::error::Error::source(&Error::Usage("no".into())).is_none());
+    }
+
+    #[test]
+    fn a_typo_is_told_the_nearest_name_and_a_stranger_nothing() {
+        let groups = ["generated", "handout", "liberties"];
+        assert_eq!(
+            did_you_mean("generatd", groups),
+            " (did you mean `generated`?)"
+        );
+        assert_eq!(did_you_mean("zzz", groups), "");
     }
 }

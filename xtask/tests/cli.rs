@@ -263,6 +263,12 @@ fn a_run_that_would_check_nothing_or_cannot_write_its_report_stops_first() {
         .stderr(predicate::str::contains(
             "--filter `nomatch` matches no case",
         ));
+    // A typo of a group is told the group.
+    check_with(&corpus, &["--spec", "demo", "--filter", "basci"], "right")
+        .code(2)
+        .stderr(predicate::str::contains(
+            "--filter `basci` matches no case (did you mean `basic`?)",
+        ));
     let empty = tempfile::tempdir().unwrap();
     std::fs::create_dir_all(empty.path().join("demo")).unwrap();
     std::fs::copy(

@@ -219,11 +219,15 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
             vec![suite]
         }
     };
+    // The groups there are, for a --filter that matches none.
+    let mut groups = std::collections::BTreeSet::new();
     for suite in chosen {
         let (suite, note) = settle_time_limit(options, suite)?;
         prepared.warnings.extend(note);
         let cases = |suite: &Suite, prepared: &mut Prepared| {
-            let (cases, n_filtered, n_ungraded_left_out) = select(options, discover(suite)?);
+            let discovered = discover(suite)?;
+            groups.extend(discovered.iter().map(|case| case.group.clone()));
+            let (cases, n_filtered, n_ungraded_left_out) = select(options, discovered);
             prepared.n_filtered += n_filtered;
             prepared.n_ungraded_left_out += n_ungraded_left_out;
             Ok(cases)
@@ -233,7 +237,10 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
     if prepared.is_empty() {
         // A gate that runs nothing must not pass.
         return Err(Error::Usage(match (&options.filter, prepared.n_filtered) {
-            (Some(pattern), 1..) => format!("--filter `{pattern}` matches no case"),
+            (Some(pattern), 1..) => format!(
+                "--filter `{pattern}` matches no case{}",
+                crate::error::did_you_mean(pattern, groups.iter().map(String::as_str))
+            ),
             _ => format!(
                 "no case to run in `{}` (an empty corpus, or every case left out)",
                 options.cases_root.display()

@@ -209,12 +209,15 @@ fn hidden_cases(
             .to_string_lossy()
             .into_owned();
         if suite.is_graded(&group) != Some(true) {
+            let groups = suite.file.groups.keys().map(String::as_str);
             return Err(Error::corpus(
                 &folder,
                 format!(
-                    "is no graded group of the {} suite: hidden cases count in one of its groups ({})",
+                    "is no graded group of the {} suite{}: hidden cases count in one of its \
+                     groups ({})",
                     suite.name,
-                    suite.file.groups.keys().cloned().collect::<Vec<_>>().join(", ")
+                    crate::error::did_you_mean(&group, groups.clone()),
+                    groups.collect::<Vec<_>>().join(", ")
                 ),
             ));
         }
@@ -470,6 +473,19 @@ mod tests {
         assert_eq!(std::fs::read(group.join("001.out")).unwrap(), b"out\n");
         assert_eq!(std::fs::read(group.join("hidden-01.in")).unwrap(), b"13\n");
         assert!(!group.join("hidden-01.out").exists());
+    }
+
+    /// A hidden folder whose name is a typo of a graded group is told the group it meant.
+    #[test]
+    fn a_mistyped_hidden_group_is_refused_with_the_group_it_meant() {
+        let cases = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../cases");
+        let suite = crate::corpus::find(&cases, "go").unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("liberteis")).unwrap();
+        std::fs::write(dir.path().join("liberteis/a.in"), "x\n").unwrap();
+        let err = hidden_cases(dir.path(), &suite).unwrap_err().to_string();
+        assert!(err.contains("liberteis"), "{err}");
+        assert!(err.contains("(did you mean `liberties`?)"), "{err}");
     }
 
     #[test]
