@@ -34,6 +34,28 @@ pub fn checkouts() -> Vec<PathBuf> {
     found
 }
 
+/// Where a report goes by default, `name` in the current folder, unless that folder is in a
+/// gridjudge checkout: then `target/NAME` of the checkout, beside cargo's own output (ignored
+/// by git), so that a report run from the checkout never lands among its sources.
+pub fn default_out(name: &str) -> PathBuf {
+    match std::env::current_dir().and_then(|dir| dir.canonicalize()) {
+        Ok(here) => default_out_from(&here, name),
+        Err(_) => PathBuf::from(name),
+    }
+}
+
+/// [`default_out`] for a current folder `here` (canonical).
+fn default_out_from(here: &Path, name: &str) -> PathBuf {
+    let checkout = checkouts()
+        .into_iter()
+        .filter_map(|checkout| checkout.canonicalize().ok())
+        .find(|checkout| here.starts_with(checkout));
+    match checkout {
+        Some(checkout) => checkout.join("target").join(name),
+        None => PathBuf::from(name),
+    }
+}
+
 /// The bundled corpus.
 pub fn cases() -> PathBuf {
     root().join("cases")
@@ -286,6 +308,27 @@ pub fn exec_server_program(program: &str, args: &[std::ffi::OsString]) -> Error 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A report run from anywhere in the checkout goes to its `target/`, never among its
+    /// sources; run from elsewhere, into the current folder.
+    #[test]
+    fn a_report_run_from_the_checkout_goes_to_its_target_folder() {
+        let checkout = root().canonicalize().unwrap();
+        assert_eq!(
+            default_out_from(&checkout, "similarity-report"),
+            checkout.join("target/similarity-report")
+        );
+        assert_eq!(
+            default_out_from(&checkout.join("docs"), "similarity-report"),
+            checkout.join("target/similarity-report")
+        );
+        let elsewhere = tempfile::tempdir().unwrap();
+        let elsewhere = elsewhere.path().canonicalize().unwrap();
+        assert_eq!(
+            default_out_from(&elsewhere, "similarity-report"),
+            PathBuf::from("similarity-report")
+        );
+    }
 
     /// A reference binary is fresh only while it (or the stamp of cargo's last word on it) is
     /// newer than every source its dep-info names and every settings file; a source with a

@@ -24,8 +24,8 @@ pub struct SimilarArgs {
     #[arg(long, value_name = "DIR")]
     pub base: Option<PathBuf>,
     /// Where similarity.html, .csv and .json go (default: the --grades folder, else
-    /// `similarity-report` in the current folder). A folder that holds anything but an earlier
-    /// report is refused.
+    /// `similarity-report` in the current folder, or in `target/` when that folder is in a
+    /// gridjudge checkout). A folder that holds anything but an earlier report is refused.
     #[arg(long, value_name = "DIR")]
     pub out: Option<PathBuf>,
     /// Code held by more than this share of the class is common to the assignment and counts
@@ -41,7 +41,7 @@ impl SimilarArgs {
             .out
             .clone()
             .or_else(|| self.grades.clone())
-            .unwrap_or_else(|| PathBuf::from(crate::grade::SIMILARITY_OUT));
+            .unwrap_or_else(|| crate::workspace::default_out(crate::grade::SIMILARITY_OUT));
         crate::grade::out_folder(&out, &self.submissions)?;
         // Beside a grading, its folder is the report's; any other holds a report or nothing.
         if self.grades.as_ref() != Some(&out) {
