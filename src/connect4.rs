@@ -34,7 +34,7 @@ pub mod rules {
 /// The commands of `connect4.md`, as a trace names them: every input line is one.
 pub mod commands {
     crate::commands! {
-        MOVE = "move", "a move, a column from 1 to 8 (the handout's game)";
+        MOVE = "move", "a move, a column from 0 to 7 (the handout's game)";
         INVALID = "invalid", "an input line that is no move (the handout's invalid input)";
     }
 }
@@ -322,14 +322,11 @@ impl Program for Connect4 {
         Some(&mut self.spans)
     }
 
-    /// A move is a column number as the trace's causes have always named it (1 to 8, after
-    /// trimming); any other line is input that is no move.
+    /// A move is what the handout takes for one: exactly one character `0`..`7` (into a full
+    /// column too, which the handout then refuses); any other line is input that is no move.
     fn command(&self, line: &[u8]) -> Option<&'static Command> {
-        let column = std::str::from_utf8(line)
-            .ok()
-            .and_then(|text| text.trim().parse::<u32>().ok());
-        Some(match column {
-            Some(1..=8) => &commands::MOVE,
+        Some(match line {
+            [b'0'..=b'7'] => &commands::MOVE,
             _ => &commands::INVALID,
         })
     }

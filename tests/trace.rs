@@ -31,7 +31,13 @@ fn an_input_line_is_its_spec_s_command() {
     assert_eq!(key("columns", ">"), Some("<>"));
     assert_eq!(key("columns", "XY Z"), Some("start"));
     assert_eq!(key("connect4", "4"), Some("move"));
+    // The handout's columns are 0 to 7, and a move is exactly one such character.
+    assert_eq!(key("connect4", "0"), Some("move"));
+    assert_eq!(key("connect4", "7"), Some("move"));
+    assert_eq!(key("connect4", "8"), Some("invalid"));
     assert_eq!(key("connect4", "9"), Some("invalid"));
+    assert_eq!(key("connect4", " 3"), Some("invalid"));
+    assert_eq!(key("connect4", "10"), Some("invalid"));
     assert_eq!(key("go", "x"), None);
     assert_eq!(key("collapse", "x"), None);
 }
