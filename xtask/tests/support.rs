@@ -170,39 +170,31 @@ pub fn fuzz_options(
 /// pyenv shim is a shell script that forks several shells before it runs Python) is counted
 /// once, however many of its processes are alive.
 pub fn cases_alive(marker: &str) -> usize {
-    let namespaces: std::collections::BTreeSet<std::path::PathBuf> = std::fs::read_dir("/proc")
-        .unwrap()
-        .filter_map(|entry| {
-            let entry = entry.ok()?;
-            entry.file_name().to_str()?.parse::<u32>().ok()?;
-            let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
-            let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
-            let zombie = state.rsplit(") ").next()?.starts_with('Z');
-            let mentions = String::from_utf8_lossy(&cmdline)
-                .replace('\0', " ")
-                .contains(marker);
-            (mentions && !zombie)
-                .then(|| std::fs::read_link(entry.path().join("ns/pid")).ok())
-                .flatten()
-        })
+    let namespaces: std::collections::BTreeSet<std::path::PathBuf> = marked(marker)
+        .filter_map(|(dir, _)| std::fs::read_link(dir.join("ns/pid")).ok())
         .collect();
     namespaces.len()
 }
 
 /// Processes still running whose command line mentions `marker`.
 pub fn survivors(marker: &str) -> Vec<String> {
+    marked(marker).map(|(_, text)| text).collect()
+}
+
+/// The `/proc` folder and command line (spaces for its NULs) of each process not ended
+/// (zombies aside) whose command line mentions `marker`.
+fn marked(marker: &str) -> impl Iterator<Item = (std::path::PathBuf, String)> + '_ {
     std::fs::read_dir("/proc")
         .unwrap()
-        .filter_map(|entry| {
+        .filter_map(move |entry| {
             let entry = entry.ok()?;
             entry.file_name().to_str()?.parse::<u32>().ok()?;
             let cmdline = std::fs::read(entry.path().join("cmdline")).ok()?;
             let text = String::from_utf8_lossy(&cmdline).replace('\0', " ");
             let state = std::fs::read_to_string(entry.path().join("stat")).ok()?;
             let zombie = state.rsplit(") ").next()?.starts_with('Z');
-            (text.contains(marker) && !zombie).then_some(text)
+            (text.contains(marker) && !zombie).then(|| (entry.path(), text))
         })
-        .collect()
 }
 
 /// Under `root`: a corpus `cases/echo` whose cases expect their input back (groups `alpha`, 3

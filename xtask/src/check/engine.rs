@@ -219,14 +219,16 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
             vec![suite]
         }
     };
-    // The groups there are, for a --filter that matches none.
+    // The groups there are, named to a --filter that matches none.
     let mut groups = std::collections::BTreeSet::new();
     for suite in chosen {
         let (suite, note) = settle_time_limit(options, suite)?;
         prepared.warnings.extend(note);
         let cases = |suite: &Suite, prepared: &mut Prepared| {
             let discovered = discover(suite)?;
-            groups.extend(discovered.iter().map(|case| case.group.clone()));
+            if options.filter.is_some() {
+                groups.extend(discovered.iter().map(|case| case.group.clone()));
+            }
             let (cases, n_filtered, n_ungraded_left_out) = select(options, discovered);
             prepared.n_filtered += n_filtered;
             prepared.n_ungraded_left_out += n_ungraded_left_out;

@@ -68,27 +68,26 @@ impl Judgement {
         let (verdict, _) = self.divergence()?;
         let difference = self.difference.as_ref()?;
         let grid = self.grid?;
+        let command = self
+            .command()
+            .map_or((String::new(), String::new()), |command| {
+                (command.key.clone(), command.words.clone())
+            });
         let expected = String::from_utf8_lossy(&self.expected);
         let actual = self
             .execution
             .as_ref()
             .map(|e| e.stdout.as_slice())
             .unwrap_or_default();
-        let difference = kind_in(
-            grid,
-            difference,
-            &expected,
-            &String::from_utf8_lossy(actual),
-        );
-        let command = self
-            .command()
-            .map_or((String::new(), String::new()), |command| {
-                (command.key.clone(), command.words.clone())
-            });
         Some(Kind {
             verdict,
             command,
-            difference,
+            difference: kind_in(
+                grid,
+                difference,
+                &expected,
+                &String::from_utf8_lossy(actual),
+            ),
             rule: rule.slug.clone(),
             section: section_of(rule).to_string(),
         })
