@@ -3,7 +3,7 @@
 //! This module decides; it prints nothing but the spec-inference note. Reports are written by
 //! `message` (the terminal) and the report-file modules from the [`Run`] it returns.
 
-use super::infer;
+use super::{infer, select};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -169,23 +169,6 @@ impl Prepared {
     }
 }
 
-/// The cases of a suite (as `discover` found them) that `options` select; the counts left out
-/// by the filter and for being ungraded.
-pub fn select(options: &Options, mut cases: Vec<Case>) -> (Vec<Case>, usize, usize) {
-    cases.retain(|case| options.shard.is_none_or(|shard| shard.contains(&case.id())));
-    let before = cases.len();
-    cases.retain(|case| case.graded || options.include_unspecified);
-    let n_ungraded_left_out = before - cases.len();
-    let before = cases.len();
-    cases.retain(|case| {
-        options.filter.as_ref().is_none_or(|pattern| {
-            case.group.contains(pattern.as_str()) || case.id().contains(pattern.as_str())
-        })
-    });
-    let n_filtered = before - cases.len();
-    (cases, n_filtered, n_ungraded_left_out)
-}
-
 /// Plans a check: the suites, their targets and the cases to run (sources built first).
 pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
     // The first helper is started now, to set itself up while the cases are found; where none
@@ -229,7 +212,7 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
             if options.filter.is_some() {
                 groups.extend(discovered.iter().map(|case| case.group.clone()));
             }
-            let (cases, n_filtered, n_ungraded_left_out) = select(options, discovered);
+            let (cases, n_filtered, n_ungraded_left_out) = select::select(options, discovered);
             prepared.n_filtered += n_filtered;
             prepared.n_ungraded_left_out += n_ungraded_left_out;
             Ok(cases)
@@ -238,16 +221,11 @@ pub(super) fn prepare(options: &Options) -> Result<Prepared, Error> {
     }
     if prepared.is_empty() {
         // A gate that runs nothing must not pass.
-        return Err(Error::Usage(match (&options.filter, prepared.n_filtered) {
-            (Some(pattern), 1..) => format!(
-                "--filter `{pattern}` matches no case{}",
-                crate::error::did_you_mean(pattern, groups.iter().map(String::as_str))
-            ),
-            _ => format!(
-                "no case to run in `{}` (an empty corpus, or every case left out)",
-                options.cases_root.display()
-            ),
-        }));
+        return Err(select::nothing_to_run(
+            options,
+            prepared.n_filtered,
+            &groups,
+        ));
     }
     Ok(prepared)
 }
