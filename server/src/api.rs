@@ -37,6 +37,11 @@ pub(crate) async fn submission(
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
     let report = report_of(&state, &who, &sub).await?;
+    let requests: Vec<serde_json::Value> = crate::db::requests::of_submission(&state.db, sub.id)
+        .await?
+        .iter()
+        .map(request_json)
+        .collect();
     let (status, done, total) = match state.live.get(sub.id) {
         Some((status, done, total)) => (status, done as i64, total as i64),
         None => (sub.status, sub.cases_done, sub.cases_total),
@@ -53,6 +58,7 @@ pub(crate) async fn submission(
         "max_score": sub.max_score,
         "error": sub.error,
         "report": report,
+        "requests": requests,
     }))
     .into_response())
 }
@@ -80,4 +86,132 @@ pub(crate) async fn grades_csv(
         }
     };
     crate::gradebook::grades_csv_of(&state, assignment).await
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct OwnDeadline {
+    deadline: String,
+}
+
+/// `PUT /api/v1/assignments/{name}/extensions/{id}` with `{"deadline": "..."}` (the
+/// instructor's): student `id`'s own deadline on the assignment, in place of any earlier one.
+/// An unknown student or assignment, or a deadline that is no date, is a 422 naming the field.
+pub(crate) async fn put_extension(
+    Shared(state): Shared<Arc<State>>,
+    _: Instructor,
+    UrlPath((name, id)): UrlPath<(String, String)>,
+    body: Result<Json<OwnDeadline>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, Reply> {
+    let Json(body) = body.map_err(|err| {
+        Reply::Status(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("`deadline`: {}", err.body_text()),
+        )
+    })?;
+    match crate::extensions::grant(&state, (&id, &name, &body.deadline)).await? {
+        Ok(grant) => Ok(Json(json!({
+            "student": grant.student,
+            "assignment": grant.assignment,
+            "deadline": grant.deadline.to_rfc3339(),
+        }))
+        .into_response()),
+        Err((field, why)) => Err(Reply::Status(
+            StatusCode::UNPROCESSABLE_ENTITY,
+            format!("`{field}`: {why}"),
+        )),
+    }
+}
+
+/// `DELETE /api/v1/assignments/{name}/extensions/{id}` (the instructor's): the student's own
+/// deadline goes (204); one they did not have is not found.
+pub(crate) async fn delete_extension(
+    Shared(state): Shared<Arc<State>>,
+    _: Instructor,
+    UrlPath((name, id)): UrlPath<(String, String)>,
+) -> Result<Response, Reply> {
+    let assignment = state.course.assignment(&name).ok_or_else(not_found)?;
+    match crate::extensions::remove(&state, &id, assignment).await? {
+        true => Ok(StatusCode::NO_CONTENT.into_response()),
+        false => Err(not_found()),
+    }
+}
+
+/// A request's document: its question, and its answer once given.
+fn request_json(request: &crate::db::requests::Request) -> serde_json::Value {
+    json!({
+        "id": request.id,
+        "submission": request.submission,
+        "student": request.student,
+        "assignment": request.assignment,
+        "case": request.case,
+        "text": request.text,
+        "created_at": request.created_at,
+        "answer": request.answer.as_ref().map(|a| json!({
+            "text": a.text, "points": a.points, "by": a.by, "at": a.at,
+        })),
+    })
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct Question {
+    case: String,
+    text: String,
+}
+
+/// `POST /api/v1/submissions/{id}/requests` with `{"case": "GROUP/NAME", "text": "..."}`
+/// (the student's): 201 with the request's id; 409 where one about that case is open.
+pub(crate) async fn ask(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    SubmissionId(id): SubmissionId,
+    body: Result<Json<Question>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, Reply> {
+    let Json(body) =
+        body.map_err(|err| Reply::Status(StatusCode::UNPROCESSABLE_ENTITY, err.body_text()))?;
+    let request = crate::requests::ask(&state, &who, id, &body.case, &body.text).await?;
+    Ok((StatusCode::CREATED, Json(json!({ "id": request }))).into_response())
+}
+
+/// `GET /api/v1/requests` (the instructor's): the open requests, oldest first, each with its
+/// case as the submission's full report has it.
+pub(crate) async fn requests(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+) -> Result<Response, Reply> {
+    let mut listed = Vec::new();
+    for request in crate::db::requests::open_ones(&state.db).await? {
+        let mut document = request_json(&request);
+        let sub = visible(&state, &who, request.submission).await?;
+        let report = report_of(&state, &who, &sub).await?;
+        let case = report
+            .iter()
+            .flat_map(|r| &r.cases)
+            .find(|c| format!("{}/{}", c.group, c.name) == request.case);
+        document["report"] = serde_json::to_value(case).unwrap_or_default();
+        listed.push(document);
+    }
+    Ok(Json(listed).into_response())
+}
+
+#[derive(serde::Deserialize)]
+pub(crate) struct AnswerBody {
+    text: String,
+    points: f64,
+}
+
+/// `POST /api/v1/requests/{id}/answer` with `{"text": "...", "points": P}` (the instructor's):
+/// the answer, its points added to the submission's score.
+pub(crate) async fn answer(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+    UrlPath(id): UrlPath<i64>,
+    body: Result<Json<AnswerBody>, axum::extract::rejection::JsonRejection>,
+) -> Result<Response, Reply> {
+    let Json(body) =
+        body.map_err(|err| Reply::Status(StatusCode::UNPROCESSABLE_ENTITY, err.body_text()))?;
+    crate::requests::answer(&state, &who, id, &body.text, body.points).await?;
+    let request = crate::db::requests::by_id(&state.db, id)
+        .await?
+        .ok_or_else(not_found)?;
+    Ok(Json(request_json(&request)).into_response())
 }

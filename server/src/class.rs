@@ -18,7 +18,7 @@ use crate::extract::{AssignmentOf, Instructor};
 use crate::frame::page;
 use crate::gradebook::{by_student, download, enrolled, gradebook, grades_csv_of};
 use crate::queue::{self, Job};
-use crate::standing::{chosen, counted};
+use crate::standing::terms_of;
 use crate::state::State;
 use crate::view::{deadline, points, when};
 
@@ -49,9 +49,12 @@ pub(crate) async fn overview(
         tables.push((assignment, subs, passbacks(&state, &assignment.name).await?));
     }
     let students = enrolled(&state).await?;
+    let terms = terms_of(&state, &students).await?;
     let lms = state.course.lti.is_some();
     let csrf = who.csrf.clone().unwrap_or_default();
+    let open_requests = crate::db::requests::open_ones(&state.db).await?.len();
     let body = html! {
+        p { a href="/instructor/requests" { "Regrade requests" } " (" (open_requests) " open)" }
         @if lms {
             form method="post" action="/instructor/lti/roster" {
                 input type="hidden" name="csrf" value=(csrf);
@@ -64,22 +67,28 @@ pub(crate) async fn overview(
                 a href={ "/instructor/assignments/" (assignment.name) "/grades.csv" } { "grades.csv" } " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/canvas.csv" } { "Canvas import" } " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/report" } { "class report" } " · "
+                a href={ "/instructor/assignments/" (assignment.name) "/extensions" } { "extensions" } " · "
                 a href={ "/instructor/assignments/" (assignment.name) "/regrades" } { "regrades" } }
             form method="post" action={ "/instructor/assignments/" (assignment.name) "/regrade" } {
                 input type="hidden" name="csrf" value=(csrf);
                 button type="submit" { "Regrade all (after the cases changed)" }
             }
+            @let late_days = crate::gradebook::counts_late_days(&state, assignment);
             table.class {
-                tr { th { "student" } th { "attempts" } th { "latest" } th { "best" } th { "late" } @if lms { th { "LMS gradebook" } } }
+                tr { th { "student" } th { "attempts" } th { "latest" } th { "counted" } th { "late" }
+                    @if late_days { th { "late days used" } th { "late penalty" } }
+                    @if lms { th { "LMS gradebook" } } }
                 @for student in &students {
                     @let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
-                    @let best = chosen(own, assignment);
+                    @let counted = terms.get(&student.id).and_then(|t| t.counted.get(&assignment.name));
+                    @let best = counted.map(|c| &c.sub);
                     tr data-student=(student.id) {
                         td { a href={ "/instructor/students/" (student.id) } { (student.name) } " " span.muted { (student.id) } }
                         td { (own.len()) }
                         td { @match own.first() { Some(sub) => { a href={ "/submissions/" (sub.id) } { (points(sub.score)) } " " span.muted { (sub.status) } }, None => "–" } }
-                        td.best { (points(best.and_then(|b| counted(b, assignment)))) }
+                        td.best { (points(counted.map(|c| c.score))) }
                         td { @if best.is_some_and(|b| b.late) { span.late { "late" } } @else if own.iter().any(|s| s.late) { span.muted { "late attempts" } } }
+                        @if late_days { td.late-days { (counted.map_or(0, |c| c.days_used)) } td.penalty { (points(counted.map(|c| c.penalty))) } }
                         @if lms { td.passback { (passback.get(&student.id).map_or("–", String::as_str)) } }
                     }
                 }
@@ -195,7 +204,7 @@ pub(crate) async fn class_report_document(
     _: Instructor,
     AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
-    let (grades, blocks) = gradebook(&state, &assignment).await?;
+    let (grades, (blocks, _)) = gradebook(&state, &assignment).await?;
     let similarity = class_similarity(&state, &assignment).await?;
     let html = xtask::report::class_report(
         &grades,
@@ -216,12 +225,13 @@ async fn class_similarity(
     state: &State,
     assignment: &Assignment,
 ) -> Result<Option<xtask::report::Similarity>, Fault> {
-    let subs = by_student(state, &assignment.name).await?;
     // Each student's counted submission: its files, by name.
     let mut class: Vec<(String, Files)> = Vec::new();
-    for student in enrolled(state).await? {
-        let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
-        let Some(sub) = chosen(own, assignment) else {
+    let students = enrolled(state).await?;
+    let terms = terms_of(state, &students).await?;
+    for student in students {
+        let term = &terms[&student.id];
+        let Some(sub) = term.counted.get(&assignment.name).map(|c| &c.sub) else {
             continue;
         };
         let mut files = Vec::new();
@@ -323,6 +333,7 @@ pub(crate) async fn regrades(
     AssignmentOf(assignment): AssignmentOf,
 ) -> Result<Response, Reply> {
     let rows = regrades::audit(&state.db, &assignment.name).await?;
+    let answered = crate::db::requests::answered(&state.db, &assignment.name).await?;
     let waiting = submissions::still_to_grade(&state.db, &assignment.name).await?;
     let body = html! {
         @if waiting > 0 { p.late { (waiting) " submissions still to grade: reload to see more." } }
@@ -337,6 +348,16 @@ pub(crate) async fn regrades(
                     } }
             }
         }
+        h2 { "Answered regrade requests" }
+        @if answered.is_empty() { p.muted { "None." } } @else {
+            table.requests {
+                tr { th { "answered" } th { "student" } th { "submission" } th { "case" } th { "points" } th { "by" } th { "why" } }
+                @for request in &answered { @if let Some(answer) = &request.answer {
+                    tr { td { (when(answer.at)) } td { (request.student) } td { a href={ "/submissions/" (request.submission) } { (request.submission) } }
+                        td { code { (request.case) } } td { (points(Some(answer.points))) } td { (answer.by) } td { (answer.text) } }
+                } }
+            }
+        }
     };
     Ok(page(
         &state,
@@ -345,4 +366,165 @@ pub(crate) async fn regrades(
         body,
     )
     .into_response())
+}
+
+/// The form that grants a student their own deadline.
+#[derive(serde::Deserialize)]
+pub(crate) struct GrantForm {
+    csrf: String,
+    id: String,
+    deadline: String,
+}
+
+/// `/instructor/assignments/{name}/extensions`: the students with a deadline of their own
+/// (from `extensions.csv` or granted here), a form to grant one, a button to take one away.
+pub(crate) async fn extensions(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+    AssignmentOf(assignment): AssignmentOf,
+) -> Result<Response, Reply> {
+    let rows = crate::db::extensions::of_assignment(&state.db, &assignment.name).await?;
+    let refused = state
+        .extensions_refused
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner())
+        .clone();
+    let csrf = who.csrf.clone().unwrap_or_default();
+    let base = format!("/instructor/assignments/{}/extensions", assignment.name);
+    let body = html! {
+        p { "The class's deadline: " (deadline(&assignment.deadline)) ". A student's own deadline holds for them everywhere: whether their work is late, what their pages show. "
+            "Lines of " code { "extensions.csv" } " in the course folder (" code { "id,assignment,deadline" } ") are read again when it changes, and hold over a grant made here for the same student." }
+        @if let Some(refused) = &refused {
+            p.bad #refused { "The last change of extensions.csv was refused, and the extensions granted before it stay: " (refused) }
+        }
+        @if rows.is_empty() { p.muted { "No student has a deadline of their own." } } @else {
+            table.extensions {
+                tr { th { "student" } th { "their deadline" } th { "from" } th { span.muted { "take away" } } }
+                @for row in &rows {
+                    tr { td { (row.student) } td { (deadline(&row.deadline)) }
+                        td { @if row.source == crate::db::extensions::FROM_FILE { "extensions.csv" } @else { "granted here" } }
+                        td { form method="post" action={ (base) "/" (row.student) "/remove" } {
+                            input type="hidden" name="csrf" value=(csrf);
+                            button type="submit" aria-label={ "Take away " (row.student) "'s own deadline" } { "Take away" } } } }
+                }
+            }
+        }
+        h2 { "Grant a deadline" }
+        form method="post" action=(base) {
+            input type="hidden" name="csrf" value=(csrf);
+            p { label { "Student id: " input #id name="id" required list="students"; } }
+            datalist #students { @for student in &state.course.roster { option value=(student.id) {} } }
+            p { label { "Their deadline, with its offset: " input #deadline name="deadline" required placeholder=(assignment.deadline.to_rfc3339()); } }
+            button type="submit" { "Grant" }
+        }
+    };
+    let title = format!("Extensions of {}", assignment.title);
+    Ok(page(&state, Some(&who), &title, body).into_response())
+}
+
+/// The form's grant: back to the page, or the field at fault (422).
+pub(crate) async fn grant_extension(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+    AssignmentOf(assignment): AssignmentOf,
+    axum::Form(form): axum::Form<GrantForm>,
+) -> Result<Response, Reply> {
+    crate::auth::check_csrf(&who, &form.csrf)?;
+    let fields = (
+        form.id.trim(),
+        assignment.name.as_str(),
+        form.deadline.as_str(),
+    );
+    match crate::extensions::grant(&state, fields).await? {
+        Ok(_) => Ok(Redirect::to(&format!(
+            "/instructor/assignments/{}/extensions",
+            assignment.name
+        ))
+        .into_response()),
+        Err((field, why)) => Err(Reply::Status(
+            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            format!("`{field}`: {why}"),
+        )),
+    }
+}
+
+/// The page's "Take away".
+pub(crate) async fn remove_extension(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+    axum::extract::Path((name, id)): axum::extract::Path<(String, String)>,
+    axum::Form(form): axum::Form<CsrfForm>,
+) -> Result<Response, Reply> {
+    crate::auth::check_csrf(&who, &form.csrf)?;
+    let assignment = state.course.assignment(&name).ok_or_else(not_found)?;
+    crate::extensions::remove(&state, &id, assignment).await?;
+    Ok(Redirect::to(&format!("/instructor/assignments/{name}/extensions")).into_response())
+}
+
+/// `/instructor/requests`: the open regrade requests, oldest first, each with its case as the
+/// submission's full report has it and a form to answer it.
+pub(crate) async fn requests(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+) -> Result<Response, Reply> {
+    let open = crate::db::requests::open_ones(&state.db).await?;
+    let mut listed = Vec::new();
+    for request in open {
+        let sub = crate::standing::visible(&state, &who, request.submission).await?;
+        let report = crate::standing::report_of(&state, &who, &sub).await?;
+        let case = report
+            .into_iter()
+            .flat_map(|r| r.cases)
+            .find(|c| format!("{}/{}", c.group, c.name) == request.case);
+        listed.push((request, sub, case));
+    }
+    let csrf = who.csrf.clone().unwrap_or_default();
+    let body = html! {
+        @if listed.is_empty() { p.muted { "No open request." } }
+        @for (request, sub, case) in &listed {
+            section.request {
+                h2 { (request.student) ", " a href={ "/submissions/" (sub.id) } { "submission " (sub.id) } " to " (request.assignment) ": " code { (request.case) } }
+                @if let Some(case) = case {
+                    p { (case.verdict.slug()) ": " (case.cause.as_deref().unwrap_or("no difference")) }
+                    @if let Some(diff) = &case.first_difference {
+                        pre.difference { "line " (diff.line) ", column " (diff.column) "\nexpected: " (diff.expected_line.as_deref().unwrap_or("(nothing)")) "\nactual:   " (diff.actual_line.as_deref().unwrap_or("(nothing)")) }
+                    }
+                }
+                blockquote { (request.text) }
+                form method="post" action={ "/instructor/requests/" (request.id) "/answer" } {
+                    input type="hidden" name="csrf" value=(csrf);
+                    p { label { "Answer: " br; textarea name="text" maxlength="2000" rows="3" cols="60" required {} } }
+                    p { label { "Points given (0 for none, at most the maximum " (points(sub.max_score)) "): " input name="points" type="number" step="any" value="0" required; } }
+                    button type="submit" { "Answer request " (request.id) }
+                }
+            }
+        }
+    };
+    Ok(page(&state, Some(&who), "Regrade requests", body).into_response())
+}
+
+/// The form that answers a request.
+#[derive(serde::Deserialize)]
+pub(crate) struct AnswerForm {
+    csrf: String,
+    text: String,
+    points: String,
+}
+
+/// The Requests page's answer: back to the page, or the field at fault.
+pub(crate) async fn answer_request(
+    Shared(state): Shared<Arc<State>>,
+    Instructor(who): Instructor,
+    axum::extract::Path(id): axum::extract::Path<i64>,
+    axum::Form(form): axum::Form<AnswerForm>,
+) -> Result<Response, Reply> {
+    crate::auth::check_csrf(&who, &form.csrf)?;
+    let Ok(points) = form.points.trim().parse::<f64>() else {
+        return Err(Reply::Status(
+            axum::http::StatusCode::UNPROCESSABLE_ENTITY,
+            format!("`points`: `{}` is no number", form.points),
+        ));
+    };
+    crate::requests::answer(&state, &who, id, &form.text, points).await?;
+    Ok(Redirect::to("/instructor/requests").into_response())
 }

@@ -33,6 +33,8 @@ pub(crate) struct Course {
     pub(crate) roster: Vec<Student>,
     /// The LMS the course is reached from (`[lti]`), if any.
     pub(crate) lti: Option<Lti>,
+    /// Each student's late days for the term (`late_days`); none: the course gives none.
+    pub(crate) late_days: Option<u32>,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +66,12 @@ pub(crate) enum Late {
     Refused,
     /// Accepted, marked late, its score multiplied by `1 - penalty` in the grades.
     Accepted { penalty: f64 },
+    /// Accepted, its score multiplied by `1 - penalty * days` for the days late beyond the
+    /// student's late days (at least 0); more than `most_days` days late: not counted.
+    PerDay {
+        penalty: f64,
+        most_days: Option<u32>,
+    },
 }
 
 /// What a student sees of the hidden cases.
@@ -82,6 +90,7 @@ struct CourseFile {
     #[serde(default, rename = "assignment")]
     assignments: Vec<AssignmentFile>,
     lti: Option<Spanned<LtiFile>>,
+    late_days: Option<Spanned<u32>>,
 }
 
 /// `[lti]`: the platform (the LMS) as its registration of this tool names it.
@@ -170,6 +179,8 @@ struct AssignmentFile {
     #[serde(default = "accept")]
     late: Spanned<String>,
     late_penalty: Option<Spanned<f64>>,
+    late_penalty_per_day: Option<Spanned<f64>>,
+    late_days_max: Option<Spanned<u32>>,
     #[serde(default = "ten")]
     per_hour: Spanned<u32>,
     languages: Option<Spanned<Vec<String>>>,
@@ -258,6 +269,7 @@ impl Course {
             assignments,
             roster,
             lti,
+            late_days: file.late_days.map(Spanned::into_inner),
         })
     }
 
@@ -349,7 +361,32 @@ impl AssignmentFile {
             let why = format!("{penalty} is not a fraction between 0 and 1");
             return Err(place.fault(span, "late_penalty", why));
         }
+        let per_day = self.late_penalty_per_day.as_ref();
+        if let Some(per_day) = per_day {
+            let p = *per_day.get_ref();
+            if !(0.0..=1.0).contains(&p) {
+                let why = format!("{p} is not a fraction between 0 and 1");
+                return Err(place.fault(per_day.span(), "late_penalty_per_day", why));
+            }
+            if let Some(flat) = &self.late_penalty {
+                let why = "give late_penalty (once) or late_penalty_per_day, not both".into();
+                return Err(place.fault(flat.span(), "late_penalty", why));
+            }
+        }
+        if let (None, Some(max)) = (per_day, &self.late_days_max) {
+            let why = "goes with late_penalty_per_day".into();
+            return Err(place.fault(max.span(), "late_days_max", why));
+        }
+        let refused = self.late.get_ref() == "refuse";
+        if let (true, Some(per_day)) = (refused, per_day) {
+            let why = "late = \"refuse\" takes no late work to penalise".into();
+            return Err(place.fault(per_day.span(), "late_penalty_per_day", why));
+        }
         match self.late.get_ref().as_str() {
+            "accept" if per_day.is_some() => Ok(Late::PerDay {
+                penalty: per_day.map_or(0.0, |p| *p.get_ref()),
+                most_days: self.late_days_max.as_ref().map(|d| *d.get_ref()),
+            }),
             "accept" => Ok(Late::Accepted { penalty }),
             "refuse" => Ok(Late::Refused),
             other => {

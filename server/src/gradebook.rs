@@ -1,5 +1,5 @@
 //! The class's grades of an assignment, as `grade` writes them: for every enrolled student
-//! (the roster's, then the LMS's), the submission that counts ([`crate::standing::chosen`]) as
+//! (the roster's, then the LMS's), the submission that counts ([`crate::standing::terms_of`]) as
 //! a gradebook row, and `grades.csv` as a download. The class's pages and the JSON API both
 //! read them here.
 
@@ -11,7 +11,7 @@ use axum::response::{IntoResponse, Response};
 use crate::course::Assignment;
 use crate::db::{submissions, Sub};
 use crate::error::{Fault, Reply};
-use crate::standing::{chosen, counted};
+use crate::standing::terms_of;
 use crate::state::State;
 
 /// Every submission to `assignment`, by student, newest first.
@@ -39,28 +39,35 @@ pub(crate) async fn enrolled(state: &State) -> Result<Vec<crate::course::Student
     Ok(students)
 }
 
+/// A student's late days spent on an assignment and the points their lateness cost.
+pub(crate) type Lateness = (u32, f64);
+
+/// What the gradebook of an assignment holds beside `grade`'s rows: per student, the first
+/// failing case's block of each cause, and their [`Lateness`].
+pub(crate) type Beside = (
+    BTreeMap<String, BTreeMap<String, String>>,
+    BTreeMap<String, Lateness>,
+);
+
 /// The gradebook of `assignment`: one row per student of the roster, from the submission that
-/// counts (its score as counted), or "no submission".
+/// counts (its score as counted, late days spent), or "no submission".
 pub(crate) async fn gradebook(
     state: &State,
     assignment: &Assignment,
-) -> Result<
-    (
-        xtask::report::Grades,
-        BTreeMap<String, BTreeMap<String, String>>,
-    ),
-    Fault,
-> {
+) -> Result<(xtask::report::Grades, Beside), Fault> {
     let graded = state.assignments.get(&assignment.name).ok_or_else(|| {
         Fault::Harness(format!("assignment `{}` has no grading", assignment.name))
     })?;
     let mut grades = graded.gradebook.clone();
-    let subs = by_student(state, &assignment.name).await?;
     let mut blocks = BTreeMap::new();
-    for student in &enrolled(state).await? {
-        let own = subs.get(&student.id).map(Vec::as_slice).unwrap_or_default();
-        let row = match chosen(own, assignment) {
-            Some(sub) => {
+    let mut lateness = BTreeMap::new();
+    let students = enrolled(state).await?;
+    let terms = terms_of(state, &students).await?;
+    for student in &students {
+        let row = match terms[&student.id].counted.get(&assignment.name) {
+            Some(counted) => {
+                let sub = &counted.sub;
+                lateness.insert(student.id.clone(), (counted.days_used, counted.penalty));
                 let (row, block) = submissions::row_and_blocks(&state.db, sub.id).await?;
                 if let Some(block) = block.and_then(|b| serde_json::from_str(&b).ok()) {
                     blocks.insert(student.id.clone(), block);
@@ -69,14 +76,21 @@ pub(crate) async fn gradebook(
                     .and_then(|r| serde_json::from_str(&r).ok())
                     .unwrap_or_else(|| empty_row(&student.id, sub.error.clone()));
                 row.id = student.id.clone();
-                row.score = counted(sub, assignment).unwrap_or(0.0);
+                row.score = counted.score;
                 row
             }
             None => empty_row(&student.id, Some("no submission".into())),
         };
         grades.submissions.push(row);
     }
-    Ok((grades, blocks))
+    Ok((grades, (blocks, lateness)))
+}
+
+/// Whether `assignment`'s grades carry lateness of their own: the course gives late days, or
+/// the assignment a penalty per day.
+pub(crate) fn counts_late_days(state: &State, assignment: &Assignment) -> bool {
+    state.course.late_days.is_some()
+        || matches!(assignment.late, crate::course::Late::PerDay { .. })
 }
 
 fn empty_row(id: &str, error: Option<String>) -> xtask::report::Submission {
@@ -109,8 +123,35 @@ pub(crate) async fn grades_csv_of(
     state: &State,
     assignment: &Assignment,
 ) -> Result<Response, Reply> {
-    let (grades, _) = gradebook(state, assignment).await?;
-    let bytes =
+    let (grades, (_, lateness)) = gradebook(state, assignment).await?;
+    let mut bytes =
         xtask::report::grades_csv(&grades).map_err(|err| Fault::Harness(err.to_string()))?;
+    if counts_late_days(state, assignment) {
+        bytes = with_lateness(&bytes, &lateness)?;
+    }
     Ok(download(&format!("grades-{}.csv", assignment.name), bytes))
+}
+
+/// `grade`'s grades.csv `bytes` with two columns more: `late_days_used` and `late_penalty`
+/// (points), per student of the first column (0 and 0 where nothing counts).
+fn with_lateness(bytes: &[u8], lateness: &BTreeMap<String, Lateness>) -> Result<Vec<u8>, Fault> {
+    let mut reader = csv::ReaderBuilder::new()
+        .has_headers(false)
+        .from_reader(bytes);
+    let mut writer = csv::Writer::from_writer(Vec::new());
+    for (k, record) in reader.records().enumerate() {
+        let mut record = record?;
+        if k == 0 {
+            record.push_field("late_days_used");
+            record.push_field("late_penalty");
+        } else {
+            let (days, penalty) = lateness.get(&record[0]).copied().unwrap_or_default();
+            record.push_field(&days.to_string());
+            record.push_field(&format!("{penalty:.2}"));
+        }
+        writer.write_record(&record)?;
+    }
+    writer
+        .into_inner()
+        .map_err(|err| Fault::Io(err.to_string()))
 }

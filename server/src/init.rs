@@ -36,6 +36,8 @@ pub(crate) fn init(dir: &Path) -> Result<(), Fault> {
 pub(crate) const EXAMPLE_COURSE: &str = r#"# The course this server runs. Every field is read at start; a mistake stops the server
 # with the file, line and field at fault.
 title = "Programming in C++, fall 2026"
+# Late days each student may spend over the term (without this line: none).
+# late_days = 4
 
 # One [[assignment]] per project.
 [[assignment]]
@@ -47,11 +49,16 @@ spec = "go"
 # ... or a spec of your own: a corpus folder holding <spec>/suite.toml (see `cargo xtask new`),
 # relative to this file.
 # cases = "my-cases"
-# When work is due, with its offset from UTC.
+# When work is due, with its offset from UTC. A student's own deadline (an extension) goes in
+# extensions.csv beside this file (id,assignment,deadline), read again when it changes.
 deadline = "2026-12-10T23:59:00+01:00"
 # After the deadline: "accept" (marked late, its score times 1 - late_penalty) or "refuse".
 late = "accept"
 late_penalty = 0.1
+# Or a penalty per day late beyond the student's late days (`late_days = N` at the top of this
+# file), and no work counted more than late_days_max days late:
+# late_penalty_per_day = 0.1
+# late_days_max = 5
 # Submissions a student may make per hour.
 per_hour = 10
 # The languages of the table accepted (c, cpp, java, csharp, rust, python, javascript); without

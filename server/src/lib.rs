@@ -14,7 +14,8 @@
 //! launch, grade passback, roster); what they share: `frame` (every page's frame),
 //! `standing` (where a submission stands: which counts, who sees what of it, its status in
 //! words), `gradebook` (the class's grades), `upload` (the one hand-in of the form and the
-//! API) and `grading` (the queue's worker); `extract` (who is asking and what about),
+//! API), `extensions` (a student's own deadline, from every door), `requests` (regrade requests, asked and
+//! answered) and `grading` (the queue's worker); `extract` (who is asking and what about),
 //! `auth` (links, sessions, API tokens, CSRF), `state` (what they share), `queue` (the
 //! jobs); `db` (one module per table); `lms` (the LMS's services as the server calls them);
 //! `course`, `roster` and `init` (the course folder's files); `view` (what every page
@@ -32,6 +33,7 @@ mod class;
 mod course;
 mod db;
 mod error;
+mod extensions;
 mod extract;
 mod flags;
 mod frame;
@@ -43,6 +45,7 @@ mod lms;
 mod lti;
 mod pages;
 mod queue;
+mod requests;
 mod roster;
 mod standing;
 mod start;

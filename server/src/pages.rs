@@ -21,7 +21,7 @@ use crate::db::{now, submissions};
 use crate::error::Reply;
 use crate::extract::{AssignmentOf, SubmissionId};
 use crate::frame::page;
-use crate::standing::{audience, counted, report_of, status_text, visible};
+use crate::standing::{audience, report_of, status_text, term_of, visible, Term};
 use crate::state::{State, Streaming, STREAMS_PER_SESSION};
 use crate::upload::{hand_in, Csrf};
 use crate::view::{deadline, points, when};
@@ -31,25 +31,24 @@ pub(crate) async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<
     let Some(student) = who.student.clone() else {
         return Ok(Redirect::to("/instructor").into_response());
     };
+    let term = term_of(&state, &student).await?;
     let mut rows = Vec::new();
     for assignment in &state.course.assignments {
         let subs = submissions::history(&state.db, &student, &assignment.name).await?;
-        let best = subs
-            .iter()
-            .filter_map(|s| counted(s, assignment))
-            .fold(None, |best: Option<f64>, s| {
-                Some(best.map_or(s, |b| b.max(s)))
-            });
-        rows.push((assignment, subs.first().cloned(), best, subs.len()));
+        let best = term.counted.get(&assignment.name).map(|c| c.score);
+        let due = crate::extensions::deadline_for(&state.db, &student, assignment).await?;
+        rows.push((assignment, due, subs.first().cloned(), best, subs.len()));
     }
     let body = html! {
+        (late_days_used(&term))
         table {
-            tr { th { "assignment" } th { "deadline" } th { "attempts" } th { "latest" } th { "best" } }
-            @for (assignment, latest, best, attempts) in &rows {
+            tr { th { "assignment" } th { "deadline" } th { "attempts" } th { "latest" } th { "counted" } }
+            @for (assignment, due, latest, best, attempts) in &rows {
                 tr {
                     td { a href={ "/assignments/" (assignment.name) } { (assignment.title) } }
-                    td { (deadline(&assignment.deadline))
-                        @if now() > assignment.deadline.timestamp() { " " span.late { "(passed)" } } }
+                    td { (deadline(due))
+                        @if *due != assignment.deadline { " (your own)" }
+                        @if now() > due.timestamp() { " " span.late { "(passed)" } } }
                     td { (attempts) }
                     td { @match latest { Some(sub) => { a href={ "/submissions/" (sub.id) } { (points(sub.score)) " (" (sub.status) ")" } }, None => "–" } }
                     td { (points(*best)) }
@@ -73,14 +72,26 @@ pub(crate) async fn assignment(
     let subs = submissions::history(&state.db, &student, name).await?;
     let next = submissions::next_allowed(&state.db, &student, name, assignment.per_hour).await?;
     let at = now();
-    let passed = at > assignment.deadline.timestamp();
+    let due = crate::extensions::deadline_for(&state.db, &student, &assignment).await?;
+    let passed = at > due.timestamp();
+    let term = term_of(&state, &student).await?;
     let body = html! {
-        p { "Due " strong { (deadline(&assignment.deadline)) } "."
+        p { "Due " strong { (deadline(&due)) } "."
+            @if due != assignment.deadline { " This is your own deadline; the class's is " (deadline(&assignment.deadline)) "." }
             @if passed { " " span.late { "The deadline has passed: "
                 @match assignment.late {
                     Late::Refused => "no more work is taken.",
-                    Late::Accepted { penalty } => { "work is still taken, marked late, its score counted at " (format!("{:.0}", (1.0 - penalty) * 100.0)) "%." },
+                    Late::Accepted { penalty } => { "work is still taken, marked late, its score counted at " (format!("{:.0}", (1.0 - penalty) * 100.0)) "%" @if term.allowance.is_some() { " where your late days do not cover it" } "." },
+                    Late::PerDay { penalty, most_days } => { "work is still taken, marked late; each day late "
+                        @if term.allowance.is_some() { "beyond your late days " }
+                        "costs " (format!("{:.0}", penalty * 100.0)) "% of its score"
+                        @if let Some(most) = most_days { ", and work more than " (most) " days late is not counted" } "." },
                 } } } }
+        (late_days_used(&term))
+        @if let Some(counted) = term.counted.get(name).filter(|c| c.days_late > 0) {
+            p { "Your counted submission (#" (counted.sub.id) ") is " (counted.days_late) " days late: "
+                (counted.days_used) " late days spent on it, " (points(Some(counted.penalty))) " points off." }
+        }
         p.muted { (assignment.per_hour) " submissions per hour."
             @if !assignment.languages.is_empty() { " Languages: " (assignment.languages.join(", ")) "." } }
         @if next > at {
@@ -171,6 +182,7 @@ pub(crate) async fn submission(
         (false, Some(assignment)) => assignment.hidden.clone(),
         _ => Vec::new(),
     };
+    let asked = crate::db::requests::of_submission(&state.db, sub.id).await?;
     let title = format!("Submission {} to {}", sub.id, sub.assignment);
     let body = html! {
         p { "Handed in " (when(sub.created_at)) " by " (sub.student) @if sub.late { " " span.late { "(late)" } } }
@@ -186,6 +198,7 @@ pub(crate) async fn submission(
             h2 { "The report" }
             iframe src={ "/submissions/" (sub.id) "/report" } sandbox="" title="the check report" {}
         }
+        (requests_section(&who, &sub, report.as_ref(), &asked))
         p { a href={ "/assignments/" (sub.assignment) } { "back to the assignment" } }
     };
     Ok(page(&state, Some(&who), &title, body).into_response())
@@ -198,7 +211,8 @@ pub(crate) async fn report(
     SubmissionId(id): SubmissionId,
 ) -> Result<Response, Reply> {
     let sub = visible(&state, &who, id).await?;
-    let html = submissions::report(&state.db, id, audience(&state, &who, &sub), true).await?;
+    let html =
+        submissions::report(&state.db, id, audience(&state, &who, &sub).await?, true).await?;
     match html {
         Some(html) => Ok(Html(html).into_response()),
         None => Err(Reply::Status(
@@ -281,4 +295,69 @@ if (s && s.dataset.events) {\n\
         SCRIPT,
     )
         .into_response()
+}
+
+/// "2 of 4 late days used", where the course gives late days.
+fn late_days_used(term: &Term) -> maud::Markup {
+    html! {
+        @if let Some(allowance) = term.allowance {
+            p #late-days { (term.used) " of " (allowance) " late days used this term." }
+        }
+    }
+}
+
+/// The regrade requests of a submission, each with its answer once given; for its student, a
+/// form to ask about one case of its report.
+fn requests_section(
+    who: &Who,
+    sub: &crate::db::Sub,
+    report: Option<&xtask::report::JsonReport>,
+    asked: &[crate::db::requests::Request],
+) -> maud::Markup {
+    let mut cases: Vec<&xtask::report::JsonCase> = report.iter().flat_map(|r| &r.cases).collect();
+    // The failing cases first.
+    cases.sort_by_key(|case| case.cause_id.is_none());
+    html! {
+        @if !asked.is_empty() || (report.is_some() && !who.instructor()) { h2 { "Regrade requests" } }
+        @for request in asked {
+            section.request {
+                p { "About " code { (request.case) } ", " (when(request.created_at)) ":" }
+                blockquote { (request.text) }
+                @match &request.answer {
+                    Some(answer) => p.answer { "Answered by " (answer.by) " (" (points(Some(answer.points))) " points): " (answer.text) },
+                    None => p.muted { "Not answered yet." },
+                }
+            }
+        }
+        @if let (Some(csrf), false, true) = (&who.csrf, who.instructor(), report.is_some()) {
+            form method="post" action={ "/submissions/" (sub.id) "/requests" } {
+                input type="hidden" name="csrf" value=(csrf);
+                p { label { "The case: " select #case name="case" {
+                    @for case in &cases { option value={ (case.group) "/" (case.name) } { (case.group) "/" (case.name) " (" (case.verdict.slug()) ")" } }
+                } } }
+                p { label { "Your question (at most 2,000 characters): " br; textarea #question name="text" maxlength="2000" rows="4" cols="60" required {} } }
+                button type="submit" { "Ask for a regrade of this case" }
+            }
+        }
+    }
+}
+
+/// The form that asks for a regrade of one case.
+#[derive(serde::Deserialize)]
+pub(crate) struct AskForm {
+    csrf: String,
+    case: String,
+    text: String,
+}
+
+/// `POST /submissions/{id}/requests`: the result page's form; back to the page.
+pub(crate) async fn ask(
+    Shared(state): Shared<Arc<State>>,
+    who: Who,
+    SubmissionId(id): SubmissionId,
+    axum::Form(form): axum::Form<AskForm>,
+) -> Result<Response, Reply> {
+    crate::auth::check_csrf(&who, &form.csrf)?;
+    crate::requests::ask(&state, &who, id, &form.case, &form.text).await?;
+    Ok(Redirect::to(&format!("/submissions/{id}")).into_response())
 }

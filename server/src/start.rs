@@ -34,6 +34,7 @@ pub async fn run(args: Args) -> Result<(), Fault> {
     private_files(&state_dir)?;
     if !args.worker {
         db::students::sync_roster(&opened.db, &course).await?;
+        crate::extensions::load(&opened.db, &course, &dir).await?;
     }
     let base_url = args
         .base_url
@@ -208,6 +209,7 @@ fn shared_state(
     Ok(State {
         lti,
         passback: tokio::sync::Notify::new(),
+        extensions_refused: std::sync::Mutex::default(),
         queue: queue::queue(&opened.backend),
         db: opened.db,
         course,
@@ -293,6 +295,7 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
     if state.lti.is_some() {
         tokio::spawn(crate::lti::passback::run(Arc::clone(&state)));
     }
+    tokio::spawn(crate::extensions::watch(Arc::clone(&state)));
     println!(
         "listening on http://{address} ({requeued} waiting to be graded); the instructor signs \
          in with the last link of --links"

@@ -97,6 +97,9 @@ pub(crate) struct State {
     pub(crate) lti: Option<std::sync::Arc<crate::lms::Platform>>,
     /// Wakes the grade passback's sender when a score is queued.
     pub(crate) passback: tokio::sync::Notify,
+    /// Why the last change of `extensions.csv` was refused (its file, line and field), while
+    /// the file stays as it is: the instructor's Extensions page shows it.
+    pub(crate) extensions_refused: Mutex<Option<String>>,
 }
 
 /// Event streams one session (or token) may hold open at once.

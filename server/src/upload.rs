@@ -115,13 +115,14 @@ async fn accept(
     let named = named_files(files, state.max_upload)?;
     check_languages(assignment, &named)?;
     let at = now();
-    let late = at > assignment.deadline.timestamp();
+    let deadline = crate::extensions::deadline_for(&state.db, student, assignment).await?;
+    let late = at > deadline.timestamp();
     if late && assignment.late == Late::Refused {
         return Err(Reply::Status(
             StatusCode::FORBIDDEN,
             format!(
                 "The deadline ({}) has passed, and this assignment takes no late work.",
-                assignment.deadline.to_rfc3339()
+                deadline.to_rfc3339()
             ),
         ));
     }

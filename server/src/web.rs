@@ -66,6 +66,12 @@ pub(crate) fn router(state: Arc<State>) -> Router {
         .route("/submissions/{id}", get(crate::pages::submission))
         .route("/submissions/{id}/events", get(crate::pages::events))
         .route("/submissions/{id}/report", get(crate::pages::report))
+        .route("/submissions/{id}/requests", post(crate::pages::ask))
+        .route("/instructor/requests", get(crate::class::requests))
+        .route(
+            "/instructor/requests/{id}/answer",
+            post(crate::class::answer_request),
+        )
         .route("/instructor", get(crate::class::overview))
         .route("/instructor/students/{id}", get(crate::class::student))
         .route(
@@ -93,6 +99,14 @@ pub(crate) fn router(state: Arc<State>) -> Router {
             get(crate::class::regrades),
         )
         .route(
+            "/instructor/assignments/{name}/extensions",
+            get(crate::class::extensions).post(crate::class::grant_extension),
+        )
+        .route(
+            "/instructor/assignments/{name}/extensions/{id}/remove",
+            post(crate::class::remove_extension),
+        )
+        .route(
             "/lti/login",
             get(crate::lti::launch::login_get).post(crate::lti::launch::login_post),
         )
@@ -113,6 +127,13 @@ fn api_routes() -> Router<Arc<State>> {
         .route("/assignments/{name}/submissions", post(crate::api::submit))
         .route("/submissions/{id}", get(crate::api::submission))
         .route("/grades.csv", get(crate::api::grades_csv))
+        .route("/submissions/{id}/requests", post(crate::api::ask))
+        .route("/requests", get(crate::api::requests))
+        .route("/requests/{id}/answer", post(crate::api::answer))
+        .route(
+            "/assignments/{name}/extensions/{id}",
+            axum::routing::put(crate::api::put_extension).delete(crate::api::delete_extension),
+        )
         .fallback(|| async { crate::error::not_found() })
         .layer(middleware::from_fn(crate::error::as_json))
 }

@@ -146,6 +146,19 @@ impl Session<'_> {
             .map(str::to_string)
     }
 
+    /// Answers "Sign in as someone else?" yes, and waits for the page that holds `landing`.
+    fn sign_in_as_someone_else(&self, landing: &str) {
+        let confirm = self
+            .find("form[action^='/login/'] button")
+            .expect("the button that answers");
+        self.post(&format!("/element/{confirm}/click"), json!({}));
+        let deadline = Instant::now() + Duration::from_secs(30);
+        while !self.source().contains(landing) {
+            assert!(Instant::now() < deadline, "{}", self.source());
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    }
+
     fn source(&self) -> String {
         self.get("/source").as_str().unwrap_or_default().to_string()
     }
@@ -245,15 +258,7 @@ fn a_student_hands_in_and_watches_the_result_and_the_instructor_downloads_the_gr
         "{}",
         browser.source()
     );
-    let confirm = browser
-        .find("form[action^='/login/'] button")
-        .expect("the button that answers");
-    browser.post(&format!("/element/{confirm}/click"), json!({}));
-    let deadline = Instant::now() + Duration::from_secs(30);
-    while !browser.source().contains("The class") {
-        assert!(Instant::now() < deadline, "{}", browser.source());
-        std::thread::sleep(Duration::from_millis(100));
-    }
+    browser.sign_in_as_someone_else("The class");
     let best = browser
         .text("tr[data-student=ada] td.best")
         .unwrap_or_default();
@@ -369,4 +374,119 @@ fn a_learner_launches_from_the_lms_in_a_browser_and_the_grade_goes_back() {
         std::thread::sleep(Duration::from_millis(200));
     }
     browser.screenshot(&screenshots().join("lms-launch.png"));
+}
+
+/// Where `.ci/run` installs axe-core (from the npm registry) for the accessibility test.
+fn axe_source() -> Option<String> {
+    let path = xtask::workspace::target_dir().join("axe/node_modules/axe-core/axe.min.js");
+    std::fs::read_to_string(path).ok()
+}
+
+/// The WCAG 2.1 AA rules of axe-core that `page` (open in `browser`) breaks: each rule's id,
+/// how many elements break it, and the first of them.
+fn axe_violations(browser: &Session, source: &str) -> Vec<String> {
+    browser.post("/execute/sync", json!({"script": source, "args": []}));
+    let script = "const done = arguments[arguments.length - 1];\
+        axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']}})\
+        .then(r => done(r.violations.map(v => v.id + ' (' + v.nodes.length + '): ' + v.nodes[0].html)))\
+        .catch(e => done(['axe failed: ' + e]));";
+    let found = browser.post("/execute/async", json!({"script": script, "args": []}));
+    found
+        .as_array()
+        .unwrap_or_else(|| panic!("axe answered {found}"))
+        .iter()
+        .map(|v| v.as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+/// Every page of the course, the student's and the instructor's (the term's new ones
+/// included: extensions, regrade requests), passes axe-core's WCAG 2.1 AA rules in Chromium.
+#[test]
+fn every_page_of_the_course_passes_axe_cores_wcag_aa_rules() {
+    for tool in [CHROMIUM, DRIVER] {
+        if !Path::new(tool).exists() {
+            println!("skipped: {tool} is missing (Debian's chromium and chromium-driver)");
+            return;
+        }
+    }
+    let Some(axe) = axe_source() else {
+        println!("skipped: axe-core is not in target/axe (.ci/run installs it with npm)");
+        return;
+    };
+    let course = Course::new(&["ada", "alan"], &[&go_assignment("go", "")]);
+    let links = course.links();
+    let tokens = course.tokens();
+    let server = Server::start(&course, &[]);
+    let mut ada = server.client();
+    ada.bearer = Some(tokens["ada"].clone());
+    let answer = ada.post_files(
+        "/api/v1/assignments/go/submissions",
+        &[],
+        &[("go.c", &go_c_wrong())],
+    );
+    let id = answer.json()["id"].as_i64().unwrap();
+    let graded = ada.wait_final(id);
+    let (case, _) = crate::support::first_failing_case(&graded);
+    let asked = ada.send_json(
+        "POST",
+        &format!("/api/v1/submissions/{id}/requests"),
+        Some(json!({ "case": case, "text": "Is this one right?" })),
+    );
+    assert_eq!(asked.status, 201, "{}", asked.body);
+    let mut teacher = server.client();
+    teacher.bearer = Some(tokens["instructor"].clone());
+    let granted = teacher.send_json(
+        "PUT",
+        "/api/v1/assignments/go/extensions/ada",
+        Some(json!({ "deadline": "2099-02-01T00:00:00+01:00" })),
+    );
+    assert_eq!(granted.status, 200, "{}", granted.body);
+
+    let profile = tempfile::tempdir().unwrap();
+    let driver = Driver::start();
+    let browser = Session::new(&driver, profile.path());
+    let mut failures = Vec::new();
+    let mut check = |path: &str| {
+        browser.open(&format!("{}{path}", server.base));
+        let violations = axe_violations(&browser, &axe);
+        println!("axe-core, {path}: {} violations", violations.len());
+        for violation in violations {
+            failures.push(format!("{path}: {violation}"));
+        }
+    };
+    // The rules do fire: a page with an image without words and no language breaks two.
+    browser.open("data:text/html,<html><body><img src='x.png'></body></html>");
+    let control = axe_violations(&browser, &axe);
+    assert!(
+        control.iter().any(|v| v.starts_with("image-alt"))
+            && control.iter().any(|v| v.starts_with("html-has-lang")),
+        "{control:?}"
+    );
+    check(&format!("/login/{}", links["ada"]));
+    for path in [
+        "/".to_string(),
+        "/assignments/go".into(),
+        format!("/submissions/{id}"),
+        format!("/submissions/{id}/report"),
+        "/access".into(),
+        "/no-such-page".into(),
+    ] {
+        check(&path);
+    }
+    // The instructor's link in Ada's browser asks first: that page too.
+    check(&format!("/login/{}", links["instructor"]));
+    browser.sign_in_as_someone_else("The class");
+    for path in [
+        "/instructor".to_string(),
+        "/instructor/students/ada".into(),
+        "/instructor/assignments/go/report".into(),
+        "/instructor/assignments/go/report.html".into(),
+        "/instructor/assignments/go/regrades".into(),
+        "/instructor/assignments/go/extensions".into(),
+        "/instructor/requests".into(),
+        format!("/submissions/{id}"),
+    ] {
+        check(&path);
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

@@ -9,3 +9,4 @@ mod lti;
 mod postgres;
 mod server;
 mod support;
+mod term;

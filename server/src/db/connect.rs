@@ -160,7 +160,7 @@ mod tests {
     type Columns = BTreeMap<String, Vec<String>>;
 
     /// The tables and indexes the migrations in `folder` make (`CREATE TABLE`, `ALTER TABLE
-    /// ... ADD COLUMN`, `CREATE INDEX`): each table's columns, by name,
+    /// ... ADD COLUMN`, `CREATE [UNIQUE] INDEX`): each table's columns, by name,
     /// with the kind of their type (64-bit integers, text, floats, bytes) and their
     /// constraints; each `CREATE INDEX` as written.
     fn schema(folder: &str) -> (BTreeMap<String, Columns>, Vec<String>) {
@@ -179,7 +179,9 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ");
             for statement in code.split(';').map(str::trim) {
-                if statement.starts_with("CREATE INDEX") {
+                if statement.starts_with("CREATE INDEX")
+                    || statement.starts_with("CREATE UNIQUE INDEX")
+                {
                     indexes.push(statement.split_whitespace().collect::<Vec<_>>().join(" "));
                 } else if let Some(rest) = statement.strip_prefix("CREATE TABLE ") {
                     let (name, body) = rest.split_once('(').unwrap();

@@ -22,3 +22,12 @@ pub(crate) async fn sync_roster(pool: &Db, course: &Course) -> Result<(), Fault>
     tx.commit().await?;
     Ok(())
 }
+
+/// Whether `id` is a student of the course (the roster's, or one the LMS added).
+pub(crate) async fn exists(pool: &Db, id: &str) -> Result<bool, Fault> {
+    let row = sqlx::query("SELECT 1 FROM students WHERE id = $1")
+        .bind(id)
+        .fetch_optional(pool)
+        .await?;
+    Ok(row.is_some())
+}

@@ -105,6 +105,8 @@ pub(crate) struct Sub {
     pub(crate) status: Status,
     pub(crate) cases_done: i64,
     pub(crate) cases_total: i64,
+    /// Its graded score, with the points answers to its regrade requests gave (within 0 and
+    /// the maximum).
     pub(crate) score: Option<f64>,
     pub(crate) max_score: Option<f64>,
     pub(crate) error: Option<String>,
@@ -115,7 +117,7 @@ macro_rules! select_subs {
     ($($rest:literal),*) => {
         concat!(
             "SELECT id, student, assignment, created_at, late, status, cases_done, cases_total, \
-             score, max_score, error FROM submissions ",
+             score, max_score, error, points_given FROM submissions ",
             $($rest),*
         )
     };
@@ -131,7 +133,12 @@ fn sub_of(row: &sqlx::any::AnyRow) -> Sub {
         status: Status::parse(&row.get::<String, _>(5)),
         cases_done: row.get(6),
         cases_total: row.get(7),
-        score: row.get(8),
+        // The points answers to regrade requests gave, within 0 and the maximum.
+        score: row.get::<Option<f64>, _>(8).map(|score| {
+            let given: f64 = row.get(11);
+            let most = row.get::<Option<f64>, _>(9).unwrap_or(f64::INFINITY);
+            (score + given).clamp(0.0, most.max(0.0))
+        }),
         max_score: row.get(9),
         error: row.get(10),
     }

@@ -44,10 +44,8 @@ pub(crate) async fn graded(
     ) else {
         return Ok(());
     };
-    let history = submissions::history(&state.db, &sub.student, &sub.assignment).await?;
-    let given = crate::standing::chosen(&history, assignment)
-        .and_then(|best| crate::standing::counted(best, assignment))
-        .unwrap_or(0.0);
+    let term = crate::standing::term_of(state, &sub.student).await?;
+    let given = term.counted.get(&assignment.name).map_or(0.0, |c| c.score);
     let maximum = graded.gradebook.max_score;
     lti::queue_score(
         &state.db,

@@ -404,6 +404,30 @@ impl Client {
         )
     }
 
+    /// A request of `method` (`PUT`, `DELETE`, `POST`) with a JSON body, none where `json` is
+    /// `None`.
+    pub fn send_json(&self, method: &str, path: &str, json: Option<serde_json::Value>) -> Answer {
+        let url = format!("{}{path}", self.base);
+        let request = ureq::http::Request::builder()
+            .method(method)
+            .uri(&url)
+            .header("Content-Type", "application/json");
+        let body = json.map(|j| j.to_string()).unwrap_or_default();
+        let request = self.auth_http(request).body(body).unwrap();
+        Self::answer(self.agent.run(request))
+    }
+
+    fn auth_http(&self, request: ureq::http::request::Builder) -> ureq::http::request::Builder {
+        let request = match &self.cookie {
+            Some(cookie) => request.header("Cookie", format!("gj_session={cookie}")),
+            None => request,
+        };
+        match &self.bearer {
+            Some(token) => request.header("Authorization", format!("Bearer {token}")),
+            None => request,
+        }
+    }
+
     /// A multipart POST of `files` (as `file` fields) and `fields`.
     pub fn post_files(
         &self,
@@ -532,6 +556,22 @@ impl Client {
             std::thread::sleep(Duration::from_millis(200));
         }
     }
+}
+
+/// The first failing case of a graded submission's API document: `GROUP/NAME`, and the case.
+pub fn first_failing_case(graded: &serde_json::Value) -> (String, serde_json::Value) {
+    let case = graded["report"]["cases"]
+        .as_array()
+        .expect("a report")
+        .iter()
+        .find(|case| !case["cause_id"].is_null())
+        .expect("a failing case");
+    let key = format!(
+        "{}/{}",
+        case["group"].as_str().unwrap(),
+        case["name"].as_str().unwrap()
+    );
+    (key, case.clone())
 }
 
 /// An assignment of the Go spec, due far in the future, with `more` lines.
