@@ -14,7 +14,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
 
-use chrono::{DateTime, FixedOffset};
+use chrono::DateTime;
 
 use crate::course::{Assignment, Course};
 use crate::db::extensions::{self, Extension, FROM_FILE, GRANTED};
@@ -27,17 +27,6 @@ pub(crate) const FILE: &str = "extensions.csv";
 
 /// How often the file is looked at for a change.
 const LOOK_EVERY: Duration = Duration::from_secs(2);
-
-/// The deadline that holds for `student` on `assignment`: their own, else the assignment's.
-pub(crate) async fn deadline_for(
-    db: &Db,
-    student: &str,
-    assignment: &Assignment,
-) -> Result<DateTime<FixedOffset>, Fault> {
-    Ok(extensions::of(db, student, &assignment.name)
-        .await?
-        .unwrap_or(assignment.deadline))
-}
 
 /// A grant of `deadline` to student `id` on `assignment`, checked: else the field at fault
 /// (`id`, `assignment` or `deadline`) and why.
@@ -87,6 +76,7 @@ pub(crate) async fn grant(
     .await?;
     if let (Ok(grant), Some(a)) = (&grant, state.course.assignment(assignment)) {
         extensions::grant(&state.db, grant, a.deadline.timestamp()).await?;
+        crate::lti::passback::changed(state, id, assignment).await?;
     }
     Ok(grant)
 }
@@ -97,13 +87,10 @@ pub(crate) async fn remove(
     id: &str,
     assignment: &Assignment,
 ) -> Result<bool, Fault> {
-    extensions::remove(
-        &state.db,
-        id,
-        &assignment.name,
-        assignment.deadline.timestamp(),
-    )
-    .await
+    let deadline = assignment.deadline.timestamp();
+    let removed = extensions::remove(&state.db, id, &assignment.name, deadline).await?;
+    crate::lti::passback::changed(state, id, &assignment.name).await?;
+    Ok(removed)
 }
 
 /// The extensions of the file at `path` (none where there is no file), every line checked:
@@ -170,11 +157,16 @@ async fn read(db: &Db, course: &Course, path: &Path) -> Result<Vec<Extension>, F
 }
 
 /// Reads the course folder's file and applies it whole, or not at all.
-async fn apply(db: &Db, course: &Course, path: &Path) -> Result<usize, Fault> {
+/// The students and assignments whose deadline it changed (or kept), and how many rows it has.
+async fn apply(
+    db: &Db,
+    course: &Course,
+    path: &Path,
+) -> Result<(Vec<(String, String)>, usize), Fault> {
     let rows = read(db, course, path).await?;
     let class_deadline = |name: &str| course.assignment(name).map(|a| a.deadline.timestamp());
-    extensions::replace_file(db, &rows, class_deadline).await?;
-    Ok(rows.len())
+    let touched = extensions::replace_file(db, &rows, class_deadline).await?;
+    Ok((touched, rows.len()))
 }
 
 /// At start: the file applied (a bad line stops the server, as a bad roster line does).
@@ -197,8 +189,15 @@ pub(crate) async fn watch(state: Arc<State>) {
         }
         seen = now;
         let refused = match apply(&state.db, &state.course, &path).await {
-            Ok(n) => {
+            Ok((touched, n)) => {
                 eprintln!("{}: read again, {n} extensions", path.display());
+                for (student, assignment) in touched {
+                    if let Err(fault) =
+                        crate::lti::passback::changed(&state, &student, &assignment).await
+                    {
+                        eprintln!("{fault}");
+                    }
+                }
                 None
             }
             Err(fault) => {

@@ -36,7 +36,7 @@ pub(crate) async fn home(Shared(state): Shared<Arc<State>>, who: Who) -> Result<
     for assignment in &state.course.assignments {
         let subs = submissions::history(&state.db, &student, &assignment.name).await?;
         let best = term.counted.get(&assignment.name).map(|c| c.score);
-        let due = crate::extensions::deadline_for(&state.db, &student, assignment).await?;
+        let due = crate::db::extensions::deadline_for(&state.db, &student, assignment).await?;
         rows.push((assignment, due, subs.first().cloned(), best, subs.len()));
     }
     let body = html! {
@@ -72,7 +72,7 @@ pub(crate) async fn assignment(
     let subs = submissions::history(&state.db, &student, name).await?;
     let next = submissions::next_allowed(&state.db, &student, name, assignment.per_hour).await?;
     let at = now();
-    let due = crate::extensions::deadline_for(&state.db, &student, &assignment).await?;
+    let due = crate::db::extensions::deadline_for(&state.db, &student, &assignment).await?;
     let passed = at > due.timestamp();
     let term = term_of(&state, &student).await?;
     let body = html! {

@@ -94,7 +94,10 @@ pub(crate) async fn answer(
     }
     let by = who.name.clone().unwrap_or_else(|| "the instructor".into());
     match requests::answer(&state.db, id, text, points, &by).await? {
-        true => Ok(()),
+        true => {
+            crate::lti::passback::changed(state, &sub.student, &sub.assignment).await?;
+            Ok(())
+        }
         false => Err(Reply::Status(
             StatusCode::CONFLICT,
             "This request is answered already.".into(),

@@ -59,7 +59,7 @@ pub(crate) async fn audience(state: &State, who: &Who, sub: &Sub) -> Result<Audi
         _ if who.instructor() => Audience::Instructor,
         Some(a) if a.show_hidden == ShowHidden::AfterDeadline => {
             // The student's own deadline: one with an extension sees them when it has passed.
-            let due = crate::extensions::deadline_for(&state.db, &sub.student, a).await?;
+            let due = crate::db::extensions::deadline_for(&state.db, &sub.student, a).await?;
             match now() <= due.timestamp() {
                 true => Audience::BeforeDeadline,
                 false => Audience::Students,
@@ -235,7 +235,7 @@ pub(crate) async fn term_of(state: &State, student: &str) -> Result<Term, Fault>
     let mut read = Vec::new();
     for assignment in &state.course.assignments {
         let history = submissions::history(&state.db, student, &assignment.name).await?;
-        let due = crate::extensions::deadline_for(&state.db, student, assignment).await?;
+        let due = crate::db::extensions::deadline_for(&state.db, student, assignment).await?;
         read.push((assignment, due.timestamp(), history));
     }
     let assignments: Vec<(&Assignment, i64, &[Sub])> = read

@@ -115,7 +115,7 @@ async fn accept(
     let named = named_files(files, state.max_upload)?;
     check_languages(assignment, &named)?;
     let at = now();
-    let deadline = crate::extensions::deadline_for(&state.db, student, assignment).await?;
+    let deadline = crate::db::extensions::deadline_for(&state.db, student, assignment).await?;
     let late = at > deadline.timestamp();
     if late && assignment.late == Late::Refused {
         return Err(Reply::Status(

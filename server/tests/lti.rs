@@ -410,3 +410,50 @@ fn links_and_launches_work_side_by_side() {
     let class = teacher.get("/instructor").body;
     assert_eq!(class.matches("data-student=").count(), 1, "{class}");
 }
+
+/// A grade that changes with no grading reaches the platform too: a regrade request answered
+/// with a point (an extension's change takes the same path, `passback::changed`).
+#[test]
+fn a_grade_changed_by_an_answered_request_reaches_the_platform() {
+    let Some(platform) = Platform::start() else {
+        return;
+    };
+    let (_course, server) = serving(&platform);
+    let mut browser = Browser::default();
+    assert_eq!(browser.launch(&platform, learner("user-5")).status, 200);
+    let mut teacher = Browser::default();
+    teacher.launch(&platform, json!({ "user": "t", "roles": [INSTRUCTOR] }));
+    let wrong = hand_in(&server, &browser, &go_c_wrong());
+    let before = wrong["score"].as_f64().unwrap();
+    wait_for(&platform, "/control/scores", |s| {
+        s.as_array().unwrap().len() == 1
+    });
+
+    let mut learner = Client::new(&server.base);
+    learner.cookie = browser.session();
+    let (case, _) = crate::support::first_failing_case(&wrong);
+    let id = wrong["id"].as_i64().unwrap();
+    let asked = learner.send_json(
+        "POST",
+        &format!("/api/v1/submissions/{id}/requests"),
+        Some(json!({ "case": case, "text": "Is this right?" })),
+    );
+    assert_eq!(asked.status, 201, "{}", asked.body);
+    let mut instructor = Client::new(&server.base);
+    instructor.cookie = teacher.session();
+    let request = asked.json()["id"].as_i64().unwrap();
+    let answered = instructor.send_json(
+        "POST",
+        &format!("/api/v1/requests/{request}/answer"),
+        Some(json!({ "text": "One point back.", "points": 1 })),
+    );
+    assert_eq!(answered.status, 200, "{}", answered.body);
+    let scores = wait_for(&platform, "/control/scores", |s| {
+        s.as_array().unwrap().len() == 2
+    });
+    assert_eq!(
+        scores[1]["scoreGiven"].as_f64(),
+        Some(before + 1.0),
+        "{scores}"
+    );
+}

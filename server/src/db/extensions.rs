@@ -24,6 +24,17 @@ pub(crate) struct Extension {
     pub(crate) source: String,
 }
 
+/// The deadline that holds for `student` on `assignment`: their own, else the assignment's.
+pub(crate) async fn deadline_for(
+    pool: &Db,
+    student: &str,
+    assignment: &crate::course::Assignment,
+) -> Result<DateTime<FixedOffset>, Fault> {
+    Ok(of(pool, student, &assignment.name)
+        .await?
+        .unwrap_or(assignment.deadline))
+}
+
 /// `student`'s own deadline for `assignment`, if they have one.
 pub(crate) async fn of(
     pool: &Db,
@@ -101,12 +112,13 @@ pub(crate) async fn remove(
 
 /// Makes the extensions of the file `rows`: the file's earlier rows that it no longer holds
 /// go, its rows replace any grant for the same student and assignment. One transaction: a
-/// file is applied whole or not at all. `class_deadline` gives each assignment's own.
+/// file is applied whole or not at all. `class_deadline` gives each assignment's own. The
+/// students and assignments it touched, whose submissions it marked again.
 pub(crate) async fn replace_file(
     pool: &Db,
     rows: &[Extension],
     class_deadline: impl Fn(&str) -> Option<i64>,
-) -> Result<(), Fault> {
+) -> Result<Vec<(String, String)>, Fault> {
     let mut tx = pool.begin().await?;
     let before = sqlx::query("SELECT student, assignment FROM extensions WHERE source = $1")
         .bind(FROM_FILE)
@@ -132,7 +144,7 @@ pub(crate) async fn replace_file(
         }
     }
     tx.commit().await?;
-    Ok(())
+    Ok(touched)
 }
 
 async fn upsert(

@@ -59,6 +59,34 @@ pub(crate) async fn graded(
     Ok(())
 }
 
+/// Queues the grade `student` now has for `assignment` after a change that is no grading (an
+/// extension granted or taken away, a regrade request answered), where they came from the LMS
+/// to it; then wakes the sender. Such a change is queued under a generation of its own below
+/// zero (the negated nanosecond it was made at), never one a grading uses.
+pub(crate) async fn changed(state: &State, student: &str, assignment: &str) -> Result<(), Fault> {
+    if state.lti.is_none() || lti::link(&state.db, student, assignment).await?.is_none() {
+        return Ok(());
+    }
+    let Some(graded) = state.assignments.get(assignment) else {
+        return Ok(());
+    };
+    let term = crate::standing::term_of(state, student).await?;
+    let counted = term.counted.get(assignment);
+    let change = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(1, |d| i64::try_from(d.as_nanos()).unwrap_or(i64::MAX));
+    lti::queue_score(
+        &state.db,
+        (counted.map_or(0, |c| c.sub.id), -change),
+        student,
+        assignment,
+        (counted.map_or(0.0, |c| c.score), graded.gradebook.max_score),
+    )
+    .await?;
+    state.passback.notify_one();
+    Ok(())
+}
+
 /// The sender: posts due scores until the server stops, waking when a score is queued or
 /// every second.
 pub(crate) async fn run(state: Arc<State>) {
