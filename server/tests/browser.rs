@@ -399,8 +399,49 @@ fn axe_violations(browser: &Session, source: &str) -> Vec<String> {
         .collect()
 }
 
+/// The form controls of the page open in `browser` that the Tab key never reaches (pressed as
+/// a keyboard would, from the top of the page, at most 400 times).
+fn unreachable_by_keyboard(browser: &Session) -> Vec<String> {
+    let describe = "e => e.outerHTML.slice(0, 100)";
+    let controls = browser.post(
+        "/execute/sync",
+        json!({"script": format!("return Array.from(document.querySelectorAll(\
+            'input:not([type=hidden]), select, textarea, button'))\
+            .filter(e => !e.disabled && e.offsetParent !== null).map({describe});"), "args": []}),
+    );
+    let mut left: Vec<String> = controls
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c.as_str().unwrap().to_string())
+        .collect();
+    browser.post(
+        "/execute/sync",
+        json!({"script": "document.activeElement.blur(); window.focus();", "args": []}),
+    );
+    for _ in 0..400 {
+        if left.is_empty() {
+            break;
+        }
+        browser.post(
+            "/actions",
+            json!({"actions": [{"type": "key", "id": "keyboard", "actions": [
+                {"type": "keyDown", "value": "\u{E004}"}, {"type": "keyUp", "value": "\u{E004}"}]}]}),
+        );
+        let focused = browser.post(
+            "/execute/sync",
+            json!({"script": format!("const e = document.activeElement; return e ? ({describe})(e) : null;"), "args": []}),
+        );
+        if let Some(focused) = focused.as_str() {
+            left.retain(|c| c != focused);
+        }
+    }
+    left
+}
+
 /// Every page of the course, the student's and the instructor's (the term's new ones
-/// included: extensions, regrade requests), passes axe-core's WCAG 2.1 AA rules in Chromium.
+/// included: extensions, regrade requests), passes axe-core's WCAG 2.1 AA rules in Chromium,
+/// and the Tab key reaches every control of its forms.
 #[test]
 fn every_page_of_the_course_passes_axe_cores_wcag_aa_rules() {
     for tool in [CHROMIUM, DRIVER] {
@@ -453,6 +494,9 @@ fn every_page_of_the_course_passes_axe_cores_wcag_aa_rules() {
         for violation in violations {
             failures.push(format!("{path}: {violation}"));
         }
+        for control in unreachable_by_keyboard(&browser) {
+            failures.push(format!("{path}: the Tab key never reaches {control}"));
+        }
     };
     // The rules do fire: a page with an image without words and no language breaks two.
     browser.open("data:text/html,<html><body><img src='x.png'></body></html>");
@@ -461,6 +505,13 @@ fn every_page_of_the_course_passes_axe_cores_wcag_aa_rules() {
         control.iter().any(|v| v.starts_with("image-alt"))
             && control.iter().any(|v| v.starts_with("html-has-lang")),
         "{control:?}"
+    );
+    // And the keyboard walk does see a control it cannot reach, and only that one.
+    browser.open("data:text/html,<html lang=en><body><input aria-label=one><input aria-label=two tabindex=-1><button>three</button></body></html>");
+    let unreached = unreachable_by_keyboard(&browser);
+    assert!(
+        unreached.len() == 1 && unreached[0].contains("two"),
+        "{unreached:?}"
     );
     check(&format!("/login/{}", links["ada"]));
     for path in [
