@@ -1,9 +1,33 @@
 //! Writing files so that nothing is lost: a file holds its old contents or its new ones, never
-//! a part, whatever interrupts the write.
+//! a part, whatever interrupts the write. Reading a file somebody else made (a package, a
+//! validator's feedback) as a stranger's: [`read_untrusted`].
 
 use std::path::{Path, PathBuf};
 
 use crate::error::Error;
+
+/// The first `most` bytes of `path`, read as a file somebody else controls: never through a
+/// link (`O_NOFOLLOW`), never blocking on a FIFO (`O_NONBLOCK`), and only from a regular file
+/// (a device, a FIFO, a folder is an error that says so); at most `most` bytes, however large
+/// the file.
+pub fn read_untrusted(path: &Path, most: u64) -> std::io::Result<Vec<u8>> {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
+        .open(path)
+        .map_err(|err| match err.raw_os_error() {
+            Some(libc::ELOOP) => std::io::Error::other("a link, not a file of its own"),
+            _ => err,
+        })?;
+    if !file.metadata()?.file_type().is_file() {
+        return Err(std::io::Error::other("not a regular file"));
+    }
+    let mut bytes = Vec::new();
+    file.take(most).read_to_end(&mut bytes)?;
+    Ok(bytes)
+}
 
 /// Writes `bytes` to `path` through a temporary file in the same folder and a rename, so that
 /// `path` holds either its old contents or the new ones, never a part.
@@ -115,4 +139,36 @@ pub fn from_hex(text: &str) -> Option<Vec<u8>> {
         .step_by(2)
         .map(|i| u8::from_str_radix(text.get(i..i + 2)?, 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A validator's feedback file, read by the harness: a link (to a secret, to /dev/zero) or
+    /// a FIFO gives nothing and never blocks; a large file gives its first bytes only.
+    #[test]
+    fn an_untrusted_file_is_read_only_when_it_is_a_regular_file_of_its_own_and_bounded() {
+        let dir = tempfile::tempdir().unwrap();
+        let secret = dir.path().join("secret");
+        std::fs::write(&secret, "root's own\n").unwrap();
+        let link = dir.path().join("link");
+        std::os::unix::fs::symlink(&secret, &link).unwrap();
+        let said = read_untrusted(&link, 100).unwrap_err().to_string();
+        assert!(said.contains("a link"), "{said}");
+        let zero = dir.path().join("zero");
+        std::os::unix::fs::symlink("/dev/zero", &zero).unwrap();
+        assert!(read_untrusted(&zero, 100).is_err());
+        assert!(read_untrusted(Path::new("/dev/zero"), 100).is_err());
+        let fifo = dir.path().join("fifo");
+        let path = std::ffi::CString::new(fifo.as_os_str().as_encoded_bytes()).unwrap();
+        // SAFETY: a valid NUL-terminated path.
+        assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+        let said = read_untrusted(&fifo, 100).unwrap_err().to_string();
+        assert!(said.contains("not a regular file"), "{said}");
+        let large = dir.path().join("large");
+        std::fs::write(&large, vec![b'x'; 10_000]).unwrap();
+        assert_eq!(read_untrusted(&large, 64).unwrap(), vec![b'x'; 64]);
+        assert_eq!(read_untrusted(&secret, 100).unwrap(), b"root's own\n");
+    }
 }

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use yaml_rust2::Yaml;
 
-use super::metadata::{number, parse_yaml, words};
+use super::metadata::{number, parse_yaml, read_yaml_file, words};
 
 /// One case of a package.
 #[derive(Debug, Clone, PartialEq)]
@@ -41,10 +41,16 @@ pub(super) type Data = (Vec<PackageCase>, BTreeMap<String, GroupSettings>);
 pub(super) fn read(data: &Path, interactive: bool) -> Result<Data, (PathBuf, String)> {
     let mut cases = Vec::new();
     let mut groups = BTreeMap::new();
+    if std::fs::symlink_metadata(data).is_ok_and(|meta| !meta.is_dir()) {
+        return Err((
+            data.to_path_buf(),
+            "a link or a file, not the package's folder".into(),
+        ));
+    }
     let root = settings_of(data, &Yaml::Hash(Default::default()))?;
     for top in ["sample", "secret"] {
         let dir = data.join(top);
-        if dir.is_dir() {
+        if std::fs::symlink_metadata(&dir).is_ok() {
             let mut found = Found {
                 cases: &mut cases,
                 groups: &mut groups,
@@ -59,9 +65,10 @@ pub(super) fn read(data: &Path, interactive: bool) -> Result<Data, (PathBuf, Str
 /// The settings in force in `dir`: `inherited` with its `testdata.yaml`'s keys over them.
 fn settings_of(dir: &Path, inherited: &Yaml) -> Result<Yaml, (PathBuf, String)> {
     let path = dir.join("testdata.yaml");
-    let Ok(text) = std::fs::read_to_string(&path) else {
+    if std::fs::symlink_metadata(&path).is_err() {
         return Ok(inherited.clone());
-    };
+    }
+    let text = read_yaml_file(&path).map_err(|why| (path.clone(), why))?;
     let own = parse_yaml(&text).map_err(|why| (path.clone(), why))?;
     let (Yaml::Hash(mut merged), Yaml::Hash(own)) = (inherited.clone(), own) else {
         return Err((path, "not a map of keys".into()));
@@ -79,6 +86,9 @@ struct Found<'a> {
     interactive: bool,
 }
 
+/// The most entries one folder of `data/` may hold.
+const MOST_ENTRIES: usize = 100_000;
+
 fn walk(
     dir: &Path,
     group: &str,
@@ -89,16 +99,41 @@ fn walk(
     if depth > 16 {
         return Err((dir.to_path_buf(), "groups nested more than 16 deep".into()));
     }
+    let kind = std::fs::symlink_metadata(dir)
+        .map_err(|err| (dir.to_path_buf(), err.to_string()))?
+        .file_type();
+    if !kind.is_dir() {
+        let why = "a link or a file where a folder of the package's own is expected";
+        return Err((dir.to_path_buf(), why.into()));
+    }
     let settings = settings_of(dir, inherited)?;
     let mut entries: Vec<PathBuf> = std::fs::read_dir(dir)
         .map_err(|err| (dir.to_path_buf(), err.to_string()))?
         .filter_map(|entry| entry.ok().map(|e| e.path()))
         .collect();
     entries.sort();
+    if entries.len() > MOST_ENTRIES {
+        let why = format!("more than {MOST_ENTRIES} entries in one folder");
+        return Err((dir.to_path_buf(), why));
+    }
     let mut here = 0;
     for path in &entries {
         let name = path.file_name().unwrap_or_default().to_string_lossy();
-        if path.is_dir() {
+        // The package's data are its own files: a link (to a file outside it, a device, a
+        // folder above it) or anything but a file or a folder is refused, naming it.
+        let kind = std::fs::symlink_metadata(path)
+            .map_err(|err| (path.clone(), err.to_string()))?
+            .file_type();
+        if kind.is_symlink() {
+            return Err((
+                path.clone(),
+                "a link: a package's data are files of its own".into(),
+            ));
+        }
+        if !kind.is_dir() && !kind.is_file() {
+            return Err((path.clone(), "neither a file nor a folder".into()));
+        }
+        if kind.is_dir() {
             walk(
                 path,
                 &format!("{group}/{name}"),
@@ -209,5 +244,62 @@ mod tests {
         // An interactive problem's validator may need no answer.
         let (cases, _) = read(dir.path(), true).unwrap();
         assert_eq!(cases[0].answer, Path::new("/dev/null"));
+    }
+
+    /// A package's data are read as a stranger's: a linked answer (to a file outside the
+    /// package, to a device), a FIFO, a linked folder, a linked `testdata.yaml` and a YAML
+    /// bomb are each refused, naming the file, before anything is read from them.
+    #[test]
+    fn links_devices_fifos_and_yaml_aliases_in_a_package_are_refused_naming_them() {
+        let secret = tempfile::tempdir().unwrap();
+        std::fs::write(secret.path().join("key"), "the grader's secret\n").unwrap();
+        type Make<'a> = &'a dyn Fn(&Path);
+        let cases: [(&str, Make); 6] = [
+            ("sample/1.ans", &|at| {
+                std::os::unix::fs::symlink(secret.path().join("key"), at).unwrap()
+            }),
+            ("sample/1.in", &|at| {
+                std::os::unix::fs::symlink("/dev/zero", at).unwrap()
+            }),
+            ("sample/1.in", &|at| {
+                let path = std::ffi::CString::new(at.as_os_str().as_encoded_bytes()).unwrap();
+                // SAFETY: a valid NUL-terminated path.
+                assert_eq!(unsafe { libc::mkfifo(path.as_ptr(), 0o644) }, 0);
+            }),
+            ("secret/loop", &|at| {
+                std::os::unix::fs::symlink("..", at).unwrap()
+            }),
+            ("secret/testdata.yaml", &|at| {
+                std::os::unix::fs::symlink(secret.path().join("key"), at).unwrap()
+            }),
+            ("secret/testdata.yaml", &|at| {
+                let mut bomb = String::from("a: &a [x, x, x, x, x, x, x, x, x]\n");
+                for (k, name) in "bcdefghij".chars().enumerate() {
+                    let before = "abcdefghij".chars().nth(k).unwrap();
+                    let refs = vec![format!("*{before}"); 9].join(", ");
+                    bomb += &format!("{name}: &{name} [{refs}]\n");
+                }
+                std::fs::write(at, bomb).unwrap()
+            }),
+        ];
+        for (path, make) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let data = dir.path();
+            for file in ["sample/1.in", "sample/1.ans", "secret/2.in", "secret/2.ans"] {
+                if file != path {
+                    write(data, file, "1\n");
+                }
+            }
+            std::fs::create_dir_all(data.join(path).parent().unwrap()).unwrap();
+            make(&data.join(path));
+            let (at, why) = read(data, false).expect_err(path);
+            assert_eq!(at, data.join(path), "{why}");
+            assert!(
+                ["a link", "neither a file", "an alias"]
+                    .iter()
+                    .any(|said| why.contains(said)),
+                "{path}: {why}"
+            );
+        }
     }
 }

@@ -52,8 +52,36 @@ pub struct Metadata {
     pub uuid: Option<String>,
 }
 
+/// The largest YAML file of a package read, in bytes.
+pub const MOST_YAML: u64 = 1 << 20;
+
+/// The YAML file at `path`, read as a package's (untrusted) file: a regular file of its own, at
+/// most [`MOST_YAML`] bytes.
+pub fn read_yaml_file(path: &Path) -> Result<String, String> {
+    let bytes = crate::files::read_untrusted(path, MOST_YAML + 1).map_err(|err| err.to_string())?;
+    if bytes.len() as u64 > MOST_YAML {
+        return Err(format!("larger than {} KiB", MOST_YAML >> 10));
+    }
+    String::from_utf8(bytes).map_err(|_| "not UTF-8 text".into())
+}
+
 /// The one YAML document in `text`, or what is wrong with it; an empty file is an empty map.
+/// An alias (`*name`) is refused: no package needs one, and expanded, a few of them nested make
+/// gigabytes of a file of a few hundred bytes.
 pub fn parse_yaml(text: &str) -> Result<Yaml, String> {
+    let mut parser = yaml_rust2::parser::Parser::new_from_str(text);
+    loop {
+        match parser.next_token().map_err(|err| err.to_string())? {
+            (yaml_rust2::parser::Event::StreamEnd, _) => break,
+            (yaml_rust2::parser::Event::Alias(_), mark) => {
+                return Err(format!(
+                    "line {}: an alias (`*name`); write the value out instead",
+                    mark.line()
+                ))
+            }
+            _ => {}
+        }
+    }
     let mut docs = YamlLoader::load_from_str(text).map_err(|err| err.to_string())?;
     match docs.len() {
         0 => Ok(Yaml::Hash(Default::default())),
@@ -91,7 +119,7 @@ impl Metadata {
     /// Reads `dir/problem.yaml`; `Err` says what is wrong, for the caller to name the file.
     pub fn read(dir: &Path) -> Result<Metadata, String> {
         let path = dir.join("problem.yaml");
-        let text = std::fs::read_to_string(&path).map_err(|err| err.to_string())?;
+        let text = read_yaml_file(&path)?;
         let yaml = parse_yaml(&text)?;
         if !matches!(yaml, Yaml::Hash(_)) {
             return Err("not a map of keys".into());
