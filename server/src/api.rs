@@ -179,14 +179,8 @@ pub(crate) async fn requests(
     Instructor(who): Instructor,
 ) -> Result<Response, Reply> {
     let mut listed = Vec::new();
-    for request in crate::db::requests::open_ones(&state.db).await? {
+    for (request, _, case) in crate::requests::open_with_cases(&state, &who).await? {
         let mut document = request_json(&request);
-        let sub = visible(&state, &who, request.submission).await?;
-        let report = report_of(&state, &who, &sub).await?;
-        let case = report
-            .iter()
-            .flat_map(|r| &r.cases)
-            .find(|c| format!("{}/{}", c.group, c.name) == request.case);
         document["report"] = serde_json::to_value(case).unwrap_or_default();
         listed.push(document);
     }

@@ -467,17 +467,7 @@ pub(crate) async fn requests(
     Shared(state): Shared<Arc<State>>,
     Instructor(who): Instructor,
 ) -> Result<Response, Reply> {
-    let open = crate::db::requests::open_ones(&state.db).await?;
-    let mut listed = Vec::new();
-    for request in open {
-        let sub = crate::standing::visible(&state, &who, request.submission).await?;
-        let report = crate::standing::report_of(&state, &who, &sub).await?;
-        let case = report
-            .into_iter()
-            .flat_map(|r| r.cases)
-            .find(|c| format!("{}/{}", c.group, c.name) == request.case);
-        listed.push((request, sub, case));
-    }
+    let listed = crate::requests::open_with_cases(&state, &who).await?;
     let csrf = who.csrf.clone().unwrap_or_default();
     let body = html! {
         @if listed.is_empty() { p.muted { "No open request." } }

@@ -333,7 +333,7 @@ fn requests_section(
             form method="post" action={ "/submissions/" (sub.id) "/requests" } {
                 input type="hidden" name="csrf" value=(csrf);
                 p { label { "The case: " select #case name="case" {
-                    @for case in &cases { option value={ (case.group) "/" (case.name) } { (case.group) "/" (case.name) " (" (case.verdict.slug()) ")" } }
+                    @for case in &cases { @let key = crate::requests::key(case); option value=(key) { (key) " (" (case.verdict.slug()) ")" } }
                 } } }
                 p { label { "Your question (at most 2,000 characters): " br; textarea #question name="text" maxlength="2000" rows="4" cols="60" required {} } }
                 button type="submit" { "Ask for a regrade of this case" }

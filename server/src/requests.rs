@@ -11,6 +11,37 @@ use crate::error::{not_found, Reply};
 use crate::standing::{report_of, visible};
 use crate::state::State;
 
+/// A case's name in a request: `GROUP/NAME`.
+pub(crate) fn key(case: &xtask::report::JsonCase) -> String {
+    format!("{}/{}", case.group, case.name)
+}
+
+/// The open requests, oldest first, each with its submission and its case as the report
+/// `who` sees has it (the instructor's Requests page and `GET /api/v1/requests`).
+pub(crate) async fn open_with_cases(
+    state: &State,
+    who: &Who,
+) -> Result<
+    Vec<(
+        requests::Request,
+        crate::db::Sub,
+        Option<xtask::report::JsonCase>,
+    )>,
+    Reply,
+> {
+    let mut listed = Vec::new();
+    for request in requests::open_ones(&state.db).await? {
+        let sub = visible(state, who, request.submission).await?;
+        let report = report_of(state, who, &sub).await?;
+        let case = report
+            .into_iter()
+            .flat_map(|r| r.cases)
+            .find(|c| key(c) == request.case);
+        listed.push((request, sub, case));
+    }
+    Ok(listed)
+}
+
 /// The longest question or answer taken, in characters.
 pub(crate) const MOST_TEXT: usize = 2_000;
 
@@ -55,7 +86,7 @@ pub(crate) async fn ask(
     let Some(case) = report
         .iter()
         .flat_map(|r| &r.cases)
-        .map(|c| format!("{}/{}", c.group, c.name))
+        .map(key)
         .find(|key| key == case || case.ends_with(&format!("/{key}")))
     else {
         return Err(unprocessable(
