@@ -53,7 +53,13 @@ pub(crate) async fn overview(
     let lms = state.course.lti.is_some();
     let csrf = who.csrf.clone().unwrap_or_default();
     let open_requests = crate::db::requests::open_ones(&state.db).await?.len();
+    let stalled = crate::standing::stalled(&state).await?;
     let body = html! {
+        @if let Some(span) = &stalled {
+            p.late role="alert" { "Grading has stalled: work waits and no submission has moved for "
+                (span) ". The server's log says why: a grading that stops moving is given up and \
+                queued again by itself, and a worker that takes no work starts again." }
+        }
         p { a href="/instructor/requests" { "Regrade requests" } " (" (open_requests) " open)" }
         @if lms {
             form method="post" action="/instructor/lti/roster" {

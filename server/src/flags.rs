@@ -68,6 +68,13 @@ pub struct Args {
         hide_env_values = true
     )]
     pub(crate) database: Option<String>,
+    /// Seconds a grading may go without moving (starting, building, running a case) before it
+    /// is given up and its submission graded again, and that work may wait while this process
+    /// grades nothing before its grading worker starts again; the pages say a queue is stalled
+    /// past them.
+    #[arg(long, value_name = "SECS", default_value_t = crate::watch::STALL_AFTER,
+          value_parser = clap::value_parser!(u64).range(1..=86400))]
+    pub(crate) stall_after: u64,
     /// Grade only, serving no pages: a worker beside a web server on the same database (any
     /// number of them, on any machine with the course folder's cases).
     #[arg(long, requires = "database", conflicts_with_all = ["links", "api_tokens", "revoke", "init"])]

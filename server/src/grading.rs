@@ -19,6 +19,7 @@ use crate::db::{now, regrades, Status};
 use crate::error::Fault;
 use crate::queue::{enqueue, Job, Queue};
 use crate::state::State;
+use crate::watch::{Ticket, Watch};
 
 /// Queues again every submission not graded yet (after any stop: its job may be gone with
 /// the database's last moments, or never written).
@@ -83,12 +84,20 @@ pub(crate) async fn work(
         };
     }
     // A worker the database dropped (a restart, a network cut) starts again, under a new
-    // name, until the stop: its jobs came back to the queue when its heartbeats stopped.
+    // name, until the stop: its jobs came back to the queue when its heartbeats stopped. So
+    // does a worker the watchdog found taking no work while work waited: it is dropped where
+    // it stands (its gradings under way go on, and record what they find).
     for attempt in 0u64.. {
         let name = format!("{name}-{attempt}");
-        let ran = match &state.queue {
-            Queue::Sqlite(storage) => run!(storage, name),
-            Queue::Postgres(storage) => run!(storage, name),
+        let worker = async {
+            match &state.queue {
+                Queue::Sqlite(storage) => run!(storage, name),
+                Queue::Postgres(storage) => run!(storage, name),
+            }
+        };
+        let ran = tokio::select! {
+            ran = worker => ran,
+            () = state.watch.restart.notified() => continue,
         };
         if futures::FutureExt::now_or_never(stop.clone()).is_some() {
             return;
@@ -105,22 +114,18 @@ async fn handle(job: Job, state: Data<Arc<State>>) -> Result<(), BoxDynError> {
     let state: Arc<State> = (*state).clone();
     // The grading is a task of its own, counted while it runs: whatever becomes of this
     // handler at a stop, a grading once started finishes and records its result (the server
-    // waits for the count to reach zero before it exits).
-    state
-        .in_flight
-        .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+    // waits for the count to reach zero before it exits). The watchdog may give it up: this
+    // handler then ends, and the job's place goes to the next one.
+    let (ticket, given_up) = Watch::begin(&state.watch, job.key());
     let graded = tokio::spawn({
         let state = Arc::clone(&state);
         let job = job.clone();
-        async move {
-            let graded = grade(&state, &job).await;
-            state
-                .in_flight
-                .fetch_sub(1, std::sync::atomic::Ordering::SeqCst);
-            graded
-        }
-    })
-    .await;
+        async move { grade(&state, &job, &ticket).await }
+    });
+    let graded = tokio::select! {
+        graded = graded => graded,
+        Ok(()) = given_up => return Err("given up: it made no progress".into()),
+    };
     match graded {
         Ok(Ok(())) => Ok(()),
         Ok(Err(err)) => {
@@ -261,7 +266,7 @@ fn write_out(
     })
 }
 
-async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
+async fn grade(state: &Arc<State>, job: &Job, ticket: &Ticket) -> Result<(), Fault> {
     let Some(waiting) = submissions::waiting(&state.db, job.submission, job.generation).await?
     else {
         // Graded already, or a regrade made this job stale.
@@ -278,6 +283,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     };
     submissions::set_status(&state.db, job.key(), Status::Building, 0).await?;
     state.live.set(job.submission, Status::Building, 0, 0);
+    let seats = state.watch.seats();
     let materialized = match materialize(state, job, &waiting.student).await {
         Ok(found) => found,
         Err(why) => {
@@ -296,11 +302,13 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
     let progress_state = Arc::clone(state);
     let handle = tokio::runtime::Handle::current();
     let progress_job = job.clone();
+    let mover = ticket.mover();
     let graded = tokio::task::spawn_blocking(move || {
         let stop = AtomicBool::new(false);
         let pace = Pace::new(PROGRESS_EVERY);
         let progress = |step: xtask::check::Step| match step {
             xtask::check::Step::Planned { cases } => {
+                mover.moved();
                 progress_state
                     .live
                     .set(submission, Status::Running, 0, cases);
@@ -312,6 +320,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
                 ));
             }
             xtask::check::Step::Ran => {
+                mover.moved();
                 let done = progress_state.live.ran(submission);
                 // The count goes through the database too, for a web server that grades
                 // nothing (its pages read it there), at most every few hundred milliseconds.
@@ -326,7 +335,7 @@ async fn grade(state: &Arc<State>, job: &Job) -> Result<(), Fault> {
                 }
             }
         };
-        xtask::grade::grade_one(&options, &id, &dir, &progress_state.seats, &progress, &stop)
+        xtask::grade::grade_one(&options, &id, &dir, &seats, &progress, &stop)
     })
     .await
     .map_err(|err| Fault::Harness(format!("the grading thread: {err}")))?;

@@ -15,7 +15,8 @@
 //! `standing` (where a submission stands: which counts, who sees what of it, its status in
 //! words), `gradebook` (the class's grades), `upload` (the one hand-in of the form and the
 //! API), `extensions` (a student's own deadline, from every door), `requests` (regrade requests, asked and
-//! answered) and `grading` (the queue's worker); `extract` (who is asking and what about),
+//! answered), `grading` (the queue's worker) and `watchdog` (a grading that stops moving is given
+//! up, a stalled queue's worker started again), over `watch` (the gradings under way); `extract` (who is asking and what about),
 //! `auth` (links, sessions, API tokens, CSRF), `state` (what they share), `queue` (the
 //! jobs); `db` (one module per table); `lms` (the LMS's services as the server calls them);
 //! `course`, `roster` and `init` (the course folder's files); `view` (what every page
@@ -52,6 +53,8 @@ mod start;
 mod state;
 mod upload;
 mod view;
+mod watch;
+mod watchdog;
 mod web;
 
 pub use auth::hash;

@@ -32,9 +32,16 @@ pub(crate) async fn status_text(state: &State, sub: &Sub) -> Result<String, Faul
         });
     }
     Ok(match sub.status {
-        Status::Queued => match submissions::waiting_before(&state.db, sub.id).await? {
-            0 => "queued: yours is next".into(),
-            n => format!("queued: {n} before yours"),
+        Status::Queued => match (
+            submissions::waiting_before(&state.db, sub.id).await?,
+            stalled(state).await?,
+        ) {
+            (_, Some(span)) => format!(
+                "queued: grading has stalled: no submission has moved for {span} while work \
+                 waits (the instructor is shown this too)"
+            ),
+            (0, None) => "queued: yours is next".into(),
+            (n, None) => format!("queued: {n} before yours"),
         },
         Status::Running => format!(
             "running: case {} of {}",
@@ -48,6 +55,19 @@ pub(crate) async fn status_text(state: &State, sub: &Sub) -> Result<String, Faul
         ),
         other => other.to_string(),
     })
+}
+
+/// How long the course's grading has stalled (work has waited past `--stall-after` and no
+/// grading of any process has moved as long), in words: `6 minutes`.
+pub(crate) async fn stalled(state: &State) -> Result<Option<String>, Fault> {
+    let after = i64::try_from(state.watch.after().as_secs()).unwrap_or(i64::MAX);
+    Ok(submissions::stalled_for(&state.db, after)
+        .await?
+        .map(|secs| match secs / 60 {
+            0 => format!("{secs} s"),
+            1 => "1 minute".to_string(),
+            n => format!("{n} minutes"),
+        }))
 }
 
 /// Which of a graded submission's reports `who` sees: the instructor every case whole; a

@@ -6,7 +6,7 @@
 
 use std::collections::HashMap;
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -222,9 +222,11 @@ fn shared_state(
         trusted_proxy: args.trusted_proxy,
         max_upload: args.max_upload << 20,
         stopping: AtomicBool::new(false),
-        in_flight: AtomicUsize::new(0),
         streams: std::sync::Mutex::default(),
-        seats: xtask::process::SharedSeats::new(jobs),
+        watch: Arc::new(crate::watch::Watch::new(
+            jobs,
+            Duration::from_secs(args.stall_after),
+        )),
     })
 }
 
@@ -290,6 +292,7 @@ async fn serve(args: &Args, state: Arc<State>, requeued: usize) -> Result<(), Fa
     };
     let grader = (args.jobs != Some(0)).then(|| {
         let stop = until_stopped(stop_rx.clone());
+        tokio::spawn(crate::watchdog::run(Arc::clone(&state)));
         tokio::spawn(grading::work(Arc::clone(&state), stop))
     });
     if state.lti.is_some() {
@@ -334,6 +337,7 @@ async fn work_only(state: Arc<State>, requeued: usize) -> Result<(), Fault> {
     if state.lti.is_some() {
         tokio::spawn(crate::lti::passback::run(Arc::clone(&state)));
     }
+    tokio::spawn(crate::watchdog::run(Arc::clone(&state)));
     let words = Arc::clone(&state);
     grading::work(Arc::clone(&state), async move {
         stopped().await;
@@ -346,7 +350,7 @@ async fn work_only(state: Arc<State>, requeued: usize) -> Result<(), Fault> {
 
 /// What the server says when it is asked to stop: whether a grading finishes first.
 fn stopping_words(state: &State) -> String {
-    match state.in_flight.load(Ordering::SeqCst) {
+    match state.watch.in_flight() {
         0 => "stopping".into(),
         1 => "stopping: the submission being graded finishes first".into(),
         n => format!("stopping: the {n} submissions being graded finish first"),
@@ -357,7 +361,7 @@ fn stopping_words(state: &State) -> String {
 /// limits); past an hour the process stops anyway, and their jobs go back to the queue.
 async fn finish_in_flight(state: &State) {
     let until = Instant::now() + Duration::from_secs(3600);
-    while state.in_flight.load(Ordering::SeqCst) > 0 && Instant::now() < until {
+    while state.watch.in_flight() > 0 && Instant::now() < until {
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
 }

@@ -85,10 +85,9 @@ pub(crate) struct State {
     pub(crate) trusted_proxy: Option<std::net::IpAddr>,
     /// The largest upload taken, in bytes.
     pub(crate) max_upload: usize,
-    /// The CPU seats every grading of this server shares (`--jobs`).
-    pub(crate) seats: xtask::process::SharedSeats,
-    /// Gradings started and not yet recorded.
-    pub(crate) in_flight: std::sync::atomic::AtomicUsize,
+    /// The gradings under way and the CPU seats they share (`--jobs`), watched for a
+    /// grading that stops moving (`--stall-after`).
+    pub(crate) watch: std::sync::Arc<crate::watch::Watch>,
     /// SIGTERM came: event streams end, so that the server can stop.
     pub(crate) stopping: std::sync::atomic::AtomicBool,
     /// The event streams open, by whom (a session's or a token's hash).

@@ -8,5 +8,6 @@ mod everyday;
 mod lti;
 mod postgres;
 mod server;
+mod stall;
 mod support;
 mod term;

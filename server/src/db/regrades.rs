@@ -26,10 +26,11 @@ pub(crate) async fn start(db: &Db, assignment: &str) -> Result<Vec<(i64, i64)>, 
         .execute(&mut *tx)
         .await?;
     let rows = sqlx::query(
-        "UPDATE submissions SET generation = generation + 1, status = 'queued', cases_done = 0
-         WHERE assignment = $1 RETURNING id, generation",
+        "UPDATE submissions SET generation = generation + 1, status = 'queued', cases_done = 0,
+         progress_at = $2 WHERE assignment = $1 RETURNING id, generation",
     )
     .bind(assignment)
+    .bind(now())
     .fetch_all(&mut *tx)
     .await?;
     tx.commit().await?;

@@ -257,11 +257,58 @@ pub(crate) async fn still_to_grade(db: &Db, assignment: &str) -> Result<i64, Fau
 /// grading of its earlier run is under way.
 pub(crate) async fn reset_unfinished(db: &Db) -> Result<(), Fault> {
     let query = concat!(
-        "UPDATE submissions SET status = 'queued', cases_done = 0 WHERE ",
+        "UPDATE submissions SET status = 'queued', cases_done = 0, progress_at = $1 WHERE ",
         not_final!()
     );
-    sqlx::query(query).execute(db).await?;
+    sqlx::query(query).bind(now()).execute(db).await?;
     Ok(())
+}
+
+/// Puts submission `id`, whose grading of `generation` was given up, back in the queue under
+/// the next generation (the given-up grading, should it end, then records nothing); that
+/// generation, or `None` where the submission is graded or was queued again meanwhile.
+pub(crate) async fn queue_again(
+    db: &Db,
+    (id, generation): (i64, i64),
+) -> Result<Option<i64>, Fault> {
+    let query = concat!(
+        "UPDATE submissions SET generation = generation + 1, status = 'queued', cases_done = 0,
+         progress_at = $3 WHERE id = $1 AND generation = $2 AND ",
+        not_final!(),
+        " RETURNING generation"
+    );
+    let row = sqlx::query(query)
+        .bind(id)
+        .bind(generation)
+        .bind(now())
+        .fetch_optional(db)
+        .await?;
+    Ok(row.map(|row| row.get(0)))
+}
+
+/// How long the course's grading has stalled, in seconds, once it is at least `after`: a
+/// submission has waited in the queue that long (since it was handed in or queued again) and
+/// no grading of any process of the course has moved (started, run a case, recorded) for as
+/// long. `None` while grading moves or nothing has waited that long.
+pub(crate) async fn stalled_for(db: &Db, after: i64) -> Result<Option<i64>, Fault> {
+    let row = sqlx::query(
+        "SELECT
+           (SELECT MIN(COALESCE(progress_at, created_at)) FROM submissions
+            WHERE status = 'queued'),
+           (SELECT MAX(progress_at) FROM submissions WHERE status <> 'queued'),
+           (SELECT MAX(graded_at) FROM submissions)",
+    )
+    .fetch_one(db)
+    .await?;
+    let Some(waiting_since) = row.get::<Option<i64>, _>(0) else {
+        return Ok(None);
+    };
+    let moved = [row.get::<Option<i64>, _>(1), row.get::<Option<i64>, _>(2)]
+        .into_iter()
+        .flatten()
+        .fold(waiting_since, i64::max);
+    let still = now() - moved;
+    Ok((still >= after).then_some(still))
 }
 
 /// Every submission not graded yet, with its generation.
@@ -313,7 +360,7 @@ pub(crate) async fn set_status(
 ) -> Result<(), Fault> {
     // A grading (re)started counts its cases from none.
     let query = concat!(
-        "UPDATE submissions SET status = $1, cases_total = $2,
+        "UPDATE submissions SET status = $1, cases_total = $2, progress_at = $5,
          cases_done = CASE WHEN $1 = 'building' THEN 0 ELSE cases_done END
          WHERE id = $3 AND generation = $4 AND ",
         not_final!()
@@ -323,6 +370,7 @@ pub(crate) async fn set_status(
         .bind(total as i64)
         .bind(id)
         .bind(generation)
+        .bind(now())
         .execute(db)
         .await?;
     Ok(())
@@ -336,12 +384,13 @@ pub(crate) async fn set_done(
     done: u64,
 ) -> Result<(), Fault> {
     sqlx::query(
-        "UPDATE submissions SET cases_done = $1 WHERE id = $2 AND generation = $3
-         AND status = 'running' AND cases_done < $1",
+        "UPDATE submissions SET cases_done = $1, progress_at = $4 WHERE id = $2
+         AND generation = $3 AND status = 'running' AND cases_done < $1",
     )
     .bind(done as i64)
     .bind(id)
     .bind(generation)
+    .bind(now())
     .execute(db)
     .await?;
     Ok(())

@@ -99,6 +99,11 @@ impl SharedSeats {
             pinned,
         }
     }
+
+    /// Whether `other` is these seats (a clone of them), not seats made apart.
+    pub fn same(&self, other: &SharedSeats) -> bool {
+        std::sync::Arc::ptr_eq(&self.seats, &other.seats)
+    }
 }
 
 /// Like [`workers`], for work whose cases may go idle: `jobs` cases compute at once, and a case
