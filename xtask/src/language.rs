@@ -131,6 +131,44 @@ fn interpreter_in(rows: &[Language], extension: &str) -> Vec<String> {
         .unwrap_or_default()
 }
 
+/// The check of a command line that runs one source file of the folder `dir` under its
+/// language's interpreter (`python3 go.py`, as `grade --run` names it), where that language
+/// checks its sources before they run (Python's byte-compile): the check's command line for
+/// that file, its cache in `cache`. `None` for any other command.
+pub fn check_of_command(dir: &Path, run: &[OsString], cache: &Path) -> Option<Vec<OsString>> {
+    check_of_command_in(table(), dir, run, cache)
+}
+
+fn check_of_command_in(
+    rows: &'static [Language],
+    dir: &Path,
+    run: &[OsString],
+    cache: &Path,
+) -> Option<Vec<OsString>> {
+    rows.iter()
+        .filter(|language| language.build.is_none() && language.check.is_some())
+        .find_map(|language| {
+            language.interpreters.iter().find_map(|(extension, line)| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                let file = run.get(words.len())?;
+                let path = Path::new(file);
+                let named = words.iter().zip(run).all(|(word, given)| given == *word);
+                let ours = path.extension().is_some_and(|e| e == extension.as_str())
+                    && path.components().count() == 1
+                    && dir.join(path).is_file();
+                (named && ours).then(|| {
+                    Recipe {
+                        language,
+                        sources: vec![path.to_path_buf()],
+                        main: path.to_path_buf(),
+                        main_class: None,
+                    }
+                    .check_line(cache)
+                })?
+            })
+        })
+}
+
 /// Whether `stderr` holds a runtime's report of an uncaught exception or a panic.
 pub fn crashed(stderr: &str) -> bool {
     crashed_in(table(), stderr)
@@ -625,6 +663,34 @@ mod tests {
         assert!(recognise(two.path(), &any)
             .unwrap_err()
             .contains("more than one language"));
+    }
+
+    /// A command that runs a source file of the folder under its interpreter is checked as
+    /// the file would be; a file elsewhere, another interpreter, or a built language is not.
+    #[test]
+    fn a_command_that_runs_a_python_file_of_the_folder_is_checked_as_the_file() {
+        let dir = folder(&[("go.py", "print(1)\n"), ("main.c", "int main(){}")]);
+        let words =
+            |line: &str| -> Vec<OsString> { line.split_whitespace().map(OsString::from).collect() };
+        let check = check_of_command(dir.path(), &words("python3 go.py 3"), Path::new("/c"));
+        assert_eq!(
+            check,
+            Some(words("python3 -X pycache_prefix=/c -m py_compile go.py"))
+        );
+        for other in [
+            "python3 other.py",
+            "python3 -u go.py",
+            "python3 ../go.py",
+            "pypy3 go.py",
+            "./main.c",
+            "go.py",
+        ] {
+            assert_eq!(
+                check_of_command(dir.path(), &words(other), Path::new("/c")),
+                None,
+                "{other}"
+            );
+        }
     }
 
     /// A language the table gains as a row and nothing else (no Rust code names it): its

@@ -475,6 +475,79 @@ fn a_build_command_of_ones_own_builds_in_a_copy_of_the_folder() {
     );
 }
 
+/// `grade --run 'python3 go.py'` checks the file as a Python submission is checked: a syntax
+/// error is one failed build, told with its line, and no case runs; a right program is
+/// graded as before.
+#[test]
+fn a_run_command_of_a_python_file_is_checked_before_its_cases() {
+    if !installed("python3") {
+        println!("skipped: `python3` is not installed");
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    share(dir.path());
+    let class = dir.path().join("class");
+    for (id, text) in [
+        ("ana", source("go.py")),
+        (
+            "ben",
+            format!("def broken(:\n    pass\n{}", source("go.py")),
+        ),
+    ] {
+        std::fs::create_dir_all(class.join(id)).unwrap();
+        std::fs::write(class.join(id).join("go.py"), text).unwrap();
+    }
+    let out = dir.path().join("grades");
+    let graded = Command::cargo_bin("xtask")
+        .unwrap()
+        .env("GRIDJUDGE_CACHE", dir.path().join("cache"))
+        .args([
+            "grade",
+            "--spec",
+            "go",
+            "--run",
+            "python3 go.py",
+            "--submissions",
+        ])
+        .arg(&class)
+        .arg("--out")
+        .arg(&out)
+        .output()
+        .unwrap();
+    assert!(
+        graded.status.success(),
+        "{}",
+        String::from_utf8_lossy(&graded.stderr)
+    );
+    let json: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("grades.json")).unwrap()).unwrap();
+    let rows = json["submissions"].as_array().unwrap();
+    assert_eq!(rows[0]["score"], json["max_score"], "{}", rows[0]["error"]);
+    assert_eq!(rows[1]["score"].as_f64(), Some(0.0));
+    let why = rows[1]["error"].as_str().unwrap_or_default();
+    assert!(
+        why.starts_with("could not build: ")
+            && why.contains("SyntaxError")
+            && why.contains("line 1"),
+        "{}",
+        rows[1]
+    );
+    // Not one case of the broken program ran: each is "could not build".
+    let verdicts = &rows[1]["verdicts"];
+    let ran: u64 = verdicts
+        .as_object()
+        .unwrap()
+        .iter()
+        .filter(|(verdict, _)| *verdict != "could-not-build")
+        .map(|(_, n)| n.as_u64().unwrap())
+        .sum();
+    assert_eq!(ran, 0, "{verdicts}");
+    assert!(verdicts["could-not-build"].as_u64() > Some(0), "{verdicts}");
+    // The students' folders are left as they were: the check ran in a copy.
+    let left: Vec<_> = std::fs::read_dir(class.join("ana")).unwrap().collect();
+    assert_eq!(left.len(), 1, "{left:?}");
+}
+
 /// A program that diverges and then crashes (a Python one that prints a wrong heading and then
 /// raises at the end of its input) fails by the divergence: the same cause id as the same bug
 /// without the crash, the crash told as what followed.

@@ -359,8 +359,8 @@ impl Class<'_> {
         }
         let previous = previous.map(Box::new);
         let (run, build) = (&self.options.run, &self.options.build);
-        let sources = run.is_empty() || !build.is_empty();
         let check_options = super::one::submission_check(self.options, &self.suite.name, dir);
+        let sources = matches!(check_options.program, crate::target::Program::Sources(_));
         // A command that runs what --build makes names files that are not there yet.
         let nested = build
             .is_empty()

@@ -42,9 +42,21 @@ pub enum Failure {
     Run,
 }
 
+/// Where the check of a `--run` command keeps what it compiles, in the copy of the folder it
+/// checks and runs in.
+const CHECK_CACHE: &str = ".gridjudge-check";
+
 /// The check of the submission in `dir` under `options`: what `grade` runs for each student.
 pub(super) fn submission_check(options: &Options, spec: &str, dir: &Path) -> CheckOptions {
     let (run, build) = (&options.run, &options.build);
+    // `--run 'python3 go.py'` of a language that checks its sources is built as that check:
+    // a syntax error is then one failed build, not every case failing one by one.
+    let build = match build.is_empty() && !run.is_empty() {
+        true => {
+            crate::language::check_of_command(dir, run, Path::new(CHECK_CACHE)).unwrap_or_default()
+        }
+        false => build.clone(),
+    };
     let sources = run.is_empty() || !build.is_empty();
     let mut check_options = CheckOptions {
         spec: Some(spec.to_string()),
@@ -53,7 +65,7 @@ pub(super) fn submission_check(options: &Options, spec: &str, dir: &Path) -> Che
             false => Program::Command(run.clone()),
         },
         custom_build: (!build.is_empty()).then(|| crate::submission::Custom {
-            build: build.clone(),
+            build,
             run: run.clone(),
         }),
         dir: dir.to_path_buf(),
@@ -111,7 +123,7 @@ pub fn grade_one(
     let (selected, _, _) = check::select(&options.check, cases);
     let graded_cases = selected.iter().filter(|c| c.graded).count();
     let check_options = submission_check(options, &suite.name, dir);
-    let sources = options.run.is_empty() || !options.build.is_empty();
+    let sources = matches!(check_options.program, Program::Sources(_));
     let nested = options
         .build
         .is_empty()
