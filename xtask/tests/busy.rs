@@ -1,7 +1,7 @@
 //! A machine far busier than it has cores: twenty busy loops per core, each in a session of
 //! its own. It would starve the tests running beside it, so it runs alone: ignored by a plain
-//! `cargo test`, and run by itself with `cargo test -p xtask --test tests -- --ignored
-//! busy::` (`.ci/run` does).
+//! `cargo test`, and run by itself with `cargo test -- --ignored busy::` (`.ci/run` does:
+//! the test binaries `cargo test` built, none compiled again).
 
 use std::path::Path;
 use std::time::Duration;
