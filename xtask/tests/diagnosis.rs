@@ -205,3 +205,48 @@ fn two_bugs_nobody_listed_each_show_in_an_example_of_their_own() {
         assert!(report.contains(&words), "{words} not in the report");
     }
 }
+
+/// One bug, one cause, hidden cases included: as a student sees a run whose generated cases
+/// are hidden, each hidden failure that a visible case shows the same bug by is in that
+/// visible cause (with its id and every case of it), not in a wordless cause of its own.
+#[test]
+fn a_hidden_cases_failure_joins_the_visible_cause_that_explains_it() {
+    let run = crate::support::check_variant("go", "go-diagonal-liberties", Vec::new());
+    let hidden = vec!["generated".to_string()];
+    let seen = run.for_students(&hidden, false);
+    let mixed: Vec<_> = run
+        .summaries
+        .causes
+        .iter()
+        .filter(|cause| {
+            let groups: Vec<&str> = run.cases_of(cause).map(|r| r.case.group.as_str()).collect();
+            groups.contains(&"generated") && groups.iter().any(|g| *g != "generated")
+        })
+        .collect();
+    assert!(!mixed.is_empty(), "no cause holds both kinds of case");
+    for cause in mixed {
+        let theirs = seen
+            .summaries
+            .causes
+            .iter()
+            .find(|c| c.id == cause.id)
+            .unwrap_or_else(|| panic!("cause {} is not in the students' run", cause.id));
+        assert_eq!(theirs.cases.len(), cause.cases.len(), "cause {}", cause.id);
+        // Its example is a case the student may see.
+        assert!(!seen.results[theirs.cases[0]].case.hidden);
+        assert!(
+            seen.results[theirs.cases[0]].judgement.difference.is_some(),
+            "{}",
+            cause.id
+        );
+    }
+    // No cause of the students' run is of hidden cases alone where the full run has none.
+    let hidden_only = |run: &xtask::judge::Run| {
+        run.summaries
+            .causes
+            .iter()
+            .filter(|cause| run.cases_of(cause).all(|r| r.case.group == "generated"))
+            .count()
+    };
+    assert_eq!(hidden_only(&seen), hidden_only(&run));
+}

@@ -231,7 +231,7 @@ impl Judgement {
 }
 
 /// Six hex digits of the FNV-1a hash of a cause's key: its id.
-fn id_of((verdict, difference, kind): &(Verdict, String, String)) -> String {
+pub(super) fn id_of((verdict, difference, kind): &(Verdict, String, String)) -> String {
     let hash = crate::corpus::fnv1a(format!("{}\0{difference}\0{kind}", verdict.slug()).as_bytes());
     format!("{:06x}", (hash ^ (hash >> 32)) & 0xff_ffff)
 }

@@ -117,7 +117,7 @@ fn order_examples(results: &[CaseResult], cases: &mut Vec<usize>) -> usize {
     }
     while shown.len() < EXAMPLES {
         let next = (shown.len()..cases.len())
-            .filter(|&j| !shown.contains(&kind(cases[j])))
+            .filter(|&j| !shown.contains(&kind(cases[j])) && !results[cases[j]].case.hidden)
             .min_by_key(|&j| example_order(&results[cases[j]], cases[j]));
         let Some(next) = next else { break };
         shown.push(kind(cases[next]));
@@ -165,6 +165,12 @@ pub struct Summaries {
 impl Summaries {
     /// The summaries of `results` (in case order).
     pub fn of(results: &[CaseResult]) -> Summaries {
+        let keys: Vec<CauseKey> = results.iter().map(|r| r.judgement.cause_key()).collect();
+        Summaries::keyed(results, &keys)
+    }
+
+    /// The summaries of `results`, each failure in the cause `keys` gives it.
+    fn keyed(results: &[CaseResult], keys: &[CauseKey]) -> Summaries {
         let mut causes: Vec<Cause> = Vec::new();
         let mut index: std::collections::HashMap<CauseKey, usize> = Default::default();
         let mut cause_of = Vec::with_capacity(results.len());
@@ -190,10 +196,10 @@ impl Summaries {
                 cause_of.push(None);
                 continue;
             }
-            let key = result.judgement.cause_key();
+            let key = keys[k].clone();
             let at = *index.entry(key.clone()).or_insert_with(|| {
                 causes.push(Cause {
-                    id: result.judgement.cause_id(),
+                    id: super::cause::id_of(&key),
                     key,
                     cases: Vec::new(),
                     examples: 1,
@@ -293,22 +299,35 @@ impl Run {
     /// the causes are those of what is left.
     pub fn for_students(&self, hidden: &[String], leave_out: bool) -> Run {
         let is_hidden = |result: &CaseResult| hidden.contains(&result.case.group);
-        let results: Vec<CaseResult> = self
+        // A hidden case's failure joins the cause a visible case shows with it (one bug, one
+        // cause), which tells nothing of the hidden case but that it failed the same way; a
+        // failure no visible case shares keeps the cause its redacted verdict gives.
+        let shown: std::collections::HashSet<CauseKey> = self
+            .results
+            .iter()
+            .filter(|result| !is_hidden(result))
+            .map(|result| result.judgement.cause_key())
+            .collect();
+        let (results, keys): (Vec<CaseResult>, Vec<CauseKey>) = self
             .results
             .iter()
             .filter(|result| !(leave_out && is_hidden(result)))
             .map(|result| {
                 let mut result = result.clone();
+                let mut key = result.judgement.cause_key();
                 if is_hidden(&result) {
                     result.case.hidden = true;
                     result.judgement.redact();
+                    if !shown.contains(&key) {
+                        key = result.judgement.cause_key();
+                    }
                 }
-                result
+                (result, key)
             })
-            .collect();
+            .unzip();
         Run {
             suites: self.suites.clone(),
-            summaries: Summaries::of(&results),
+            summaries: Summaries::keyed(&results, &keys),
             results,
             n_filtered: self.n_filtered,
             n_ungraded_left_out: self.n_ungraded_left_out,
