@@ -122,40 +122,80 @@ fn run(
     connected: Option<[OwnedFd; 2]>,
 ) -> io::Result<Execution> {
     match policy.mode {
-        Mode::Sandboxed => crate::sandbox::with_helper(|helper| {
-            let (ours, [their_in, their_out, their_err]) = sys::stdio_pipes()?;
-            let theirs = match connected {
-                // Their ends of the harness's stdin and stdout pipes are closed here: the
-                // pump then finds no input to write and an output that ends at once.
-                Some([stdin, stdout]) => {
-                    drop((their_in, their_out));
-                    [stdin, stdout, their_err]
+        Mode::Sandboxed => {
+            // A case whose first process could not start its target for a passing want of
+            // resources (EAGAIN from clone: the kernel, or the worker's process count while the
+            // last case's processes are still being released) starts again, a few times, after
+            // a short wait: that is the machine's state, never the program's verdict.
+            let mut connected = connected;
+            let mut attempt = 0;
+            loop {
+                let once = connected.take();
+                let again = once.is_none() && attempt < START_AGAIN;
+                match run_sandboxed(target, input, bounds, policy, once) {
+                    Err(err) if again && start_wanted_resources(&err) => {
+                        std::thread::sleep(std::time::Duration::from_millis(10 << attempt));
+                        attempt += 1;
+                    }
+                    ran => return ran,
                 }
-                None => [their_in, their_out, their_err],
-            };
-            // What fits in the pipe goes in before the case starts: one turn of the pump less.
-            sys::set_nonblocking(ours[0].as_raw_fd())?;
-            let sent = sys::write_fd(ours[0].as_raw_fd(), input).unwrap_or(0);
-            let request = request(&argv(target), &target.dir, policy);
-            let start = Instant::now();
-            let started = helper.start_case(
-                &request,
-                policy.limits.memory,
-                policy.limits.processes,
-                theirs,
-            )?;
-            let mut running = Running::Sandboxed {
-                helper,
-                started,
-                observed: Observed::default(),
-                exited: None,
-            };
-            let pumped = pump(&mut running, ours, &input[sent..], bounds, start)?;
-            let ended = running.reap()?;
-            Ok(finish(pumped, ended, &policy.limits, true))
-        }),
+            }
+        }
         Mode::Trusted | Mode::Direct => spawn_direct(target, input, bounds, policy, connected),
     }
+}
+
+/// How many times a case whose target could not start for want of resources starts again.
+const START_AGAIN: u32 = 5;
+
+/// Whether `err` is the helper's word that the case's target could not start for a passing
+/// want of resources (EAGAIN).
+fn start_wanted_resources(err: &io::Error) -> bool {
+    let said = err.to_string();
+    said.starts_with("could not start the target")
+        && said.contains(&io::Error::from_raw_os_error(libc::EAGAIN).to_string())
+}
+
+/// [`run`] in the worker's sandbox helper.
+fn run_sandboxed(
+    target: &Target,
+    input: &[u8],
+    bounds: &Bounds,
+    policy: &Policy,
+    connected: Option<[OwnedFd; 2]>,
+) -> io::Result<Execution> {
+    crate::sandbox::with_helper(|helper| {
+        let (ours, [their_in, their_out, their_err]) = sys::stdio_pipes()?;
+        let theirs = match connected {
+            // Their ends of the harness's stdin and stdout pipes are closed here: the
+            // pump then finds no input to write and an output that ends at once.
+            Some([stdin, stdout]) => {
+                drop((their_in, their_out));
+                [stdin, stdout, their_err]
+            }
+            None => [their_in, their_out, their_err],
+        };
+        // What fits in the pipe goes in before the case starts: one turn of the pump less.
+        sys::set_nonblocking(ours[0].as_raw_fd())?;
+        let sent = sys::write_fd(ours[0].as_raw_fd(), input).unwrap_or(0);
+        let request = request(&argv(target), &target.dir, policy);
+        let start = Instant::now();
+        let started = helper.start_case(
+            &request,
+            policy.limits.memory,
+            policy.limits.processes,
+            theirs,
+        )?;
+        let mut running = Running::Sandboxed {
+            helper,
+            started,
+            observed: Observed::default(),
+            exited: None,
+        };
+        let pumped = pump(&mut running, ours, &input[sent..], bounds, start)?;
+        let ended = running.reap()?;
+        Ok(finish(pumped, ended, &policy.limits, true))
+    })
 }
 
 /// The helper's request for running `argv` in `cwd` under `policy`.
@@ -177,5 +217,28 @@ fn request(
             cwd.as_os_str().as_bytes().to_vec()
         },
         layers: policy.layers.clone(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Only the helper's word that the target could not start for want of resources (EAGAIN)
+    /// starts a case again; a program that cannot be found, or any other failure, does not.
+    #[test]
+    fn only_a_start_that_wanted_resources_is_tried_again() {
+        let said = |text: &str| io::Error::new(io::ErrorKind::NotFound, text.to_string());
+        let eagain = io::Error::from_raw_os_error(libc::EAGAIN);
+        assert!(start_wanted_resources(&said(&format!(
+            "could not start the target: {eagain}"
+        ))));
+        let enoent = io::Error::from_raw_os_error(libc::ENOENT);
+        assert!(!start_wanted_resources(&said(&format!(
+            "could not start the target: {enoent}"
+        ))));
+        assert!(!start_wanted_resources(&said(&format!(
+            "could not make a pipe: {eagain}"
+        ))));
     }
 }
