@@ -5,11 +5,23 @@
 
 use std::time::{Duration, Instant};
 
-use crate::support::{checkout, go_assignment, go_c, Course, Postgres, Server};
+use crate::support::{checkout, go_assignment, go_c, Client, Course, Postgres, Server};
 
 /// Linux's signal numbers: stop, continue.
 const SIGSTOP: i32 = 19;
 const SIGCONT: i32 = 18;
+
+/// Submission `id`'s page once it says grading has stalled (or after two minutes, as it is).
+fn once_stalled(client: &Client, id: i64) -> String {
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        let page = client.get(&format!("/submissions/{id}")).body;
+        if page.contains("grading has stalled") || Instant::now() > deadline {
+            return page;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
 
 /// A server that grades nothing: past `--stall-after`, a waiting submission's page says grading
 /// has stalled, and so does the instructor's class page; before it, "yours is next".
@@ -29,14 +41,7 @@ fn a_queue_where_nothing_moves_is_said_to_have_stalled_on_every_page() {
     let id = answer.json()["id"].as_i64().unwrap();
     let page = ada.get(&format!("/submissions/{id}")).body;
     assert!(page.contains("queued: yours is next"), "{page}");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let page = loop {
-        let page = ada.get(&format!("/submissions/{id}")).body;
-        if page.contains("grading has stalled") || Instant::now() > deadline {
-            break page;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let page = once_stalled(&ada, id);
     assert!(
         page.contains("queued: grading has stalled: no submission has moved for"),
         "{page}"
@@ -78,14 +83,7 @@ fn a_frozen_worker_is_noticed_and_its_work_graded_by_another() {
     // Our own worker's pid.
     xtask::sys::kill(frozen.child.id() as i32, SIGSTOP);
     let (waiting, cy) = hand_in("cy");
-    let deadline = Instant::now() + Duration::from_secs(120);
-    let page = loop {
-        let page = cy.get(&format!("/submissions/{waiting}")).body;
-        if page.contains("grading has stalled") || Instant::now() > deadline {
-            break page;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    };
+    let page = once_stalled(&cy, waiting);
     assert!(page.contains("queued: grading has stalled"), "{page}");
     let _other = Server::worker(&course, &["--jobs", "1"]);
     let (last, bo) = hand_in("bo");
